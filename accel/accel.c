@@ -1,0 +1,173 @@
+/*
+ * Accelerator registry and selection.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "system/accel.h"
+
+static const AccelClass *const accel_classes[] = {
+    &kvm_accel_class,
+    &qtest_accel_class,
+    NULL,
+};
+
+/* Names QEMU users may ask for that this build does not have yet. */
+static const char *const accel_not_built[] = { "tcg", NULL };
+
+static const AccelClass *current_accel;
+
+const AccelClass *accel_find(const char *name)
+{
+    for (int i = 0; accel_classes[i]; i++) {
+        if (!strcmp(accel_classes[i]->name, name)) {
+            return accel_classes[i];
+        }
+    }
+    return NULL;
+}
+
+static bool accel_is_unbuilt(const char *name)
+{
+    for (int i = 0; accel_not_built[i]; i++) {
+        if (!strcmp(accel_not_built[i], name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void accel_print_list(void)
+{
+    printf("Accelerators supported in QEMU binary:\n");
+    for (int i = 0; accel_classes[i]; i++) {
+        printf("%s\n", accel_classes[i]->name);
+    }
+}
+
+static bool accel_name_valid(const char *name, Error **errp)
+{
+    if (accel_find(name)) {
+        return true;
+    }
+    if (accel_is_unbuilt(name)) {
+        error_setg(errp, "accelerator '%s' is not built into this binary "
+                   "yet (the software CPU has not landed); use kvm", name);
+    } else {
+        error_setg(errp, "invalid accelerator %s", name);
+    }
+    return false;
+}
+
+bool accel_check_options(const QemuOpts *opts, Error **errp)
+{
+    const char *names = qemu_opt_get(opts, "accel");
+    char **list;
+    bool ok = true;
+
+    if (!names || !*names) {
+        error_setg(errp, "Parameter 'accel' is missing");
+        return false;
+    }
+    list = g_strsplit(names, ":", -1);
+    for (char **n = list; *n && ok; n++) {
+        const AccelClass *ac;
+
+        ok = accel_name_valid(*n, errp);
+        if (!ok) {
+            break;
+        }
+        ac = accel_find(*n);
+        for (unsigned i = 0; i < qemu_opts_count(opts); i++) {
+            const char *key = qemu_opts_nth(opts, i)->name;
+            const QemuOptDesc *d = ac->props;
+
+            if (!strcmp(key, "accel")) {
+                continue;
+            }
+            while (d && d->name && strcmp(d->name, key)) {
+                d++;
+            }
+            if (!d || !d->name) {
+                error_setg(errp, "Property '%s-accel.%s' not found", *n, key);
+                ok = false;
+                break;
+            }
+        }
+    }
+    g_strfreev(list);
+    return ok;
+}
+
+static bool try_accel(MachineState *ms, const char *name, const QemuOpts *props,
+                      bool last, Error **errp)
+{
+    const AccelClass *ac = accel_find(name);
+    Error *err = NULL;
+
+    if (!accel_name_valid(name, &err)) {
+        goto fail;
+    }
+    if (ac->init(ms, props, &err)) {
+        current_accel = ac;
+        return true;
+    }
+    error_prepend(&err, "failed to initialize %s: ", name);
+fail:
+    if (last) {
+        error_propagate(errp, err);
+    } else {
+        warn_report_err(err);
+    }
+    return false;
+}
+
+bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp)
+{
+    GPtrArray *tries = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *props = g_ptr_array_new();
+    bool ok = false;
+
+    if (cfg->accels->len) {
+        for (unsigned i = 0; i < cfg->accels->len; i++) {
+            CmdlineItem *it = g_ptr_array_index(cfg->accels, i);
+            char **names = g_strsplit(qemu_opt_get(it->opts, "accel"), ":",
+                                      -1);
+
+            for (char **n = names; *n; n++) {
+                g_ptr_array_add(tries, g_strdup(*n));
+                g_ptr_array_add(props, it->opts);
+            }
+            g_strfreev(names);
+        }
+    } else {
+        char **names = g_strsplit(cfg->machine.accel ? cfg->machine.accel
+                                                     : "kvm", ":", -1);
+
+        for (char **n = names; *n; n++) {
+            g_ptr_array_add(tries, g_strdup(*n));
+            g_ptr_array_add(props, NULL);
+        }
+        g_strfreev(names);
+    }
+    for (unsigned i = 0; i < tries->len && !ok; i++) {
+        ok = try_accel(ms, g_ptr_array_index(tries, i),
+                       g_ptr_array_index(props, i), i + 1 == tries->len, errp);
+    }
+    g_ptr_array_free(tries, TRUE);
+    g_ptr_array_free(props, TRUE);
+    return ok;
+}
+
+const AccelClass *accel_current(void)
+{
+    return current_accel;
+}
+
+void accel_cleanup(void)
+{
+    if (current_accel && current_accel->cleanup) {
+        current_accel->cleanup();
+    }
+    current_accel = NULL;
+}

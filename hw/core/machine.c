@@ -1,0 +1,173 @@
+/*
+ * The registry of machine types and the -machine properties they share.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/boards.h"
+
+/* Every machine type this binary has, in the order -machine help lists. */
+static const MachineClass *const machine_classes[] = {
+    &pc_i440fx_machine_class,
+    &none_machine_class,
+    NULL,
+};
+
+const MachineClass *machine_find(const char *name)
+{
+    for (int i = 0; machine_classes[i]; i++) {
+        const MachineClass *mc = machine_classes[i];
+
+        if (!strcmp(mc->name, name) || (mc->alias && !strcmp(mc->alias, name))) {
+            return mc;
+        }
+    }
+    return NULL;
+}
+
+const MachineClass *machine_default(void)
+{
+    for (int i = 0; machine_classes[i]; i++) {
+        if (machine_classes[i]->is_default) {
+            return machine_classes[i];
+        }
+    }
+    return NULL;
+}
+
+void machine_print_list(void)
+{
+    printf("Supported machines are:\n");
+    for (int i = 0; machine_classes[i]; i++) {
+        const MachineClass *mc = machine_classes[i];
+
+        if (mc->alias) {
+            printf("%-20s %s (alias of %s)\n", mc->alias, mc->desc, mc->name);
+        }
+        printf("%-20s %s%s\n", mc->name, mc->desc,
+               mc->is_default ? " (default)" : "");
+    }
+}
+
+char *machine_type_name(const MachineClass *mc)
+{
+    return g_strdup_printf("%s-machine", mc->name);
+}
+
+static const QemuOptDesc machine_props[] = {
+    { "type", QEMU_OPT_STRING },
+    { "accel", QEMU_OPT_STRING },
+    { "memory-backend", QEMU_OPT_STRING },
+    { "kernel-irqchip", QEMU_OPT_STRING },
+    { "dump-guest-core", QEMU_OPT_BOOL },
+    { "mem-merge", QEMU_OPT_BOOL },
+    { NULL },
+};
+
+bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
+                           Error **errp)
+{
+    const char *unknown = qemu_opts_find_unknown(mo->opts, machine_props);
+    const char *s;
+
+    if (unknown) {
+        char *type = machine_type_name(mc);
+
+        error_setg(errp, "Property '%s.%s' not found", type, unknown);
+        g_free(type);
+        return false;
+    }
+    if (!qemu_opt_get_bool(mo->opts, "dump-guest-core", &mo->dump_guest_core,
+                           errp) ||
+        !qemu_opt_get_bool(mo->opts, "mem-merge", &mo->mem_merge, errp)) {
+        return false;
+    }
+    if ((s = qemu_opt_get(mo->opts, "kernel-irqchip"))) {
+        bool on;
+
+        if (!strcmp(s, "split")) {
+            mo->kernel_irqchip = KERNEL_IRQCHIP_SPLIT;
+        } else if (qemu_parse_bool("kernel-irqchip", s, &on, NULL)) {
+            mo->kernel_irqchip = on ? KERNEL_IRQCHIP_ON : KERNEL_IRQCHIP_OFF;
+        } else {
+            error_setg(errp, "Parameter 'kernel-irqchip' expects 'on', "
+                       "'off' or 'split'");
+            return false;
+        }
+    }
+    g_free(mo->accel);
+    mo->accel = g_strdup(qemu_opt_get(mo->opts, "accel"));
+    g_free(mo->memory_backend);
+    mo->memory_backend = g_strdup(qemu_opt_get(mo->opts, "memory-backend"));
+    return true;
+}
+
+static bool refuse(const Location *loc, Error **errp, const char *what)
+{
+    /* The error is reported against the option that asked for it. */
+    loc_restore(loc);
+    error_setg(errp, "%s", what);
+    return false;
+}
+
+bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
+                               Error **errp)
+{
+    const char *later = "not implemented in this release yet";
+    char *msg = NULL;
+    bool ok = false;
+
+    if (cfg->objects->len) {
+        CmdlineItem *o = g_ptr_array_index(cfg->objects, 0);
+
+        msg = g_strdup_printf("host memory backends (%s) are %s",
+                              qemu_opt_get(o->opts, "qom-type"), later);
+        ok = refuse(&o->loc, errp, msg);
+    } else if (cfg->machine.memory_backend) {
+        msg = g_strdup_printf("memory-backend=%s: host memory backends are %s",
+                              cfg->machine.memory_backend, later);
+        ok = refuse(&cfg->machine.loc, errp, msg);
+    } else if (cfg->memory.mem_path || cfg->memory.mem_prealloc) {
+        msg = g_strdup_printf("file-backed and preallocated guest RAM are %s",
+                              later);
+        ok = refuse(&cfg->memory.loc, errp, msg);
+    } else if (cfg->memory.size) {
+        msg = g_strdup_printf("guest RAM for machine '%s' is %s", mc->name,
+                              later);
+        ok = refuse(&cfg->memory.loc, errp, msg);
+    } else if (cfg->cpu.model) {
+        msg = g_strdup_printf("machine '%s' runs no vCPU in this release",
+                              mc->name);
+        ok = refuse(&cfg->cpu.loc, errp, msg);
+    } else if (cfg->devices->len) {
+        CmdlineItem *d = g_ptr_array_index(cfg->devices, 0);
+
+        msg = g_strdup_printf("'%s' is not a valid device model name",
+                              qemu_opt_get(d->opts, "driver"));
+        ok = refuse(&d->loc, errp, msg);
+    } else if (cfg->chardevs->len || cfg->serials->len ||
+               cfg->monitors->len || cfg->qmps->len || cfg->qtest) {
+        CmdlineItem *c = cfg->chardevs->len ?
+            g_ptr_array_index(cfg->chardevs, 0) :
+            cfg->serials->len ? g_ptr_array_index(cfg->serials, 0) :
+            cfg->monitors->len ? g_ptr_array_index(cfg->monitors, 0) :
+            cfg->qmps->len ? g_ptr_array_index(cfg->qmps, 0) : cfg->qtest;
+
+        msg = g_strdup_printf("character devices, monitors and qtest are %s",
+                              later);
+        ok = refuse(&c->loc, errp, msg);
+    } else if (cfg->nographic) {
+        error_setg(errp, "-nographic: the serial console and monitor on "
+                   "stdio are %s", later);
+    } else if (cfg->kernel || cfg->initrd || cfg->append) {
+        msg = g_strdup_printf("machine '%s' cannot load a kernel", mc->name);
+        ok = refuse(&cfg->kernel_loc, errp, msg);
+    } else if (cfg->incoming) {
+        msg = g_strdup_printf("incoming migration is %s", later);
+        ok = refuse(&cfg->incoming_loc, errp, msg);
+    } else {
+        ok = true;
+    }
+    g_free(msg);
+    return ok;
+}

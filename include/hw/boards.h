@@ -1,0 +1,53 @@
+/*
+ * Machine types: a table of plain descriptions, no class hierarchy.
+ */
+#ifndef HW_BOARDS_H
+#define HW_BOARDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qemu/error.h"
+#include "system/vm-config.h"
+
+typedef struct MachineClass MachineClass;
+
+typedef struct MachineState {
+    const MachineClass *mc;
+    const VmConfig *cfg;
+    uint64_t ram_size;
+} MachineState;
+
+struct MachineClass {
+    const char *name;
+    const char *alias;          /* "pc" for the versioned PC, or NULL */
+    const char *desc;
+    bool is_default;
+    unsigned max_cpus;
+    uint64_t default_ram_size;
+    /* Build the board: RAM, devices, loaders. */
+    bool (*init)(MachineState *ms, Error **errp);
+    /* Undo init, also after a partial init. */
+    void (*cleanup)(MachineState *ms);
+};
+
+extern const MachineClass none_machine_class;
+extern const MachineClass pc_i440fx_machine_class;
+
+/* Find a machine type by name or alias. */
+const MachineClass *machine_find(const char *name);
+const MachineClass *machine_default(void);
+void machine_print_list(void);
+/* "none-machine", the name QEMU's messages give a machine's properties. */
+char *machine_type_name(const MachineClass *mc);
+/* Validate and take the -machine properties into cfg->machine. */
+bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
+                           Error **errp);
+/*
+ * Refuse, with the option as context, what the command line asks for
+ * that no part of this build can provide yet.
+ */
+bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
+                               Error **errp);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * The POSIX host layer: memory locking, daemonizing, the pidfile.
+ */
+#ifndef SYSTEM_OS_POSIX_H
+#define SYSTEM_OS_POSIX_H
+
+#include <stdbool.h>
+
+#include "qemu/error.h"
+
+/*
+ * mlockall(MCL_CURRENT | MCL_FUTURE), with MCL_ONFAULT when on_fault.
+ * Returns 0 or -errno; -EOPNOTSUPP when on_fault is asked for but the
+ * build or the running kernel lacks MCL_ONFAULT.
+ */
+int os_mlock(bool on_fault);
+/* Why a failed os_mlock() failed, in words for the user. */
+char *os_mlock_explain(int err);
+
+/*
+ * -daemonize: fork; the parent waits until the child calls
+ * os_daemonize_done() and exits with its verdict (0 or 1).
+ */
+bool os_daemonize(Error **errp);
+bool os_is_daemonized(void);
+void os_daemonize_done(bool success);
+
+bool os_write_pidfile(const char *path, Error **errp);
+void os_remove_pidfile(void);
+
+/* "name (comm)" of a process, for signal messages; caller frees. */
+char *os_process_name(int pid);
+
+#endif

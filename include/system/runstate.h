@@ -1,0 +1,54 @@
+/*
+ * The VM's run state and the requests (shutdown, reset) that change it.
+ * Devices and accelerators request; only the main loop acts.
+ */
+#ifndef SYSTEM_RUNSTATE_H
+#define SYSTEM_RUNSTATE_H
+
+#include <stdbool.h>
+
+typedef enum RunState {
+    RUN_STATE_PRELAUNCH,
+    RUN_STATE_RUNNING,
+    RUN_STATE_PAUSED,
+    RUN_STATE_INTERNAL_ERROR,
+    RUN_STATE_GUEST_PANICKED,
+    RUN_STATE_SHUTDOWN,
+    RUN_STATE__MAX,
+} RunState;
+
+/* The SHUTDOWN event's "reason", as QMP spells it. */
+typedef enum ShutdownCause {
+    SHUTDOWN_CAUSE_NONE,
+    SHUTDOWN_CAUSE_HOST_ERROR,
+    SHUTDOWN_CAUSE_HOST_QMP_QUIT,
+    SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET,
+    SHUTDOWN_CAUSE_HOST_SIGNAL,
+    SHUTDOWN_CAUSE_HOST_UI,
+    SHUTDOWN_CAUSE_GUEST_SHUTDOWN,
+    SHUTDOWN_CAUSE_GUEST_RESET,
+    SHUTDOWN_CAUSE_GUEST_PANIC,
+    SHUTDOWN_CAUSE_SUBSYSTEM_RESET,
+    SHUTDOWN_CAUSE__MAX,
+} ShutdownCause;
+
+const char *runstate_name(RunState state);
+const char *shutdown_cause_name(ShutdownCause cause);
+
+RunState runstate_get(void);
+void runstate_set(RunState state);
+bool runstate_is_running(void);
+
+/*
+ * Ask the main loop to end the process with exit_status after an
+ * orderly teardown. The first request wins.
+ */
+void qemu_system_shutdown_request(ShutdownCause cause, int exit_status);
+/* Cause of the pending shutdown, SHUTDOWN_CAUSE_NONE if none. */
+ShutdownCause qemu_shutdown_requested(void);
+int qemu_shutdown_exit_status(void);
+
+/* Hook for the main loop to wake up when a request is made. */
+void runstate_set_notify(void (*notify)(void));
+
+#endif

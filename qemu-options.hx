@@ -1,0 +1,562 @@
+HXCOMM Every command-line option of qemu-system-x86_64, declared once.
+HXCOMM scripts/hxtool.py turns this file into the C option table
+HXCOMM (qemu-options.def, consumed through DEF/DEFHEADING macros), the -help
+HXCOMM text and docs/options.md.  Format:
+HXCOMM   DEFHEADING(text)                      a section of -help and the docs
+HXCOMM   DEF("name", HAS_ARG or 0, QEMU_OPTION_name, "help\n" ...)
+HXCOMM                                         help "" marks an alias of the
+HXCOMM                                         DEF just above it
+HXCOMM   DOC ... ENDDOC                        markdown for the DEF above it
+HXCOMM Help text: synopsis at column 0, explanation indented 16 spaces, every
+HXCOMM line ending in \n.  After editing, regenerate the committed docs:
+HXCOMM   python3 scripts/hxtool.py md qemu-options.hx docs/options.md
+
+DEFHEADING(Standard options:)
+
+DEF("h", 0, QEMU_OPTION_h,
+    "-h or -help      display this help and exit\n")
+DEF("help", 0, QEMU_OPTION_help, "")
+DOC
+Print the list of options with a one-line synopsis and a short explanation
+of each, then exit with status 0.
+ENDDOC
+
+DEF("version", 0, QEMU_OPTION_version,
+    "-version         display version information and exit\n")
+DOC
+Print the program name and version, then exit with status 0.
+ENDDOC
+
+DEF("machine", HAS_ARG, QEMU_OPTION_machine,
+    "-machine [type=]name[,prop[=value][,...]]\n"
+    "                choose the machine type to emulate ('-machine help' lists\n"
+    "                them); -M is the same option\n"
+    "                accel=kvm|tcg|qtest[:...] accelerators to try, in order\n"
+    "                memory-backend=id takes guest RAM from an -object backend\n"
+    "                kernel-irqchip=on|off|split where the interrupt\n"
+    "                controllers are emulated (KVM only)\n"
+    "                dump-guest-core=on|off include guest RAM in core dumps\n"
+    "                mem-merge=on|off allow the host to merge identical pages\n")
+DEF("M", HAS_ARG, QEMU_OPTION_M, "")
+DOC
+Select the machine type (the board) and set machine properties. `-M` is a
+short spelling of the same option. Repeated `-machine` options merge.
+
+- `type=NAME`: the machine type; `-machine help` lists the known types.
+  The `pc` machine is accepted and validated; until its board code lands, a
+  machine that needs it stops with a clear error.
+- `accel=ACCEL[:ACCEL...]`: accelerators to try in order (`kvm`, `tcg`,
+  `qtest`); the same as `-accel`. Default: `kvm` where `/dev/kvm` works.
+- `memory-backend=ID`: back guest RAM with the `-object` whose id is `ID`
+  instead of anonymous memory; its size must match `-m`. Accepted and
+  validated; until memory backends land, a machine that needs it stops with a
+  clear error.
+- `kernel-irqchip=on|off|split`: with KVM, emulate the interrupt controllers
+  in the kernel (`on`, default), in user space (`off`), or split the two.
+- `dump-guest-core=on|off`: include guest RAM in a core dump (default `on`).
+- `mem-merge=on|off`: let the host merge identical pages, `MADV_MERGEABLE`
+  (default `on`).
+
+```sh
+qemu-system-x86_64 -M pc,accel=kvm -m 1G
+```
+ENDDOC
+
+DEF("accel", HAS_ARG, QEMU_OPTION_accel,
+    "-accel [accel=]name[,prop=value[,...]]\n"
+    "                use accelerator name: kvm, tcg or qtest ('-accel help'\n"
+    "                lists them); repeat the option (or write kvm:tcg) to give\n"
+    "                a fallback order\n"
+    "                kernel-irqchip=on|off|split (kvm) where the interrupt\n"
+    "                controllers are emulated\n"
+    "                tb-size=n (tcg) translation cache size in MiB\n"
+    "                thread=single|multi (tcg) one host thread for all vCPUs,\n"
+    "                or one per vCPU\n")
+DOC
+Choose the accelerator that runs the guest CPUs. `kvm` uses the host's
+hardware virtualisation through `/dev/kvm` and is the default where it works.
+`tcg` is the built-in x86-64 interpreter; `qtest` runs no CPU at all and lets
+a test drive devices and memory. Give `-accel` several times, or write
+`-accel kvm:tcg`, to try accelerators in order; the first that starts wins.
+`-accel help` lists them. `tcg` and `qtest` are accepted and validated; until
+they land, a machine that needs them stops with a clear error (never a silent
+fallback).
+
+- `kernel-irqchip=on|off|split` (kvm): as for `-machine`; default `on`.
+- `tb-size=N` (tcg): size of the translation cache in MiB.
+- `thread=single|multi` (tcg): run all vCPUs on one host thread, or give each
+  vCPU its own.
+
+```sh
+qemu-system-x86_64 -accel kvm -accel tcg,thread=single
+```
+ENDDOC
+
+DEF("enable-kvm", 0, QEMU_OPTION_enable_kvm,
+    "-enable-kvm      use KVM; the same as -accel kvm\n")
+DOC
+Use the KVM accelerator; a shorter spelling of `-accel kvm`. If `/dev/kvm`
+cannot be used, the process stops with an error.
+ENDDOC
+
+DEF("cpu", HAS_ARG, QEMU_OPTION_cpu,
+    "-cpu model[,+feature|-feature|feature=on|off[,...]]\n"
+    "                choose the CPU model ('-cpu help' lists models and\n"
+    "                features) and add or remove CPUID features\n")
+DOC
+Choose the CPU model the guest sees, then adjust its CPUID features:
+`+feature` or `feature=on` adds one, `-feature` or `feature=off` removes it.
+Models: `host` (pass the host CPU's features through; KVM only), `max`
+(everything the accelerator can offer), `qemu64` (a conservative baseline).
+`-cpu help` lists models and feature names.
+
+```sh
+qemu-system-x86_64 -cpu host,-vmx
+qemu-system-x86_64 -cpu qemu64,+ssse3,sse4.2=on
+```
+ENDDOC
+
+DEF("smp", HAS_ARG, QEMU_OPTION_smp,
+    "-smp [cpus=]n[,maxcpus=cpus][,sockets=n][,cores=n][,threads=n]\n"
+    "                number of virtual CPUs and their topology\n"
+    "                maxcpus: the most CPUs the guest may have (hotplug)\n"
+    "                sockets, cores, threads: sockets, cores per socket,\n"
+    "                threads per core\n")
+DOC
+Set the number of virtual CPUs (`cpus`, default 1) and how they are arranged.
+`maxcpus` is the largest number the guest may have; it defaults to `cpus`.
+`sockets`, `cores` (per socket) and `threads` (per core) describe the topology;
+missing ones are computed from the others, and their product must equal
+`maxcpus`.
+
+```sh
+qemu-system-x86_64 -smp 4,sockets=1,cores=2,threads=2
+```
+ENDDOC
+
+DEF("m", HAS_ARG, QEMU_OPTION_m,
+    "-m [size=]megs[,slots=n,maxmem=size]\n"
+    "                guest RAM size (default 128 MiB); a plain number counts MiB,\n"
+    "                or add a K, M, G or T suffix\n"
+    "                slots: memory hotplug slots; maxmem: the largest total\n"
+    "                RAM size with hotplugged memory\n")
+DOC
+Set the initial guest RAM size. A number without a suffix counts MiB; `K`,
+`M`, `G` and `T` suffixes are also accepted. Default: 128 MiB. `slots` and
+`maxmem` reserve room for memory hotplug and must be given together;
+`maxmem` must be at least `size`. The last `-m` wins.
+
+```sh
+qemu-system-x86_64 -m 2G
+qemu-system-x86_64 -m size=1G,slots=2,maxmem=4G
+```
+ENDDOC
+
+DEF("object", HAS_ARG, QEMU_OPTION_object,
+    "-object TYPE,id=ID[,prop=value[,...]]\n"
+    "                create an object of type TYPE with the given properties\n"
+    "                ('-object help' lists types, '-object TYPE,help' their\n"
+    "                properties)\n")
+DOC
+Create a named object. Each `-object` adds one; `id` is required and must be
+unique. Types: `memory-backend-ram` (anonymous memory), `memory-backend-file`
+(a file or a file made in a directory, `mem-path=`), `memory-backend-memfd`
+(an anonymous `memfd`). Common properties: `size` (required), `share=on|off`,
+`prealloc=on|off`, `merge=on|off`, `dump=on|off`. `-object help` lists types.
+Accepted and validated; until memory backends land, a machine that needs them
+stops with a clear error.
+
+```sh
+qemu-system-x86_64 -object memory-backend-memfd,id=mem0,size=1G \
+    -machine memory-backend=mem0 -m 1G
+```
+ENDDOC
+
+DEF("overcommit", HAS_ARG, QEMU_OPTION_overcommit,
+    "-overcommit [mem-lock=on|off|on-fault][,cpu-pm=on|off]\n"
+    "                mem-lock: lock guest and emulator memory in host RAM;\n"
+    "                on-fault locks pages only as they are touched\n"
+    "                cpu-pm: let the guest idle the host CPUs itself\n")
+DOC
+Control how the guest may overcommit host resources. The option may be
+repeated; later keys win.
+
+- `mem-lock=off` (default): memory may be swapped.
+- `mem-lock=on`: `mlockall(MCL_CURRENT|MCL_FUTURE)` before guest RAM is
+  mapped, so all of it stays resident. Needs a large enough `RLIMIT_MEMLOCK`
+  (`ulimit -l`) or `CAP_IPC_LOCK`.
+- `mem-lock=on-fault`: `mlockall(MCL_CURRENT|MCL_FUTURE|MCL_ONFAULT)`: memory
+  is locked as it is touched, so RSS does not grow to the whole guest size.
+- `cpu-pm=on|off`: let the guest run `MWAIT`/`HLT` without exiting (default
+  `off`).
+
+```sh
+qemu-system-x86_64 -m 4G -overcommit mem-lock=on-fault
+```
+ENDDOC
+
+DEF("mem-path", HAS_ARG, QEMU_OPTION_mem_path,
+    "-mem-path FILE   back guest RAM with FILE, or with a temporary file made\n"
+    "                in directory FILE (e.g. on hugetlbfs)\n")
+DOC
+Back guest RAM with a file instead of anonymous memory. If the path is a
+directory (typically a `hugetlbfs` mount), a temporary file is created there
+and unlinked at once; its contents are dropped, never written back, at exit.
+Accepted and validated; until file-backed RAM lands, a machine that needs it
+stops with a clear error.
+
+```sh
+qemu-system-x86_64 -m 2G -mem-path /dev/hugepages
+```
+ENDDOC
+
+DEF("mem-prealloc", 0, QEMU_OPTION_mem_prealloc,
+    "-mem-prealloc    allocate all guest RAM before the guest starts\n")
+DOC
+Touch every page of guest RAM at startup, so the guest never waits for the
+host to allocate memory and an out-of-memory condition shows at once.
+Accepted and validated; until preallocation lands, a machine that needs it
+stops with a clear error.
+ENDDOC
+
+DEF("name", HAS_ARG, QEMU_OPTION_name,
+    "-name [guest=]name[,debug-threads=on|off][,process=name]\n"
+    "                name the guest (window titles, QMP, log messages)\n"
+    "                debug-threads: name the host threads after their role\n"
+    "                process: the name the host shows for this process\n")
+DOC
+Give the guest a name, shown by QMP `query-name` and in messages with
+`-msg guest-name=on`. `debug-threads=on` names host threads (`CPU 0/KVM`, ...)
+so tools such as `top -H` show their role (default `off`). `process=NAME`
+sets the process name seen in `ps` (truncated to 15 bytes by Linux).
+
+```sh
+qemu-system-x86_64 -name web1,debug-threads=on
+```
+ENDDOC
+
+DEF("uuid", HAS_ARG, QEMU_OPTION_uuid,
+    "-uuid %08x-%04x-%04x-%04x-%012x\n"
+    "                set the system UUID the guest sees\n")
+DOC
+Set the system UUID reported to the guest firmware and by QMP `query-uuid`.
+The value must be 32 hexadecimal digits grouped 8-4-4-4-12 with dashes.
+Default: all zeroes.
+
+```sh
+qemu-system-x86_64 -uuid 6a2f41a3-c54c-fe11-8b38-0a9e7c5fd53e
+```
+ENDDOC
+
+DEF("global", HAS_ARG, QEMU_OPTION_global,
+    "-global driver.prop=value\n"
+    "-global driver=driver,property=prop,value=value\n"
+    "                set the default value of a property of every device\n"
+    "                of type driver\n")
+DOC
+Change the default of a device property for every device of one type,
+including devices the machine creates itself. Each `-global` adds one
+setting. The two forms are equivalent.
+
+```sh
+qemu-system-x86_64 -global isa-debugcon.iobase=0x402
+```
+ENDDOC
+
+DEF("device", HAS_ARG, QEMU_OPTION_device,
+    "-device driver[,prop=value[,...]]\n"
+    "                add a device of type driver with the given properties\n"
+    "                ('-device help' lists drivers, '-device driver,help' their\n"
+    "                properties)\n")
+DOC
+Add a device to the machine. Each `-device` adds one; `id=ID` names it
+(`/machine/peripheral/ID`). `-device help` lists drivers and
+`-device DRIVER,help` lists a driver's properties. Accepted and validated;
+until the driver lands, a machine that needs it stops with a clear error.
+
+```sh
+qemu-system-x86_64 -device isa-debug-exit,iobase=0xf4,iosize=4
+```
+ENDDOC
+
+DEF("boot", HAS_ARG, QEMU_OPTION_boot,
+    "-boot [order=drives][,once=drives][,menu=on|off][,splash=file]\n"
+    "      [,splash-time=ms][,reboot-timeout=ms][,strict=on|off]\n"
+    "                firmware boot order and boot menu\n"
+    "                drives: letters, a-b floppy, c disk, d CD-ROM, n network\n"
+    "                once: order for the first boot only\n"
+    "                reboot-timeout: retry after ms when nothing boots (-1 never)\n"
+    "                strict: do not fall back to other devices\n")
+DOC
+Pass boot preferences to the guest firmware. `order` and `once` are strings of
+drive letters (`c` first disk, `d` first CD-ROM, `n` network, `a`/`b`
+floppies); `once` applies to the first boot only. `menu=on` shows the
+firmware's boot menu; `splash` is an image shown for `splash-time` ms.
+`reboot-timeout` makes the firmware retry after that many ms when nothing
+boots (default -1, never). `strict=on` forbids falling back to devices not
+listed. Ignored when `-kernel` boots Linux directly.
+ENDDOC
+
+DEF("rtc", HAS_ARG, QEMU_OPTION_rtc,
+    "-rtc [base=utc|localtime|datetime][,clock=host|rt|vm][,driftfix=none|slew]\n"
+    "                base: start the RTC at UTC, local time or a given time\n"
+    "                clock: the host clock that drives it\n"
+    "                driftfix: catch up lost RTC interrupts\n")
+DOC
+Configure the guest's real-time clock. `base` is `utc` (default), `localtime`,
+or a start time such as `2006-06-17T16:01:21` or `2006-06-17`. `clock` picks
+what drives it: `host` (the host's wall clock, default), `rt` (the host's
+monotonic clock) or `vm` (virtual time, which stops with the guest).
+`driftfix=slew` re-injects RTC interrupts the guest missed (default `none`).
+
+```sh
+qemu-system-x86_64 -rtc base=localtime,clock=vm
+```
+ENDDOC
+
+DEF("audio", HAS_ARG, QEMU_OPTION_audio,
+    "-audio none      no audio (the only driver in this build)\n")
+DOC
+Select the host audio driver. This build has no audio support, so only
+`none` is accepted; any other driver is an error.
+ENDDOC
+
+DEF("sandbox", HAS_ARG, QEMU_OPTION_sandbox,
+    "-sandbox on|off  restrict system calls with seccomp (only off in this\n"
+    "                build)\n")
+DOC
+Confine the process with a seccomp system-call filter. This build is made
+without seccomp, so only `-sandbox off` (the default) is accepted;
+`-sandbox on` is an error.
+ENDDOC
+
+DEFHEADING(Boot a Linux kernel directly:)
+
+DEF("kernel", HAS_ARG, QEMU_OPTION_kernel,
+    "-kernel bzImage  boot this Linux kernel (or multiboot image) directly\n")
+DOC
+Load a Linux kernel (bzImage) or a multiboot image into guest memory and
+start it directly, with no firmware boot from disk. Accepted and validated;
+until the kernel loader lands, a machine that needs it stops with a clear
+error.
+
+```sh
+qemu-system-x86_64 -kernel vmlinuz -initrd initrd.img -append console=ttyS0
+```
+ENDDOC
+
+DEF("initrd", HAS_ARG, QEMU_OPTION_initrd,
+    "-initrd file     use file as the initial RAM disk\n")
+DOC
+Load `file` as the initial RAM disk of the `-kernel` kernel; needs `-kernel`.
+Accepted and validated; until the kernel loader lands, a machine that needs
+it stops with a clear error.
+ENDDOC
+
+DEF("append", HAS_ARG, QEMU_OPTION_append,
+    "-append cmdline  pass cmdline to the kernel as its command line\n")
+DOC
+Give the `-kernel` kernel its command line; needs `-kernel`. Quote it for the
+shell when it holds spaces. Accepted and validated; until the kernel loader
+lands, a machine that needs it stops with a clear error.
+
+```sh
+qemu-system-x86_64 -kernel vmlinuz -append "console=ttyS0 panic=-1"
+```
+ENDDOC
+
+DEFHEADING(Display, character devices and monitor:)
+
+DEF("display", HAS_ARG, QEMU_OPTION_display,
+    "-display none    do not show the guest display (the only type for now)\n")
+DOC
+Select how the guest display is shown. Only `none` is available for now: the
+graphics card, if any, still exists but nothing shows it. Other known types
+(`gtk`, `sdl`, `vnc`, `curses`, ...) are reported as unavailable in this
+build; unknown ones are an error.
+ENDDOC
+
+DEF("nographic", 0, QEMU_OPTION_nographic,
+    "-nographic       no display; serial port and monitor multiplexed on stdio\n")
+DOC
+Run without graphics: the same as `-display none`, and unless given
+otherwise, the first serial port and the monitor share the terminal
+(switch between them with `Ctrl-a c`; `Ctrl-a x` quits).
+ENDDOC
+
+DEF("serial", HAS_ARG, QEMU_OPTION_serial,
+    "-serial dev      connect the next serial port to host device dev\n"
+    "                (stdio, null, none, file:path, unix:path[,server=on],\n"
+    "                tcp:host:port[,server=on], chardev:id, mon:dev)\n")
+DOC
+Connect the next guest serial port (COM1 first) to a host character device:
+`stdio`, `null`, `none` (no port), `file:PATH`, `unix:PATH[,server=on]`,
+`tcp:HOST:PORT[,server=on,wait=off]`, `chardev:ID` (a `-chardev`), or
+`mon:DEV` (shared with the monitor). Each `-serial` adds one port. Accepted
+and validated; until character devices land, a machine that needs them stops
+with a clear error.
+
+```sh
+qemu-system-x86_64 -serial stdio -display none
+```
+ENDDOC
+
+DEF("chardev", HAS_ARG, QEMU_OPTION_chardev,
+    "-chardev backend,id=id[,prop=value[,...]]\n"
+    "                create a host character device for serial ports and\n"
+    "                monitors; backend: null, stdio, file (path=),\n"
+    "                socket (path= or host=,port=; server=on|off, wait=on|off)\n")
+DOC
+Create a host character device that a `-serial chardev:ID`, `-mon` or `-qmp`
+can use. `id` is required and unique. Backends: `null`, `stdio`
+(`signal=on|off`), `file` (`path=`), `socket` (Unix `path=` or TCP
+`host=`,`port=`; `server=on|off`, `wait=on|off`). `mux=on` lets several
+users share it. Accepted and validated; until character devices land, a
+machine that needs them stops with a clear error.
+
+```sh
+qemu-system-x86_64 -chardev socket,id=qmp0,path=/tmp/qmp.sock,server=on,wait=off \
+    -mon chardev=qmp0,mode=control
+```
+ENDDOC
+
+DEF("mon", HAS_ARG, QEMU_OPTION_mon,
+    "-mon [chardev=]name[,mode=readline|control][,pretty=on|off]\n"
+    "                attach a monitor to the -chardev named name\n"
+    "                mode: human monitor (readline) or QMP (control)\n"
+    "                pretty: indent QMP replies\n")
+DOC
+Attach a monitor to a `-chardev`. `mode=readline` (default) is the human
+monitor, `mode=control` speaks QMP; `pretty=on` indents QMP output (default
+`off`). Accepted and validated; until the monitor lands, a machine that needs
+it stops with a clear error.
+ENDDOC
+
+DEF("qmp", HAS_ARG, QEMU_OPTION_qmp,
+    "-qmp dev         serve QMP on character device dev (as for -serial)\n")
+DOC
+Serve QMP, the JSON monitor protocol, on a character device written as for
+`-serial`; a short form of `-chardev` plus `-mon mode=control`. Accepted and
+validated; until the monitor lands, a machine that needs it stops with a
+clear error.
+
+```sh
+qemu-system-x86_64 -qmp unix:/tmp/qmp.sock,server=on,wait=off
+```
+ENDDOC
+
+DEFHEADING(Debugging and testing:)
+
+DEF("qtest", HAS_ARG, QEMU_OPTION_qtest,
+    "-qtest dev       serve the qtest protocol on character device dev\n")
+DOC
+Serve the qtest protocol (`outb`, `readl`, `clock_step`, ...) on a character
+device written as for `-serial`, usually with `-accel qtest`, so a test
+program drives memory and devices directly. Accepted and validated; until
+qtest lands, a machine that needs it stops with a clear error.
+
+```sh
+qemu-system-x86_64 -M pc -accel qtest -display none \
+    -qtest unix:/tmp/qtest.sock -qmp unix:/tmp/qmp.sock
+```
+ENDDOC
+
+DEF("qtest-log", HAS_ARG, QEMU_OPTION_qtest_log,
+    "-qtest-log file  log the qtest conversation to file\n")
+DOC
+Write every qtest command and reply to `file` (`/dev/fd/2` for stderr).
+Accepted and validated; until qtest lands, a machine that needs it stops
+with a clear error.
+ENDDOC
+
+DEF("D", HAS_ARG, QEMU_OPTION_D,
+    "-D logfile       write -d output to logfile instead of stderr\n")
+DOC
+Send the log selected with `-d` to `logfile` instead of standard error.
+ENDDOC
+
+DEF("d", HAS_ARG, QEMU_OPTION_d,
+    "-d item1[,...]   enable logging of the given items ('-d help' lists them)\n")
+DOC
+Enable debug logging of the listed items, comma-separated: `guest_errors`
+(invalid guest accesses to devices), `unimp` (unimplemented device features
+the guest used), `int` (interrupts and exceptions), `cpu_reset` (CPU state at
+reset), `in_asm` (guest code as it is translated; tcg). `-d help` lists them.
+
+```sh
+qemu-system-x86_64 -d guest_errors,unimp -D /tmp/qemu.log
+```
+ENDDOC
+
+DEF("msg", HAS_ARG, QEMU_OPTION_msg,
+    "-msg [timestamp=on|off][,guest-name=on|off]\n"
+    "                timestamp: prefix error messages with the time\n"
+    "                guest-name: prefix them with the -name of the guest\n")
+DOC
+Control the prefix of error and warning messages. `timestamp=on` adds the
+UTC time, `guest-name=on` adds the name given with `-name`. Both default to
+`off`.
+ENDDOC
+
+DEFHEADING(Process control:)
+
+DEF("nodefaults", 0, QEMU_OPTION_nodefaults,
+    "-nodefaults      do not create the default devices\n")
+DOC
+Do not create the devices the machine adds by default (serial port, monitor,
+display, parallel port, ...); only the ones the command line asks for exist.
+ENDDOC
+
+DEF("no-user-config", 0, QEMU_OPTION_no_user_config,
+    "-no-user-config  do not read configuration files\n")
+DOC
+Do not read configuration files. This build reads none, so the option only
+exists for command lines written for QEMU.
+ENDDOC
+
+DEF("S", 0, QEMU_OPTION_S,
+    "-S               do not start the CPUs (QMP 'cont' starts them)\n")
+DOC
+Create the machine but keep its CPUs stopped until a QMP `cont` command (or a
+qtest client) starts them.
+ENDDOC
+
+DEF("daemonize", 0, QEMU_OPTION_daemonize,
+    "-daemonize       detach from the terminal once the machine is set up\n")
+DOC
+Run in the background: the launching process exits with status 0 only once
+the machine is set up (or with status 1 if setup failed), so errors are still
+seen by the caller. Standard input and output must not be in use
+(no `stdio` character devices, no `-nographic`).
+ENDDOC
+
+DEF("pidfile", HAS_ARG, QEMU_OPTION_pidfile,
+    "-pidfile file    write the process ID to file\n")
+DOC
+Write the process ID to `file`, created and locked at startup and removed at
+exit; if another running process holds the lock, startup fails.
+ENDDOC
+
+DEF("no-reboot", 0, QEMU_OPTION_no_reboot,
+    "-no-reboot       exit instead of rebooting\n")
+DOC
+Treat a guest reboot as a shutdown: the process exits (status 0) instead of
+resetting the machine.
+ENDDOC
+
+DEF("no-shutdown", 0, QEMU_OPTION_no_shutdown,
+    "-no-shutdown     stop, not exit, when the guest powers off\n")
+DOC
+When the guest powers off, stop its CPUs and keep the process running, so
+its state can still be inspected with QMP; `quit` ends it.
+ENDDOC
+
+DEF("incoming", HAS_ARG, QEMU_OPTION_incoming,
+    "-incoming uri    wait for the machine state to arrive at uri\n"
+    "                (tcp:host:port, unix:path, fd:n, exec:cmd, defer)\n")
+DOC
+Start with the CPUs stopped and wait for a migration stream at `uri`
+(`tcp:HOST:PORT`, `unix:PATH`, `fd:N`, `exec:COMMAND`, or `defer` to set it
+later with QMP `migrate-incoming`). Accepted and validated; until migration
+lands, a machine that needs it stops with a clear error.
+ENDDOC

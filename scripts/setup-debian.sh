@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install what building and testing need on a fresh Debian 12 machine.
+# Runs as root (or through sudo); a no-op when everything is present.
+set -eu
+
+PACKAGES="meson ninja-build gcc pkg-config python3 libglib2.0-dev
+libjson-glib-dev linux-libc-dev"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "setup-debian.sh: missing packages:$missing; run as root" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing

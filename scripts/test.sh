@@ -1,0 +1,19 @@
+#!/bin/sh
+# Set up a fresh Debian 12 machine, build with --werror, run every test
+# suite (also once under ASan/UBSan) and print "N passed, N failed".
+set -eu
+cd "$(dirname "$0")/.."
+
+sh scripts/setup-debian.sh
+sh scripts/build.sh build --werror -Db_sanitize=none
+sh scripts/build.sh build-asan --werror -Db_sanitize=address,undefined \
+    -Db_lundef=false
+
+status=0
+meson test -C build --print-errorlogs || status=1
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    meson test -C build-asan --print-errorlogs || status=1
+
+python3 scripts/test-summary.py build/meson-logs/testlog.json \
+    build-asan/meson-logs/testlog.json || status=1
+exit $status

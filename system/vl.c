@@ -1,0 +1,832 @@
+/*
+ * The emulator's life: parse the command line, build the VM, run the
+ * main loop, tear everything down. The order of the build is visible in
+ * qemu_init() and its mirror in qemu_cleanup().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "config-host.h"
+#include "hw/boards.h"
+#include "qemu/error.h"
+#include "qemu/log.h"
+#include "qemu/option.h"
+#include "system/accel.h"
+#include "system/main-loop.h"
+#include "system/os-posix.h"
+#include "system/runstate.h"
+#include "system/system.h"
+#include "system/vl.h"
+#include "system/vm-config.h"
+
+#define HAS_ARG 1
+
+enum {
+#define DEF(option, flags, opt_enum, help) opt_enum,
+#define DEFHEADING(text)
+#include "qemu-options.def"
+#undef DEF
+#undef DEFHEADING
+};
+
+typedef struct QEMUOption {
+    const char *name;
+    int flags;
+    int index;
+} QEMUOption;
+
+static const QEMUOption qemu_options[] = {
+#define DEF(option, flags, opt_enum, help) { option, flags, opt_enum },
+#define DEFHEADING(text)
+#include "qemu-options.def"
+#undef DEF
+#undef DEFHEADING
+    { NULL, 0, 0 },
+};
+
+static VmConfig config;
+static MachineState current_machine;
+static bool machine_built;
+static bool msg_guest_name;     /* -msg guest-name=on */
+static bool main_loop_ready;
+
+/* Options whose argument is "help" print a list and end the process. */
+static bool is_help_option(const char *arg)
+{
+    return !strcmp(arg, "help") || !strcmp(arg, "?");
+}
+
+static void version(void)
+{
+    printf("QEMU emulator version " QEMU_VERSION " (" PACKAGE_STRING ")\n"
+           "Copyright (c) 2026 the " PACKAGE_NAME " authors\n");
+}
+
+static void help(void)
+{
+    version();
+    printf("usage: qemu-system-x86_64 [options]\n");
+#define DEF(option, flags, opt_enum, opt_help) fputs(opt_help, stdout);
+#define DEFHEADING(text) printf("\n%s\n", text);
+#include "qemu-options.def"
+#undef DEF
+#undef DEFHEADING
+    printf("\nDuring emulation, SIGTERM, SIGINT and SIGHUP end the process "
+           "after an orderly\nteardown of guest RAM.\n");
+}
+
+/*
+ * Find argv[*optind] in the option table. "-opt" and "--opt" are the
+ * same option; an option that takes an argument consumes the next word.
+ */
+static const QEMUOption *lookup_opt(int argc, char **argv, int *optind,
+                                    const char **optarg, Error **errp)
+{
+    const char *r = argv[*optind];
+    const QEMUOption *popt;
+
+    loc_set_cmdline(r, NULL);
+    if (r[0] != '-' || r[1] == '\0') {
+        error_setg(errp, "disk images given without an option are not "
+                   "supported");
+        return NULL;
+    }
+    r++;
+    if (r[0] == '-' && r[1] != '\0') {
+        r++;
+    }
+    for (popt = qemu_options; popt->name; popt++) {
+        if (!strcmp(popt->name, r)) {
+            break;
+        }
+    }
+    if (!popt->name) {
+        error_setg(errp, "invalid option");
+        return NULL;
+    }
+    (*optind)++;
+    *optarg = NULL;
+    if (popt->flags & HAS_ARG) {
+        if (*optind >= argc) {
+            error_setg(errp, "requires an argument");
+            return NULL;
+        }
+        *optarg = argv[(*optind)++];
+        loc_set_cmdline(argv[*optind - 2], *optarg);
+    }
+    return popt;
+}
+
+bool overcommit_parse(const char *arg, MlockState *mem_lock, bool *cpu_pm,
+                      Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "mem-lock", QEMU_OPT_STRING },
+        { "cpu-pm", QEMU_OPT_BOOL },
+        { NULL },
+    };
+    QemuOpts *opts = qemu_opts_parse(arg, NULL, errp);
+    MlockState lock = *mem_lock;
+    bool pm = *cpu_pm;
+    const char *s;
+    bool ok = false;
+
+    if (!opts || !qemu_opts_validate(opts, desc, errp)) {
+        goto out;
+    }
+    if ((s = qemu_opt_get(opts, "mem-lock"))) {
+        bool on;
+
+        if (!strcmp(s, "on-fault")) {
+            lock = MLOCK_ON_FAULT;
+        } else if (qemu_parse_bool("mem-lock", s, &on, NULL)) {
+            lock = on ? MLOCK_ON : MLOCK_OFF;
+        } else {
+            error_setg(errp, "parameter 'mem-lock' expects one of 'on', "
+                       "'off', 'on-fault'");
+            goto out;
+        }
+    }
+    if (!qemu_opt_get_bool(opts, "cpu-pm", &pm, errp)) {
+        goto out;
+    }
+    *mem_lock = lock;
+    *cpu_pm = pm;
+    ok = true;
+out:
+    qemu_opts_free(opts);
+    return ok;
+}
+
+/* Parse "key=value,..." against desc and keep it, with its location. */
+static CmdlineItem *take_opts(const char *arg, const char *implied,
+                              const QemuOptDesc *desc, Error **errp)
+{
+    QemuOpts *opts = qemu_opts_parse(arg, implied, errp);
+
+    if (!opts || (desc && !qemu_opts_validate(opts, desc, errp))) {
+        qemu_opts_free(opts);
+        return NULL;
+    }
+    return cmdline_item_new(opts);
+}
+
+static bool parse_name(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "guest", QEMU_OPT_STRING },
+        { "process", QEMU_OPT_STRING },
+        { "debug-threads", QEMU_OPT_BOOL },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, "guest", desc, errp);
+    const char *s;
+
+    if (!it) {
+        return false;
+    }
+    if (!qemu_opt_get_bool(it->opts, "debug-threads", &config.debug_threads,
+                           errp)) {
+        cmdline_item_free(it);
+        return false;
+    }
+    if ((s = qemu_opt_get(it->opts, "guest"))) {
+        /* qemu_name outlives the config: it names the VM until exit. */
+        g_free((char *)qemu_name);
+        qemu_name = g_strdup(s);
+        if (msg_guest_name) {
+            error_report_set_guest_name(qemu_name);
+        }
+    }
+    if ((s = qemu_opt_get(it->opts, "process"))) {
+        g_free(config.process_name);
+        config.process_name = g_strdup(s);
+    }
+    cmdline_item_free(it);
+    return true;
+}
+
+static bool parse_msg(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "timestamp", QEMU_OPT_BOOL },
+        { "guest-name", QEMU_OPT_BOOL },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, NULL, desc, errp);
+    bool ts = false, gn = false;
+
+    if (!it) {
+        return false;
+    }
+    qemu_opt_get_bool(it->opts, "timestamp", &ts, NULL);
+    qemu_opt_get_bool(it->opts, "guest-name", &gn, NULL);
+    error_report_set_timestamp(ts);
+    msg_guest_name = gn;
+    error_report_set_guest_name(gn ? (qemu_name ? qemu_name : "qemu")
+                                   : NULL);
+    cmdline_item_free(it);
+    return true;
+}
+
+static bool parse_display(const char *arg, Error **errp)
+{
+    static const char *const unavailable[] = {
+        "gtk", "sdl", "vnc", "curses", "egl-headless", "spice-app",
+        "dbus", "cocoa", NULL,
+    };
+    QemuOpts *opts = qemu_opts_parse(arg, "type", errp);
+    const char *type;
+    bool ok = false;
+
+    if (!opts) {
+        return false;
+    }
+    type = qemu_opt_get(opts, "type");
+    if (!type) {
+        error_setg(errp, "Parameter 'type' is missing");
+    } else if (!strcmp(type, "none")) {
+        if (qemu_opts_count(opts) > 1) {
+            error_setg(errp, "Invalid parameter '%s'",
+                       qemu_opts_nth(opts, 1)->name);
+        } else {
+            config.display_none = true;
+            ok = true;
+        }
+    } else if (g_strv_contains(unavailable, type)) {
+        error_setg(errp, "Display '%s' is not available", type);
+    } else {
+        error_setg(errp, "Parameter 'type' does not accept value '%s'", type);
+    }
+    qemu_opts_free(opts);
+    return ok;
+}
+
+static bool parse_sandbox(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "enable", QEMU_OPT_BOOL },
+        { "obsolete", QEMU_OPT_STRING },
+        { "elevateprivileges", QEMU_OPT_STRING },
+        { "spawn", QEMU_OPT_STRING },
+        { "resourcecontrol", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, "enable", desc, errp);
+    bool enable = false;
+    bool ok;
+
+    if (!it) {
+        return false;
+    }
+    ok = qemu_opt_get_bool(it->opts, "enable", &enable, errp);
+    if (ok && enable) {
+        /* A sandbox we cannot install must not look installed. */
+        error_setg(errp, "seccomp support is disabled");
+        ok = false;
+    }
+    cmdline_item_free(it);
+    return ok;
+}
+
+static bool parse_audio(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "driver", QEMU_OPT_STRING },
+        { "model", QEMU_OPT_STRING },
+        { "id", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, "driver", desc, errp);
+    const char *drv;
+    bool ok = false;
+
+    if (!it) {
+        return false;
+    }
+    drv = qemu_opt_get(it->opts, "driver");
+    if (!drv) {
+        error_setg(errp, "Parameter 'driver' is missing");
+    } else if (strcmp(drv, "none")) {
+        error_setg(errp, "audio driver '%s' is not available; only 'none' "
+                   "is", drv);
+    } else if (qemu_opt_get(it->opts, "model")) {
+        error_setg(errp, "no sound devices are available in this release");
+    } else {
+        ok = true;
+    }
+    cmdline_item_free(it);
+    return ok;
+}
+
+static bool parse_chardev(const char *arg, Error **errp)
+{
+    CmdlineItem *it = take_opts(arg, "backend", NULL, errp);
+
+    if (!it) {
+        return false;
+    }
+    if (!qemu_opt_get(it->opts, "id")) {
+        error_setg(errp, "chardev: no id specified");
+        cmdline_item_free(it);
+        return false;
+    }
+    g_ptr_array_add(config.chardevs, it);
+    return true;
+}
+
+static bool parse_mon(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "chardev", QEMU_OPT_STRING },
+        { "mode", QEMU_OPT_STRING },
+        { "pretty", QEMU_OPT_BOOL },
+        { "id", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, "chardev", desc, errp);
+    const char *mode;
+
+    if (!it) {
+        return false;
+    }
+    mode = qemu_opt_get(it->opts, "mode");
+    if (!qemu_opt_get(it->opts, "chardev")) {
+        error_setg(errp, "Parameter 'chardev' is missing");
+    } else if (mode && strcmp(mode, "control") && strcmp(mode, "readline")) {
+        error_setg(errp, "unknown monitor mode '%s'", mode);
+    } else {
+        g_ptr_array_add(config.monitors, it);
+        return true;
+    }
+    cmdline_item_free(it);
+    return false;
+}
+
+/* -serial, -qmp, -qtest take a chardev spec; keep it as "path". */
+static CmdlineItem *take_spec(const char *arg)
+{
+    QemuOpts *opts = qemu_opts_new();
+
+    qemu_opts_set(opts, "path", arg);
+    return cmdline_item_new(opts);
+}
+
+static bool parse_accel(const char *arg, Error **errp)
+{
+    CmdlineItem *it;
+
+    if (is_help_option(arg)) {
+        accel_print_list();
+        exit(0);
+    }
+    it = take_opts(arg, "accel", NULL, errp);
+    if (!it) {
+        return false;
+    }
+    if (!accel_check_options(it->opts, errp)) {
+        cmdline_item_free(it);
+        return false;
+    }
+    g_ptr_array_add(config.accels, it);
+    return true;
+}
+
+static bool parse_machine(const char *arg, Error **errp)
+{
+    QemuOpts *opts = qemu_opts_parse(arg, "type", errp);
+    const char *type;
+
+    if (!opts) {
+        return false;
+    }
+    type = qemu_opt_get(opts, "type");
+    if (type && is_help_option(type)) {
+        machine_print_list();
+        exit(0);
+    }
+    qemu_opts_merge(config.machine.opts, opts);
+    qemu_opts_free(opts);
+    loc_free(&config.machine.loc);
+    loc_save(&config.machine.loc);
+    return true;
+}
+
+static const char *const cpu_models[] = { "host", "max", "qemu64", NULL };
+
+static bool parse_cpu(const char *arg, Error **errp)
+{
+    if (is_help_option(arg)) {
+        printf("Available CPUs:\n");
+        for (int i = 0; cpu_models[i]; i++) {
+            printf("x86 %s\n", cpu_models[i]);
+        }
+        exit(0);
+    }
+    if (!cpu_parse(arg, &config.cpu, errp)) {
+        return false;
+    }
+    if (!g_strv_contains(cpu_models, config.cpu.model)) {
+        error_setg(errp, "unable to find CPU model '%s'", config.cpu.model);
+        return false;
+    }
+    loc_free(&config.cpu.loc);
+    loc_save(&config.cpu.loc);
+    return true;
+}
+
+static bool parse_device(const char *arg, Error **errp)
+{
+    CmdlineItem *it;
+    const char *drv;
+
+    if (is_help_option(arg)) {
+        printf("No device models are available in this release.\n");
+        exit(0);
+    }
+    it = take_opts(arg, "driver", NULL, errp);
+    if (!it) {
+        return false;
+    }
+    drv = qemu_opt_get(it->opts, "driver");
+    if (!drv) {
+        error_setg(errp, "Parameter 'driver' is missing");
+        cmdline_item_free(it);
+        return false;
+    }
+    g_ptr_array_add(config.devices, it);
+    return true;
+}
+
+static bool parse_object(const char *arg, Error **errp)
+{
+    CmdlineItem *it;
+
+    if (is_help_option(arg)) {
+        printf("List of user creatable objects:\n"
+               "  memory-backend-file\n"
+               "  memory-backend-memfd\n"
+               "  memory-backend-ram\n");
+        exit(0);
+    }
+    it = take_opts(arg, "qom-type", NULL, errp);
+    if (!it) {
+        return false;
+    }
+    if (!object_check(it->opts, config.objects, errp)) {
+        cmdline_item_free(it);
+        return false;
+    }
+    g_ptr_array_add(config.objects, it);
+    return true;
+}
+
+static bool parse_debug(const char *arg, Error **errp)
+{
+    unsigned mask;
+
+    if (is_help_option(arg)) {
+        qemu_log_print_items();
+        exit(0);
+    }
+    if (!qemu_log_parse_items(arg, &mask, errp)) {
+        return false;
+    }
+    qemu_loglevel = mask;
+    return true;
+}
+
+static void set_string(char **dst, const char *value)
+{
+    g_free(*dst);
+    *dst = g_strdup(value);
+}
+
+/* Handle one option; the current location is already set. */
+static bool handle_option(const QEMUOption *popt, const char *optarg,
+                          Error **errp)
+{
+    switch (popt->index) {
+    case QEMU_OPTION_h:
+    case QEMU_OPTION_help:
+        help();
+        exit(0);
+    case QEMU_OPTION_version:
+        version();
+        exit(0);
+    case QEMU_OPTION_machine:
+    case QEMU_OPTION_M:
+        return parse_machine(optarg, errp);
+    case QEMU_OPTION_accel:
+        return parse_accel(optarg, errp);
+    case QEMU_OPTION_enable_kvm:
+        return parse_accel("kvm", errp);
+    case QEMU_OPTION_cpu:
+        return parse_cpu(optarg, errp);
+    case QEMU_OPTION_smp:
+        if (!smp_parse(optarg, &config.smp, errp)) {
+            return false;
+        }
+        loc_free(&config.smp.loc);
+        loc_save(&config.smp.loc);
+        return true;
+    case QEMU_OPTION_m:
+        if (!memory_parse(optarg, &config.memory, errp)) {
+            return false;
+        }
+        loc_free(&config.memory.loc);
+        loc_save(&config.memory.loc);
+        return true;
+    case QEMU_OPTION_object:
+        return parse_object(optarg, errp);
+    case QEMU_OPTION_overcommit:
+        return overcommit_parse(optarg, &mlock_state, &enable_cpu_pm, errp);
+    case QEMU_OPTION_mem_path:
+        set_string(&config.memory.mem_path, optarg);
+        loc_free(&config.memory.loc);
+        loc_save(&config.memory.loc);
+        return true;
+    case QEMU_OPTION_mem_prealloc:
+        config.memory.mem_prealloc = true;
+        loc_free(&config.memory.loc);
+        loc_save(&config.memory.loc);
+        return true;
+    case QEMU_OPTION_name:
+        return parse_name(optarg, errp);
+    case QEMU_OPTION_uuid:
+        qemu_uuid_set = uuid_parse(optarg, qemu_uuid, errp);
+        return qemu_uuid_set;
+    case QEMU_OPTION_global: {
+        QemuOpts *opts;
+
+        if (!global_parse(optarg, &opts, errp)) {
+            return false;
+        }
+        g_ptr_array_add(config.globals, cmdline_item_new(opts));
+        return true;
+    }
+    case QEMU_OPTION_device:
+        return parse_device(optarg, errp);
+    case QEMU_OPTION_boot:
+        return boot_parse(optarg, &config.boot, errp);
+    case QEMU_OPTION_rtc:
+        return rtc_parse(optarg, &config.rtc, errp);
+    case QEMU_OPTION_audio:
+        return parse_audio(optarg, errp);
+    case QEMU_OPTION_sandbox:
+        return parse_sandbox(optarg, errp);
+    case QEMU_OPTION_kernel:
+        set_string(&config.kernel, optarg);
+        loc_free(&config.kernel_loc);
+        loc_save(&config.kernel_loc);
+        return true;
+    case QEMU_OPTION_initrd:
+        set_string(&config.initrd, optarg);
+        loc_free(&config.kernel_loc);
+        loc_save(&config.kernel_loc);
+        return true;
+    case QEMU_OPTION_append:
+        set_string(&config.append, optarg);
+        loc_free(&config.kernel_loc);
+        loc_save(&config.kernel_loc);
+        return true;
+    case QEMU_OPTION_display:
+        if (is_help_option(optarg)) {
+            printf("Available display backend types:\nnone\n");
+            exit(0);
+        }
+        return parse_display(optarg, errp);
+    case QEMU_OPTION_nographic:
+        config.nographic = true;
+        return true;
+    case QEMU_OPTION_serial:
+        g_ptr_array_add(config.serials, take_spec(optarg));
+        return true;
+    case QEMU_OPTION_chardev:
+        return parse_chardev(optarg, errp);
+    case QEMU_OPTION_mon:
+        return parse_mon(optarg, errp);
+    case QEMU_OPTION_qmp:
+        g_ptr_array_add(config.qmps, take_spec(optarg));
+        return true;
+    case QEMU_OPTION_qtest:
+        cmdline_item_free(config.qtest);
+        config.qtest = take_spec(optarg);
+        return true;
+    case QEMU_OPTION_qtest_log:
+        set_string(&config.qtest_log, optarg);
+        return true;
+    case QEMU_OPTION_D:
+        return qemu_log_set_file(optarg, errp);
+    case QEMU_OPTION_d:
+        return parse_debug(optarg, errp);
+    case QEMU_OPTION_msg:
+        return parse_msg(optarg, errp);
+    case QEMU_OPTION_nodefaults:
+        config.nodefaults = true;
+        return true;
+    case QEMU_OPTION_no_user_config:
+        /* There is no user configuration file to skip. */
+        return true;
+    case QEMU_OPTION_S:
+        autostart = false;
+        return true;
+    case QEMU_OPTION_daemonize:
+        config.daemonize = true;
+        return true;
+    case QEMU_OPTION_pidfile:
+        set_string(&config.pidfile, optarg);
+        return true;
+    case QEMU_OPTION_no_reboot:
+        no_reboot = true;
+        return true;
+    case QEMU_OPTION_no_shutdown:
+        no_shutdown = true;
+        return true;
+    case QEMU_OPTION_incoming:
+        set_string(&config.incoming, optarg);
+        loc_free(&config.incoming_loc);
+        loc_save(&config.incoming_loc);
+        return true;
+    }
+    error_setg(errp, "option not handled");
+    return false;
+}
+
+static bool parse_command_line(int argc, char **argv, Error **errp)
+{
+    const char *optarg;
+    int optind;
+
+    /* First pass: every word must be a known option with its argument. */
+    for (optind = 1; optind < argc;) {
+        if (!lookup_opt(argc, argv, &optind, &optarg, errp)) {
+            return false;
+        }
+    }
+    for (optind = 1; optind < argc;) {
+        const QEMUOption *popt = lookup_opt(argc, argv, &optind, &optarg,
+                                            errp);
+
+        if (!popt || !handle_option(popt, optarg, errp)) {
+            return false;
+        }
+    }
+    loc_clear();
+    return true;
+}
+
+/* Check what depends on several options at once. */
+static const MachineClass *select_machine(Error **errp)
+{
+    const char *type = qemu_opt_get(config.machine.opts, "type");
+    const MachineClass *mc;
+
+    loc_restore(&config.machine.loc);
+    mc = type ? machine_find(type) : machine_default();
+    if (!mc) {
+        if (type) {
+            error_setg(errp, "unsupported machine type '%s'; use -machine "
+                       "help to list supported machines", type);
+        } else {
+            error_setg(errp, "No machine specified, and there is no "
+                       "default; use -machine help to list supported "
+                       "machines");
+        }
+        return NULL;
+    }
+    if (!machine_apply_options(mc, &config.machine, errp)) {
+        return NULL;
+    }
+    if (config.machine.accel && config.accels->len) {
+        loc_clear();
+        error_setg(errp, "The -accel and \"-machine accel=\" options are "
+                   "incompatible");
+        return NULL;
+    }
+    if (config.machine.accel) {
+        QemuOpts *opts = qemu_opts_new();
+        bool ok;
+
+        qemu_opts_set(opts, "accel", config.machine.accel);
+        ok = accel_check_options(opts, errp);
+        qemu_opts_free(opts);
+        if (!ok) {
+            return NULL;
+        }
+    }
+    loc_restore(&config.smp.loc);
+    if (!smp_finalize(&config.smp, mc->name, mc->max_cpus, errp)) {
+        return NULL;
+    }
+    loc_clear();
+    if (config.daemonize && config.nographic) {
+        error_setg(errp, "-nographic cannot be used with -daemonize");
+        return NULL;
+    }
+    return mc;
+}
+
+/* Lock memory once, before any guest RAM is mapped or thread started. */
+static bool setup_mlock(Error **errp)
+{
+    int ret;
+    char *why;
+
+    if (!should_mlock(mlock_state)) {
+        return true;
+    }
+    ret = os_mlock(is_mlock_on_fault(mlock_state));
+    if (ret == 0) {
+        return true;
+    }
+    why = os_mlock_explain(ret);
+    error_setg(errp, "%s", why);
+    g_free(why);
+    return false;
+}
+
+/* Build the VM. On failure, qemu_cleanup() undoes whatever was done. */
+static bool qemu_build(int argc, char **argv, Error **errp)
+{
+    const MachineClass *mc;
+
+    if (!parse_command_line(argc, argv, errp)) {
+        return false;
+    }
+    mc = select_machine(errp);
+    if (!mc) {
+        return false;
+    }
+    if (config.process_name) {
+        prctl(PR_SET_NAME, config.process_name);
+    }
+    if (config.daemonize && !os_daemonize(errp)) {
+        return false;
+    }
+    if (config.pidfile && !os_write_pidfile(config.pidfile, errp)) {
+        return false;
+    }
+    if (!qemu_init_main_loop(errp)) {
+        return false;
+    }
+    main_loop_ready = true;
+    if (!setup_mlock(errp)) {
+        return false;
+    }
+    if (!machine_check_unsupported(mc, &config, errp)) {
+        return false;
+    }
+    current_machine.mc = mc;
+    current_machine.cfg = &config;
+    current_machine.ram_size = config.memory.size ? config.memory.size
+                                                  : mc->default_ram_size;
+    if (!accel_configure(&current_machine, &config, errp)) {
+        return false;
+    }
+    if (!mc->init(&current_machine, errp)) {
+        return false;
+    }
+    machine_built = true;
+    runstate_set(autostart ? RUN_STATE_RUNNING : RUN_STATE_PRELAUNCH);
+    return true;
+}
+
+int qemu_init(int argc, char **argv)
+{
+    Error *err = NULL;
+
+    vm_config_init(&config);
+    if (!qemu_build(argc, argv, &err)) {
+        error_report_err(err);
+        os_daemonize_done(false);
+        return 1;
+    }
+    os_daemonize_done(true);
+    return -1;
+}
+
+/* The one way out: every exit path after qemu_init() comes here. */
+void qemu_cleanup(void)
+{
+    if (current_machine.mc && current_machine.mc->cleanup &&
+        machine_built) {
+        current_machine.mc->cleanup(&current_machine);
+    }
+    machine_built = false;
+    accel_cleanup();
+    if (main_loop_ready) {
+        qemu_main_loop_cleanup();
+        main_loop_ready = false;
+    }
+    os_remove_pidfile();
+    qemu_log_close();
+    vm_config_free(&config);
+    loc_clear();
+    g_clear_pointer((char **)&qemu_name, g_free);
+    error_report_set_guest_name(NULL);
+}

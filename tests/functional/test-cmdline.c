@@ -1,0 +1,409 @@
+/*
+ * The command line as a user meets it: -version, -help, one clear line
+ * and exit status 1 for every malformed command line, orderly exits on
+ * signals, -pidfile and -daemonize.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "qemu-run.h"
+
+static const char *options_names_file;
+
+static void test_version(void)
+{
+    char *out, *err;
+    int status = qemu_run("-version", &out, &err);
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    /* libvirt reads the version from exactly this prefix. */
+    g_assert_true(g_str_has_prefix(out, "QEMU emulator version "));
+    g_assert_cmpstr(err, ==, "");
+    g_free(out);
+    g_free(err);
+}
+
+/* True when word stands in text as a whole word. */
+static bool has_word(const char *text, const char *word)
+{
+    size_t len = strlen(word);
+
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+        bool start = p == text || g_ascii_isspace(p[-1]);
+        char after = p[len];
+
+        if (start && (after == '\0' || g_ascii_isspace(after) ||
+                      after == '[' || after == ',')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void test_help_lists_every_option(void)
+{
+    char *out, *err, *names;
+    char **list;
+    int status = qemu_run("-help", &out, &err);
+    int count = 0;
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_true(g_file_get_contents(options_names_file, &names, NULL, NULL));
+    list = g_strsplit(names, "\n", -1);
+    for (char **n = list; *n; n++) {
+        if (**n) {
+            if (!has_word(out, *n)) {
+                g_test_message("-help does not mention %s", *n);
+                g_test_fail();
+            }
+            count++;
+        }
+    }
+    /* The table from qemu-options.hx must not be empty or truncated. */
+    g_assert_cmpint(count, >=, 40);
+    g_strfreev(list);
+    g_free(names);
+    g_free(out);
+    g_free(err);
+}
+
+static void test_help_listings(void)
+{
+    static const struct {
+        const char *args;
+        const char *expect;
+    } cases[] = {
+        { "-machine help", "none                 empty machine" },
+        { "-machine help", "pc                   Standard PC" },
+        { "-accel help", "kvm\n" },
+        { "-cpu help", "x86 qemu64" },
+        { "-d help", "guest_errors" },
+        { "-object help", "memory-backend-memfd" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *out;
+        int status = qemu_run(cases[i].args, &out, NULL);
+
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        if (!strstr(out, cases[i].expect)) {
+            g_test_message("%s: missing '%s' in:\n%s", cases[i].args,
+                           cases[i].expect, out);
+            g_test_fail();
+        }
+        g_free(out);
+    }
+}
+
+/*
+ * Each malformed command line gives exit status 1 and exactly one line
+ * on stderr. The wording follows QEMU's where QEMU has one.
+ */
+static const struct {
+    const char *args;
+    const char *line;
+} bad_cmdlines[] = {
+    { "-foo", "-foo: invalid option" },
+    { "--foo", "--foo: invalid option" },
+    { "-version --foo", "--foo: invalid option" },
+    { "-m", "-m: requires an argument" },
+    { "disk.img", "disk.img: disk images given without an option are not "
+      "supported" },
+    { "-M none -m abc", "-m abc: Parameter 'size' expects a non-negative "
+      "number below 2^64; optional suffix k, M, G, T, P or E means kilo-, "
+      "mega-, giga-, tera-, peta- and exabytes" },
+    { "-M none -m 99999999999999999999", "-m 99999999999999999999: Value "
+      "'99999999999999999999' is out of range for parameter 'size'" },
+    { "-M none -m 16E", "-m 16E: Value '16E' is out of range for parameter "
+      "'size'" },
+    { "-M none -m size=1G,foo=1", "-m size=1G,foo=1: Invalid parameter "
+      "'foo'" },
+    { "-M none -m 1G,slots=2", "-m 1G,slots=2: slots specified but no "
+      "max-size" },
+    { "-M none -m 1G,maxmem=512M,slots=1", "-m 1G,maxmem=512M,slots=1: "
+      "invalid value of maxmem: maximum memory size (0x20000000) must be at "
+      "least the initial memory size (0x40000000)" },
+    { "-machine foo", "-machine foo: unsupported machine type 'foo'; use "
+      "-machine help to list supported machines" },
+    { "-machine none,foo=bar", "-machine none,foo=bar: Property "
+      "'none-machine.foo' not found" },
+    { "-M none -M dump-guest-core=x", "-M dump-guest-core=x: Parameter "
+      "'dump-guest-core' expects 'on' or 'off'" },
+    { "-M none,kernel-irqchip=maybe", "-M none,kernel-irqchip=maybe: "
+      "Parameter 'kernel-irqchip' expects 'on', 'off' or 'split'" },
+    { "-M none,accel=foo", "-M none,accel=foo: invalid accelerator foo" },
+    { "-M none -accel foo", "-accel foo: invalid accelerator foo" },
+    { "-M none -accel kvm,foo=1", "-accel kvm,foo=1: Property "
+      "'kvm-accel.foo' not found" },
+    { "-M none -accel tcg", "-accel tcg: accelerator 'tcg' is not built "
+      "into this binary yet (the software CPU has not landed); use kvm" },
+    { "-M none,accel=kvm -accel kvm", "The -accel and \"-machine accel=\" "
+      "options are incompatible" },
+    { "-M none -smp abc", "-smp abc: Parameter 'smp.cpus' expects integer" },
+    { "-M none -smp foo=1", "-smp foo=1: Parameter 'smp.foo' is unexpected" },
+    { "-M none -smp 2", "-smp 2: Invalid SMP CPUs 2. The max CPUs supported "
+      "by machine 'none' is 1" },
+    { "-M none -smp cpus=4,maxcpus=2", "-smp cpus=4,maxcpus=2: Invalid CPU "
+      "topology: maxcpus must be equal to or greater than smp: sockets (1) "
+      "* cores (2) * threads (1) == maxcpus (2) < smp_cpus (4)" },
+    { "-M none -overcommit mem-lock=maybe", "-overcommit mem-lock=maybe: "
+      "parameter 'mem-lock' expects one of 'on', 'off', 'on-fault'" },
+    { "-M none -overcommit mem-lock=", "-overcommit mem-lock=: parameter "
+      "'mem-lock' expects one of 'on', 'off', 'on-fault'" },
+    { "-M none -overcommit mem-lock=on,foo=1", "-overcommit "
+      "mem-lock=on,foo=1: Invalid parameter 'foo'" },
+    { "-M none -overcommit cpu-pm=x", "-overcommit cpu-pm=x: Parameter "
+      "'cpu-pm' expects 'on' or 'off'" },
+    { "-M none -uuid xyz", "-uuid xyz: failed to parse UUID string: wrong "
+      "format" },
+    { "-M none -name guest=a,foo=1", "-name guest=a,foo=1: Invalid "
+      "parameter 'foo'" },
+    { "-M none -name debug-threads=x", "-name debug-threads=x: Parameter "
+      "'debug-threads' expects 'on' or 'off'" },
+    { "-M none -object foo", "-object foo: Parameter 'qom-type' does not "
+      "accept value 'foo'" },
+    { "-M none -object memory-backend-ram", "-object memory-backend-ram: "
+      "Parameter 'id' is missing" },
+    { "-M none -cpu foo", "-cpu foo: unable to find CPU model 'foo'" },
+    { "-M none -display foo", "-display foo: Parameter 'type' does not "
+      "accept value 'foo'" },
+    { "-M none -display gtk", "-display gtk: Display 'gtk' is not "
+      "available" },
+    { "-M none -sandbox on", "-sandbox on: seccomp support is disabled" },
+    { "-M none -global foo", "-global foo: Invalid parameter 'foo'" },
+    { "-M none -d foo", "-d foo: unknown log item 'foo'; '-d help' lists "
+      "them" },
+    { "-M none -msg timestamp=x", "-msg timestamp=x: Parameter 'timestamp' "
+      "expects 'on' or 'off'" },
+    { "-M none -rtc base=xx", "-rtc base=xx: invalid datetime format; valid "
+      "formats: '2006-06-17T16:01:21' or '2006-06-17'" },
+    { "-M none -boot foo=1", "-boot foo=1: Parameter 'boot.foo' is "
+      "unexpected" },
+    { "-M none -audio foo", "-audio foo: audio driver 'foo' is not "
+      "available; only 'none' is" },
+    { "-M none -chardev null", "-chardev null: chardev: no id specified" },
+    { "-M none -mon chardev=c,mode=x", "-mon chardev=c,mode=x: unknown "
+      "monitor mode 'x'" },
+    { "-M none -pidfile /nonexistent/dir/pid", "cannot create PID file: "
+      "Could not create '/nonexistent/dir/pid': No such file or directory" },
+    { "-M none -D /nonexistent/dir/log", "-D /nonexistent/dir/log: cannot "
+      "open log file '/nonexistent/dir/log': No such file or directory" },
+    /* Accepted and stored, but nothing in this build can provide them. */
+    { "-M none -m 1G", "-m 1G: guest RAM for machine 'none' is not "
+      "implemented in this release yet" },
+    { "-M none -device isa-debug-exit", "-device isa-debug-exit: "
+      "'isa-debug-exit' is not a valid device model name" },
+    { "-M none -serial stdio", "-serial stdio: character devices, monitors "
+      "and qtest are not implemented in this release yet" },
+    { "-M none -kernel /nonexistent", "-kernel /nonexistent: machine 'none' "
+      "cannot load a kernel" },
+    { "-M none -incoming defer", "-incoming defer: incoming migration is not "
+      "implemented in this release yet" },
+    { "-M none -nographic -daemonize", "-nographic cannot be used with "
+      "-daemonize" },
+    { "-M pc", "machine type 'pc-i440fx-7.2': the PC board is not "
+      "implemented in this release yet; use -machine none" },
+};
+
+static void test_bad_cmdline(gconstpointer data)
+{
+    size_t i = GPOINTER_TO_SIZE(data);
+    char *args = g_strdup_printf("-display none %s", bad_cmdlines[i].args);
+    char *expect = g_strdup_printf("qemu-system-x86_64: %s\n",
+                                   bad_cmdlines[i].line);
+    char *out, *err;
+    int status = qemu_run(args, &out, &err);
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(err, ==, expect);
+    g_assert_cmpstr(out, ==, "");
+    g_free(args);
+    g_free(expect);
+    g_free(out);
+    g_free(err);
+}
+
+/* The binary's accelerator: kvm where it works, qtest otherwise. */
+static const char *test_accel(void)
+{
+    return access("/dev/kvm", R_OK | W_OK) == 0 ? "kvm" : "qtest";
+}
+
+static void test_signal(gconstpointer data)
+{
+    int sig = GPOINTER_TO_INT(data);
+    char *args = g_strdup_printf("-M none -display none -accel %s",
+                                 test_accel());
+    int err_fd, status;
+    pid_t pid = qemu_spawn(args, &err_fd);
+    char *err, *expect;
+
+    g_assert_true(qemu_wait_signals_ready(pid, 10000));
+    kill(pid, sig);
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    err = read_all_fd(err_fd);
+    /* QEMU exits 0 after a termination signal, naming the sender. */
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    expect = g_strdup_printf("qemu-system-x86_64: terminating on signal %d "
+                             "from pid %d (", sig, (int)getpid());
+    g_assert_true(g_str_has_prefix(err, expect));
+    g_assert_nonnull(strchr(err, ')'));
+    g_assert_cmpint(strchr(err, '\n') - err, ==, strlen(err) - 1);
+    g_free(expect);
+    g_free(err);
+    g_free(args);
+}
+
+static char *make_tmpdir(void)
+{
+    GError *gerr = NULL;
+    char *dir = g_dir_make_tmp("qemu-test-XXXXXX", &gerr);
+
+    g_assert_no_error(gerr);
+    return dir;
+}
+
+static void test_pidfile(void)
+{
+    char *dir = make_tmpdir();
+    char *pidfile = g_build_filename(dir, "vm.pid", NULL);
+    char *args = g_strdup_printf("-M none -display none -accel %s "
+                                 "-pidfile %s", test_accel(), pidfile);
+    int err_fd, status;
+    pid_t pid = qemu_spawn(args, &err_fd);
+    char *contents, *expect;
+
+    g_assert_true(qemu_wait_signals_ready(pid, 10000));
+    g_assert_true(g_file_get_contents(pidfile, &contents, NULL, NULL));
+    expect = g_strdup_printf("%d\n", (int)pid);
+    g_assert_cmpstr(contents, ==, expect);
+    /* A second instance must not take over a pidfile that is in use. */
+    {
+        char *err2;
+        int st2 = qemu_run(args, NULL, &err2);
+
+        g_assert_cmpint(WEXITSTATUS(st2), ==, 1);
+        g_assert_true(strstr(err2, "cannot create PID file: Cannot lock "
+                             "pid file") != NULL);
+        g_free(err2);
+    }
+    kill(pid, SIGTERM);
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_false(g_file_test(pidfile, G_FILE_TEST_EXISTS));
+    g_free(read_all_fd(err_fd));
+    g_free(contents);
+    g_free(expect);
+    g_free(args);
+    g_free(pidfile);
+    rmdir(dir);
+    g_free(dir);
+}
+
+static void test_daemonize(void)
+{
+    char *dir = make_tmpdir();
+    char *pidfile = g_build_filename(dir, "vm.pid", NULL);
+    char *args = g_strdup_printf("-M none -display none -accel %s "
+                                 "-daemonize -pidfile %s", test_accel(),
+                                 pidfile);
+    char *out, *err, *contents;
+    int status = qemu_run(args, &out, &err);
+    pid_t daemon;
+
+    /* The parent returns only once the daemon is fully set up. */
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_cmpstr(err, ==, "");
+    g_assert_true(g_file_get_contents(pidfile, &contents, NULL, NULL));
+    daemon = atoi(contents);
+    g_assert_cmpint(daemon, >, 1);
+    g_assert_cmpint(kill(daemon, 0), ==, 0);
+    g_assert_true(qemu_wait_signals_ready(daemon, 10000));
+    kill(daemon, SIGTERM);
+    g_assert_true(wait_pid_gone(daemon, 10000));
+    g_assert_false(g_file_test(pidfile, G_FILE_TEST_EXISTS));
+    g_free(contents);
+    g_free(out);
+    g_free(err);
+    g_free(args);
+    g_free(pidfile);
+    rmdir(dir);
+    g_free(dir);
+}
+
+static void test_daemonize_failure(void)
+{
+    char *dir = make_tmpdir();
+    char *pidfile = g_build_filename(dir, "vm.pid", NULL);
+    char *args = g_strdup_printf("-M none -display none -daemonize "
+                                 "-pidfile %s -accel %s -m 1G", pidfile,
+                                 test_accel());
+    char *err;
+    int status = qemu_run(args, NULL, &err);
+
+    /* The daemon failed after the fork: the parent reports it. */
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(err, ==, "qemu-system-x86_64: -m 1G: guest RAM for "
+                    "machine 'none' is not implemented in this release "
+                    "yet\n");
+    g_assert_false(g_file_test(pidfile, G_FILE_TEST_EXISTS));
+    g_free(err);
+    g_free(args);
+    g_free(pidfile);
+    rmdir(dir);
+    g_free(dir);
+}
+
+static void test_msg_timestamp(void)
+{
+    char *err;
+    int status = qemu_run("-msg timestamp=on -name guest=vm1 "
+                          "-msg timestamp=on,guest-name=on -d foo", NULL, &err);
+    GRegex *re = g_regex_new("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\."
+                             "\\d{6}Z vm1 qemu-system-x86_64: -d foo: "
+                             "unknown log item 'foo'; '-d help' lists "
+                             "them\n$", 0, 0, NULL);
+
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_true(g_regex_match(re, err, 0, NULL));
+    g_regex_unref(re);
+    g_free(err);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    options_names_file = g_getenv("QEMU_OPTIONS_NAMES");
+    if (!options_names_file) {
+        options_names_file = QEMU_OPTIONS_NAMES;
+    }
+    g_test_add_func("/cmdline/version", test_version);
+    g_test_add_func("/cmdline/help/every-option", test_help_lists_every_option);
+    g_test_add_func("/cmdline/help/listings", test_help_listings);
+    for (size_t i = 0; i < G_N_ELEMENTS(bad_cmdlines); i++) {
+        char *path = g_strdup_printf("/cmdline/bad/%02zu", i);
+
+        g_test_add_data_func(path, GSIZE_TO_POINTER(i), test_bad_cmdline);
+        g_free(path);
+    }
+    g_test_add_data_func("/cmdline/signal/term", GINT_TO_POINTER(SIGTERM),
+                         test_signal);
+    g_test_add_data_func("/cmdline/signal/int", GINT_TO_POINTER(SIGINT),
+                         test_signal);
+    g_test_add_data_func("/cmdline/signal/hup", GINT_TO_POINTER(SIGHUP),
+                         test_signal);
+    g_test_add_func("/cmdline/pidfile", test_pidfile);
+    g_test_add_func("/cmdline/daemonize/ok", test_daemonize);
+    g_test_add_func("/cmdline/daemonize/failure", test_daemonize_failure);
+    g_test_add_func("/cmdline/msg/timestamp", test_msg_timestamp);
+    return g_test_run();
+}

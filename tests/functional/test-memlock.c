@@ -1,0 +1,188 @@
+/*
+ * -overcommit mem-lock=off|on|on-fault, measured the way the kernel
+ * reports it in /proc/PID/status.
+ *
+ * Criteria, after QEMU's own functional test for this feature:
+ *   off       VmLck is 0
+ *   on        VmLck > 0 and VmRSS at least 70% of VmSize (all populated)
+ *   on-fault  VmLck covers the mappings (Linux counts locked mappings,
+ *             resident or not) while VmRSS stays within 2 MiB of the
+ *             mem-lock=off process
+ * With no guest RAM (-machine none) the whole process is a few MiB of
+ * libraries, so the "VmRSS at most 30% of VmSize" clause QEMU applies to
+ * a VM with a 1 GiB guest is checked by the RAM tests, not here.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "config-host.h"
+#include "qemu-run.h"
+
+typedef struct MemFigures {
+    long size, rss, lck;
+} MemFigures;
+
+static const char *test_accel(void)
+{
+    return access("/dev/kvm", R_OK | W_OK) == 0 ? "kvm" : "qtest";
+}
+
+/* Start a daemonized -machine none, read its figures, stop it. */
+static MemFigures measure(const char *mode)
+{
+    char *dir = g_dir_make_tmp("qemu-memlock-XXXXXX", NULL);
+    char *pidfile = g_build_filename(dir, "vm.pid", NULL);
+    char *args = g_strdup_printf("-M none -display none -accel %s "
+                                 "-overcommit mem-lock=%s -daemonize "
+                                 "-pidfile %s", test_accel(), mode, pidfile);
+    char *err, *contents;
+    int status = qemu_run(args, NULL, &err);
+    MemFigures f;
+    pid_t pid;
+
+    g_assert_cmpstr(err, ==, "");
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_true(g_file_get_contents(pidfile, &contents, NULL, NULL));
+    pid = atoi(contents);
+    /* -daemonize returns after mlockall, so the figures are settled. */
+    f.size = proc_status_kb(pid, "VmSize");
+    f.rss = proc_status_kb(pid, "VmRSS");
+    f.lck = proc_status_kb(pid, "VmLck");
+    g_test_message("mem-lock=%s: VmSize %ld kB, VmRSS %ld kB, VmLck %ld kB",
+                   mode, f.size, f.rss, f.lck);
+    kill(pid, SIGTERM);
+    g_assert_true(wait_pid_gone(pid, 10000));
+    g_assert_false(g_file_test(pidfile, G_FILE_TEST_EXISTS));
+    g_free(contents);
+    g_free(err);
+    g_free(args);
+    g_free(pidfile);
+    rmdir(dir);
+    g_free(dir);
+    return f;
+}
+
+static bool skip_under_sanitizers(void)
+{
+#if HAVE_SANITIZERS
+    /* ASan's terabytes of shadow mappings cannot be mlockall()ed. */
+    g_test_skip("mlockall is not measurable under ASan (shadow memory)");
+    return true;
+#else
+    return false;
+#endif
+}
+
+static void test_off(void)
+{
+    MemFigures off = measure("off");
+
+    g_assert_cmpint(off.size, >, 0);
+    g_assert_cmpint(off.lck, ==, 0);
+}
+
+static void test_on(void)
+{
+    MemFigures on;
+
+    if (skip_under_sanitizers()) {
+        return;
+    }
+    on = measure("on");
+    g_assert_cmpint(on.lck, >, 0);
+    g_assert_cmpint(on.rss * 100, >=, on.size * 70);
+}
+
+static void test_on_fault(void)
+{
+    MemFigures off, onf;
+
+    if (skip_under_sanitizers()) {
+        return;
+    }
+    off = measure("off");
+    onf = measure("on-fault");
+    /* Every mapping is locked (VmLck counts them resident or not)... */
+    g_assert_cmpint(onf.lck * 100, >=, onf.size * 90);
+    /* ...but nothing was populated on that account. */
+    g_assert_cmpint(onf.rss, <=, off.rss + 2048);
+}
+
+/*
+ * Run the emulator as a process without CAP_IPC_LOCK and with a 64 KiB
+ * RLIMIT_MEMLOCK, the situation of an unprivileged user.
+ */
+static void test_rlimit(gconstpointer data)
+{
+    const char *mode = data;
+    int errpipe[2];
+    pid_t pid;
+    int status;
+    char *err, *expect;
+
+    if (skip_under_sanitizers()) {
+        return;
+    }
+    g_assert_cmpint(pipe(errpipe), ==, 0);
+    pid = fork();
+    g_assert_cmpint(pid, >=, 0);
+    if (pid == 0) {
+        struct rlimit rl = { 64 * 1024, 64 * 1024 };
+        char *mem_lock = g_strdup_printf("mem-lock=%s", mode);
+        const char *accel = test_accel();
+
+        dup2(errpipe[1], STDERR_FILENO);
+        close(errpipe[0]);
+        if (geteuid() == 0) {
+            struct __user_cap_header_struct hdr = {
+                .version = _LINUX_CAPABILITY_VERSION_3,
+            };
+            struct __user_cap_data_struct caps[2];
+
+            /* Root keeps CAP_IPC_LOCK across exec unless it is gone
+             * from the bounding set and the inheritable set. */
+            prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0);
+            syscall(SYS_capget, &hdr, caps);
+            caps[0].effective &= ~(1u << CAP_IPC_LOCK);
+            caps[0].permitted &= ~(1u << CAP_IPC_LOCK);
+            caps[0].inheritable &= ~(1u << CAP_IPC_LOCK);
+            syscall(SYS_capset, &hdr, caps);
+        }
+        setrlimit(RLIMIT_MEMLOCK, &rl);
+        execl(qemu_binary(), qemu_binary(), "-M", "none", "-display", "none",
+              "-accel", accel, "-overcommit", mem_lock, (char *)NULL);
+        _exit(127);
+    }
+    close(errpipe[1]);
+    err = read_all_fd(errpipe[0]);
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    expect = g_strdup_printf("qemu-system-x86_64: locking memory failed: %s "
+                             "(RLIMIT_MEMLOCK is 64 KiB; raise it with "
+                             "'ulimit -l' or give the process CAP_IPC_LOCK)\n",
+                             g_strerror(ENOMEM));
+    g_assert_cmpstr(err, ==, expect);
+    g_free(expect);
+    g_free(err);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/memlock/off", test_off);
+    g_test_add_func("/memlock/on", test_on);
+    g_test_add_func("/memlock/on-fault", test_on_fault);
+    g_test_add_data_func("/memlock/rlimit/on", "on", test_rlimit);
+    g_test_add_data_func("/memlock/rlimit/on-fault", "on-fault", test_rlimit);
+    return g_test_run();
+}
