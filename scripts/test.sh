@@ -8,12 +8,17 @@ sh scripts/setup-debian.sh
 sh scripts/build.sh build --werror -Db_sanitize=none
 sh scripts/build.sh build-asan --werror -Db_sanitize=address,undefined \
     -Db_lundef=false
+# The fallback for hosts without MCL_ONFAULT, forced at build time.
+sh scripts/build.sh build-noonfault --werror -Dmcl_onfault=disabled
 
 status=0
 meson test -C build --print-errorlogs || status=1
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs || status=1
 
+meson test -C build-noonfault --print-errorlogs test-memlock || status=1
+
 python3 scripts/test-summary.py build/meson-logs/testlog.json \
-    build-asan/meson-logs/testlog.json || status=1
+    build-asan/meson-logs/testlog.json \
+    build-noonfault/meson-logs/testlog.json || status=1
 exit $status
