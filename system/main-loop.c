@@ -67,7 +67,7 @@ bool qemu_init_main_loop(Error **errp)
 
 int qemu_main_loop(void)
 {
-    while (qemu_shutdown_requested() == SHUTDOWN_CAUSE_NONE) {
+    while (!main_loop_should_exit()) {
         g_main_context_iteration(NULL, TRUE);
     }
     return qemu_shutdown_exit_status();

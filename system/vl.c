@@ -10,8 +10,15 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "chardev/char.h"
 #include "config-host.h"
 #include "hw/boards.h"
+#include "hw/qdev.h"
+#include "monitor/monitor.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "system/memory.h"
+#include "system/qtest.h"
 #include "qemu/error.h"
 #include "qemu/log.h"
 #include "qemu/option.h"
@@ -52,6 +59,11 @@ static VmConfig config;
 static MachineState current_machine;
 static bool machine_built;
 static bool msg_guest_name;     /* -msg guest-name=on */
+
+MachineState *current_machine_get(void)
+{
+    return current_machine.mc ? &current_machine : NULL;
+}
 static bool main_loop_ready;
 
 /* Options whose argument is "help" print a list and end the process. */
@@ -445,7 +457,7 @@ static bool parse_device(const char *arg, Error **errp)
     const char *drv;
 
     if (is_help_option(arg)) {
-        printf("No device models are available in this release.\n");
+        device_print_help();
         exit(0);
     }
     it = take_opts(arg, "driver", NULL, errp);
@@ -750,10 +762,201 @@ static bool setup_mlock(Error **errp)
     return false;
 }
 
+/* The chardevs of -serial, in order (a NULL entry for "none"). */
+static GPtrArray *serial_chardevs;
+
+Chardev *serial_hd(int i)
+{
+    if (!serial_chardevs || i < 0 || (guint)i >= serial_chardevs->len) {
+        return NULL;
+    }
+    return g_ptr_array_index(serial_chardevs, i);
+}
+
+/*
+ * A serial port on a new chardev "serialN", or on an existing one
+ * (chardev:ID). A mux (mon:...) also carries a human monitor, created
+ * before the UART so the UART gets the input focus.
+ */
+static bool add_serial(const char *spec, Error **errp)
+{
+    char *label;
+    Chardev *chr;
+    bool ok;
+
+    if (!serial_chardevs) {
+        serial_chardevs = g_ptr_array_new();
+    }
+    label = g_strdup_printf("serial%u", serial_chardevs->len);
+    chr = qemu_chr_new(label, spec, errp);
+    g_free(label);
+    ok = chr || !*errp;
+    if (chr && g_str_has_prefix(spec, "mon:")) {
+        ok = monitor_init_hmp(chr, errp);
+    }
+    if (ok) {
+        g_ptr_array_add(serial_chardevs, chr);
+    }
+    return ok;
+}
+
+/*
+ * Character devices, monitors and the qtest server, with QEMU's
+ * defaults: a serial port on null (stdio with -nographic, shared with the
+ * monitor when no other monitor was asked for).
+ */
+static bool create_backends(const MachineClass *mc, Error **errp)
+{
+    bool default_monitor = !config.nodefaults && !config.monitors->len &&
+                           !config.qmps->len;
+    bool default_serial = !config.nodefaults && !mc->no_serial;
+
+    for (guint i = 0; i < config.chardevs->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.chardevs, i);
+
+        loc_restore(&it->loc);
+        if (!qemu_chr_new_from_opts(it->opts, errp)) {
+            return false;
+        }
+    }
+    for (guint i = 0; i < config.monitors->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.monitors, i);
+        const char *id = qemu_opt_get(it->opts, "chardev");
+        const char *mode = qemu_opt_get(it->opts, "mode");
+        bool pretty = false;
+        Chardev *chr;
+
+        loc_restore(&it->loc);
+        chr = qemu_chr_find(id);
+        if (!chr) {
+            error_setg(errp, "chardev \"%s\" not found", id);
+            return false;
+        }
+        qemu_opt_get_bool(it->opts, "pretty", &pretty, NULL);
+        if (mode && !strcmp(mode, "control")) {
+            if (!monitor_init_qmp(chr, pretty, errp)) {
+                return false;
+            }
+        } else if (!monitor_init_hmp(chr, errp)) {
+            return false;
+        }
+    }
+    for (guint i = 0; i < config.qmps->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.qmps, i);
+        char *label = g_strdup_printf("compat_monitor%u", i);
+        Chardev *chr;
+
+        loc_restore(&it->loc);
+        chr = qemu_chr_new(label, qemu_opt_get(it->opts, "path"), errp);
+        g_free(label);
+        if (!chr || !monitor_init_qmp(chr, false, errp)) {
+            if (!chr && !*errp) {
+                error_setg(errp, "-qmp needs a character device");
+            }
+            return false;
+        }
+    }
+    if (config.nographic && default_monitor && default_serial &&
+        !config.serials->len) {
+        loc_clear();
+        if (!add_serial("mon:stdio", errp)) {
+            return false;
+        }
+    } else {
+        if (config.nographic && default_monitor) {
+            Chardev *chr = qemu_chr_new("compat_monitor0", "stdio", errp);
+
+            if (!chr || !monitor_init_hmp(chr, errp)) {
+                return false;
+            }
+        }
+        for (guint i = 0; i < config.serials->len; i++) {
+            CmdlineItem *it = g_ptr_array_index(config.serials, i);
+
+            loc_restore(&it->loc);
+            if (!add_serial(qemu_opt_get(it->opts, "path"), errp)) {
+                return false;
+            }
+        }
+        if (!config.serials->len && default_serial) {
+            loc_clear();
+            if (!add_serial(config.nographic ? "stdio" : "null", errp)) {
+                return false;
+            }
+        }
+    }
+    if (config.qtest) {
+        loc_restore(&config.qtest->loc);
+        if (!qtest_server_init(qemu_opt_get(config.qtest->opts, "path"),
+                               config.qtest_log, errp)) {
+            return false;
+        }
+    }
+    loc_clear();
+    return true;
+}
+
+static void register_types(void)
+{
+    type_register("container", NULL, false);
+    type_register("machine", NULL, true);
+    type_register("device", NULL, true);
+    type_register("sys-bus-device", "device", true);
+    type_register("isa-device", "device", true);
+    type_register("accel", NULL, true);
+}
+
+static void register_machine_type(const MachineClass *mc, void *opaque)
+{
+    char *name = machine_type_name(mc);
+
+    type_register(name, "machine", false);
+    g_free(name);
+}
+
+static void register_device_type(const DeviceClass *dc, void *opaque)
+{
+    type_register(dc->name, dc->parent ? dc->parent : "device", false);
+}
+
+/* -global values, which qdev_new() applies to every device it makes. */
+static void apply_globals(void)
+{
+    for (guint i = 0; i < config.globals->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.globals, i);
+
+        qdev_add_global(qemu_opt_get(it->opts, "driver"),
+                        qemu_opt_get(it->opts, "property"),
+                        qemu_opt_get(it->opts, "value"));
+    }
+}
+
+/* -device, after the board made its own devices. */
+static bool create_devices(Error **errp)
+{
+    for (guint i = 0; i < config.devices->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.devices, i);
+
+        loc_restore(&it->loc);
+        if (!qdev_device_add(it->opts, errp)) {
+            return false;
+        }
+    }
+    loc_clear();
+    qdev_check_globals();
+    return true;
+}
+
+static void mux_exit(void)
+{
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_UI, 0);
+}
+
 /* Build the VM. On failure, qemu_cleanup() undoes whatever was done. */
 static bool qemu_build(int argc, char **argv, Error **errp)
 {
     const MachineClass *mc;
+    char *type;
 
     if (!parse_command_line(argc, argv, errp)) {
         return false;
@@ -775,24 +978,46 @@ static bool qemu_build(int argc, char **argv, Error **errp)
         return false;
     }
     main_loop_ready = true;
+    qemu_timers_attach_main_loop();
     if (!setup_mlock(errp)) {
         return false;
     }
     if (!machine_check_unsupported(mc, &config, errp)) {
         return false;
     }
+    register_types();
+    machine_foreach(register_machine_type, NULL);
+    device_class_foreach(register_device_type, NULL);
+    qmp_register_commands();
+    chr_mux_exit_hook = mux_exit;
+
     current_machine.mc = mc;
     current_machine.cfg = &config;
     current_machine.ram_size = config.memory.size ? config.memory.size
                                                   : mc->default_ram_size;
+    current_machine.smp_cpus = config.smp.cpus;
+    type = machine_type_name(mc);
+    current_machine.obj = object_add_child(object_get_container("/"),
+                                           "machine", type, NULL, NULL,
+                                           errp);
+    g_free(type);
+    if (!current_machine.obj) {
+        return false;
+    }
     if (!accel_configure(&current_machine, &config, errp)) {
         return false;
     }
-    if (!mc->init(&current_machine, errp)) {
+    if (!create_backends(mc, errp)) {
         return false;
     }
+    apply_globals();
     machine_built = true;
-    runstate_set(autostart ? RUN_STATE_RUNNING : RUN_STATE_PRELAUNCH);
+    if (!mc->init(&current_machine, errp) || !create_devices(errp)) {
+        return false;
+    }
+    if (autostart) {
+        vm_start();
+    }
     return true;
 }
 
@@ -813,13 +1038,25 @@ int qemu_init(int argc, char **argv)
 /* The one way out: every exit path after qemu_init() comes here. */
 void qemu_cleanup(void)
 {
-    if (current_machine.mc && current_machine.mc->cleanup &&
-        machine_built) {
+    monitor_cleanup();
+    qdev_destroy_all();
+    /* After the devices: it owns the lines it put on their outputs. */
+    qtest_server_cleanup();
+    if (machine_built && current_machine.mc->cleanup) {
         current_machine.mc->cleanup(&current_machine);
     }
     machine_built = false;
     accel_cleanup();
+    memory_cleanup();
+    qemu_chr_cleanup_all();
+    if (serial_chardevs) {
+        g_ptr_array_free(serial_chardevs, TRUE);
+        serial_chardevs = NULL;
+    }
+    qemu_unregister_reset_all();
+    object_cleanup();
     if (main_loop_ready) {
+        qemu_timers_detach_main_loop();
         qemu_main_loop_cleanup();
         main_loop_ready = false;
     }

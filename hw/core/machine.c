@@ -35,6 +35,14 @@ const MachineClass *machine_default(void)
     return NULL;
 }
 
+void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
+                     void *opaque)
+{
+    for (int i = 0; machine_classes[i]; i++) {
+        fn(machine_classes[i], opaque);
+    }
+}
+
 void machine_print_list(void)
 {
     printf("Supported machines are:\n");
@@ -131,36 +139,9 @@ bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
         msg = g_strdup_printf("file-backed and preallocated guest RAM are %s",
                               later);
         ok = refuse(&cfg->memory.loc, errp, msg);
-    } else if (cfg->memory.size) {
-        msg = g_strdup_printf("guest RAM for machine '%s' is %s", mc->name,
-                              later);
-        ok = refuse(&cfg->memory.loc, errp, msg);
-    } else if (cfg->cpu.model) {
-        msg = g_strdup_printf("machine '%s' runs no vCPU in this release",
-                              mc->name);
-        ok = refuse(&cfg->cpu.loc, errp, msg);
-    } else if (cfg->devices->len) {
-        CmdlineItem *d = g_ptr_array_index(cfg->devices, 0);
-
-        msg = g_strdup_printf("'%s' is not a valid device model name",
-                              qemu_opt_get(d->opts, "driver"));
-        ok = refuse(&d->loc, errp, msg);
-    } else if (cfg->chardevs->len || cfg->serials->len ||
-               cfg->monitors->len || cfg->qmps->len || cfg->qtest) {
-        CmdlineItem *c = cfg->chardevs->len ?
-            g_ptr_array_index(cfg->chardevs, 0) :
-            cfg->serials->len ? g_ptr_array_index(cfg->serials, 0) :
-            cfg->monitors->len ? g_ptr_array_index(cfg->monitors, 0) :
-            cfg->qmps->len ? g_ptr_array_index(cfg->qmps, 0) : cfg->qtest;
-
-        msg = g_strdup_printf("character devices, monitors and qtest are %s",
-                              later);
-        ok = refuse(&c->loc, errp, msg);
-    } else if (cfg->nographic) {
-        error_setg(errp, "-nographic: the serial console and monitor on "
-                   "stdio are %s", later);
     } else if (cfg->kernel || cfg->initrd || cfg->append) {
-        msg = g_strdup_printf("machine '%s' cannot load a kernel", mc->name);
+        msg = g_strdup_printf("machine '%s' cannot load a kernel in this "
+                              "release yet", mc->name);
         ok = refuse(&cfg->kernel_loc, errp, msg);
     } else if (cfg->incoming) {
         msg = g_strdup_printf("incoming migration is %s", later);

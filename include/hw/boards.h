@@ -15,7 +15,9 @@ typedef struct MachineClass MachineClass;
 typedef struct MachineState {
     const MachineClass *mc;
     const VmConfig *cfg;
-    uint64_t ram_size;
+    uint64_t ram_size;          /* bytes of guest RAM */
+    unsigned smp_cpus;
+    struct Object *obj;         /* /machine */
 } MachineState;
 
 struct MachineClass {
@@ -25,6 +27,7 @@ struct MachineClass {
     bool is_default;
     unsigned max_cpus;
     uint64_t default_ram_size;
+    bool no_serial;             /* no default serial port */
     /* Build the board: RAM, devices, loaders. */
     bool (*init)(MachineState *ms, Error **errp);
     /* Undo init, also after a partial init. */
@@ -37,6 +40,10 @@ extern const MachineClass pc_i440fx_machine_class;
 /* Find a machine type by name or alias. */
 const MachineClass *machine_find(const char *name);
 const MachineClass *machine_default(void);
+void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
+                     void *opaque);
+/* The machine being run (NULL before machine creation). */
+MachineState *current_machine_get(void);
 void machine_print_list(void);
 /* "none-machine", the name QEMU's messages give a machine's properties. */
 char *machine_type_name(const MachineClass *mc);

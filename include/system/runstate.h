@@ -51,4 +51,37 @@ int qemu_shutdown_exit_status(void);
 /* Hook for the main loop to wake up when a request is made. */
 void runstate_set_notify(void (*notify)(void));
 
+/*
+ * Pause and resume. vm_stop() stops the vCPUs (through the accelerator's
+ * hook), sets state and emits STOP; vm_start() emits RESUME and lets the
+ * vCPUs run. Both do nothing when already in the target condition.
+ */
+void vm_stop(RunState state);
+void vm_start(void);
+/* The accelerator's hooks to pause/resume its vCPUs (may be NULL). */
+void runstate_set_vcpu_hooks(void (*pause)(void), void (*resume)(void));
+
+/*
+ * Requests handled by the main loop: a reset (devices and vCPUs, then a
+ * RESET event) and a power-button press (POWERDOWN event, then the
+ * board's handler, e.g. the ACPI power button).
+ */
+void qemu_system_reset_request(ShutdownCause cause);
+void qemu_system_powerdown_request(void);
+void qemu_register_powerdown_handler(void (*fn)(void *opaque), void *opaque);
+/* Work done on reset besides device reset (vCPU reset, board state). */
+void qemu_register_reset(void (*fn)(void *opaque), void *opaque);
+void qemu_unregister_reset_all(void);
+/*
+ * Called by the main loop: act on pending reset and powerdown requests.
+ * Returns true when a shutdown should end the main loop.
+ */
+bool main_loop_should_exit(void);
+
+/*
+ * A guest that powers off: with -no-shutdown the VM stops in the
+ * "shutdown" state instead of exiting.
+ */
+void qemu_system_guest_shutdown(int exit_status);
+
 #endif

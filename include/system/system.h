@@ -43,4 +43,8 @@ extern bool no_reboot;            /* -no-reboot */
 extern bool no_shutdown;          /* -no-shutdown */
 extern bool autostart;            /* cleared by -S */
 
+struct Chardev;
+/* The chardev of serial port i ("serial0"...), or NULL. */
+struct Chardev *serial_hd(int i);
+
 #endif

@@ -1,0 +1,92 @@
+/*
+ * What the chardev backends share with the core (char.c, char-fd.c): the
+ * backend table, the Chardev state, and the non-blocking fd I/O that
+ * stdio, file, pipe and socket all use.
+ */
+#ifndef CHARDEV_INTERNAL_H
+#define CHARDEV_INTERNAL_H
+
+#include <glib.h>
+
+#include "chardev/char.h"
+
+typedef struct ChardevClass {
+    const char *name;               /* "-chardev NAME" */
+    size_t instance_size;           /* a struct that starts with Chardev */
+    const QemuOptDesc *opts;        /* backend keys, NULL name ends it */
+    bool (*open)(Chardev *chr, const QemuOpts *opts, Error **errp);
+    /* Release what open took; the core then drops the fd watches. */
+    void (*close)(Chardev *chr);
+    /* query-chardev "filename"; NULL means the backend name */
+    char *(*filename)(const Chardev *chr);
+    /* Own output path (mux); NULL means the fd output queue. */
+    int (*write)(Chardev *chr, const uint8_t *buf, int len);
+    /*
+     * The host side went away (EOF, or an error writing). NULL: stop
+     * input and send CLOSED, as QEMU's fd chardevs do.
+     */
+    void (*hangup)(Chardev *chr);
+    void (*disconnect)(Chardev *chr);
+    /* Frontend bookkeeping for backends that take several (mux). */
+    bool (*fe_attach)(Chardev *chr, CharBackend *be, Error **errp);
+    void (*fe_detach)(Chardev *chr, CharBackend *be);
+    void (*fe_handlers_set)(Chardev *chr, CharBackend *be);
+    /* Input may flow again; NULL means re-arm the fd read watch. */
+    void (*update_input)(Chardev *chr);
+} ChardevClass;
+
+struct Chardev {
+    const ChardevClass *cls;
+    char *label;
+    CharBackend *be;                /* the frontend (not used by mux) */
+    bool be_open;                   /* the host side is there */
+
+    /* fd I/O: -1 when the backend has no such direction right now */
+    int fd_in;
+    int fd_out;
+    bool out_is_socket;             /* send(MSG_NOSIGNAL), not write() */
+    bool in_eof;                    /* input ended for good */
+    bool out_dead;                  /* output failed for good: discard */
+    GByteArray *outq;               /* bytes the host has not taken */
+    size_t out_limit;               /* most bytes outq may hold */
+    uint64_t dropped;               /* bytes discarded past the limit */
+    guint in_watch;
+    guint out_watch;
+    guint hup_watch;                /* socket hangups while not reading */
+    guint hangup_idle;
+};
+
+extern const ChardevClass chardev_null_class;
+extern const ChardevClass chardev_stdio_class;
+extern const ChardevClass chardev_file_class;
+extern const ChardevClass chardev_pipe_class;
+extern const ChardevClass chardev_socket_class;
+extern const ChardevClass chardev_mux_class;
+
+/* Deliver to the frontend(s). */
+void chr_be_event(Chardev *chr, ChrEvent event);
+int chr_be_can_read(Chardev *chr);
+void chr_be_write(Chardev *chr, const uint8_t *buf, int len);
+/* Is a frontend attached with handlers (QEMU's "frontend-open")? */
+bool chr_fe_is_open(const Chardev *chr);
+
+/*
+ * fd I/O. chr_fd_attach() starts I/O on the given fds (either may be
+ * -1); chr_fd_detach() stops it, drops queued output and returns
+ * without closing anything: closing is the backend's business.
+ */
+void chr_fd_attach(Chardev *chr, int fd_in, int fd_out, bool is_socket);
+void chr_fd_detach(Chardev *chr);
+void chr_fd_update_read(Chardev *chr);
+int chr_fd_write(Chardev *chr, const uint8_t *buf, int len);
+
+/* Create one backend with its own options (no mux handling). */
+Chardev *chr_create(const ChardevClass *cls, const char *label,
+                    const QemuOpts *opts, Error **errp);
+/* Undo chr_create for a chardev no one else knows about yet. */
+void chr_destroy(Chardev *chr);
+
+/* The mux on top of base; base's frontend becomes the mux. */
+bool chr_mux_open_on(Chardev *mux, Chardev *base, Error **errp);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * Devices: the registry of device types, creation through property
+ * tables (board code and -device alike), realize/reset/teardown, GPIOs.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/qdev.h"
+
+/* Every device type of this binary, in -device help order. */
+extern const DeviceClass ioapic_device_class;
+extern const DeviceClass isa_serial_device_class;
+extern const DeviceClass isa_debug_exit_device_class;
+extern const DeviceClass pc_testdev_device_class;
+extern const DeviceClass i8042_device_class;
+extern const DeviceClass fw_cfg_io_device_class;
+extern const DeviceClass mc146818rtc_device_class;
+
+static const DeviceClass *const device_classes[] = {
+    &ioapic_device_class,
+    &isa_serial_device_class,
+    &isa_debug_exit_device_class,
+    &pc_testdev_device_class,
+    &i8042_device_class,
+    &fw_cfg_io_device_class,
+    &mc146818rtc_device_class,
+    NULL,
+};
+
+typedef struct GlobalProperty {
+    char *driver;
+    char *property;
+    char *value;
+    bool used;
+} GlobalProperty;
+
+static GPtrArray *devices;      /* realized devices, creation order */
+static GPtrArray *globals;      /* of GlobalProperty * */
+
+const DeviceClass *device_class_find(const char *name)
+{
+    for (int i = 0; device_classes[i]; i++) {
+        if (!strcmp(device_classes[i]->name, name)) {
+            return device_classes[i];
+        }
+    }
+    return NULL;
+}
+
+void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
+                          void *opaque)
+{
+    for (int i = 0; device_classes[i]; i++) {
+        fn(device_classes[i], opaque);
+    }
+}
+
+void device_print_help(void)
+{
+    static const char *const categories[] = {
+        "Input devices", "Misc devices", "Storage devices", NULL,
+    };
+
+    for (int c = 0; categories[c]; c++) {
+        bool header = false;
+
+        for (int i = 0; device_classes[i]; i++) {
+            const DeviceClass *dc = device_classes[i];
+
+            if (!dc->user_creatable || !dc->category ||
+                strcmp(dc->category, categories[c])) {
+                continue;
+            }
+            if (!header) {
+                printf("%s%s:\n", c ? "\n" : "", categories[c]);
+                header = true;
+            }
+            printf("name \"%s\", bus %s, desc \"%s\"\n", dc->name,
+                   dc->parent && !strcmp(dc->parent, "isa-device") ? "ISA"
+                                                                  : "System",
+                   dc->desc);
+        }
+    }
+}
+
+void qdev_add_global(const char *driver, const char *prop, const char *value)
+{
+    GlobalProperty *g = g_new0(GlobalProperty, 1);
+
+    g->driver = g_strdup(driver);
+    g->property = g_strdup(prop);
+    g->value = g_strdup(value);
+    if (!globals) {
+        globals = g_ptr_array_new();
+    }
+    g_ptr_array_add(globals, g);
+}
+
+DeviceState *qdev_new(const char *type, Error **errp)
+{
+    const DeviceClass *dc = device_class_find(type);
+    DeviceState *dev;
+
+    if (!dc) {
+        error_setg(errp, "'%s' is not a valid device model name", type);
+        return NULL;
+    }
+    dev = g_malloc0(dc->instance_size);
+    dev->dc = dc;
+    dev->gpios = g_ptr_array_new();
+    object_set_defaults(dev, dc->props);
+    for (guint i = 0; globals && i < globals->len; i++) {
+        GlobalProperty *g = g_ptr_array_index(globals, i);
+        Error *err = NULL;
+
+        if (strcmp(g->driver, type)) {
+            continue;
+        }
+        g->used = true;
+        if (!qdev_prop_set(dev, g->property, g->value, &err)) {
+            error_prepend(&err, "-global %s.%s=%s: ", g->driver, g->property,
+                          g->value);
+            error_propagate(errp, err);
+            object_free_strings(dev, dc->props);
+            g_ptr_array_free(dev->gpios, TRUE);
+            g_free(dev);
+            return NULL;
+        }
+    }
+    return dev;
+}
+
+bool qdev_prop_set(DeviceState *dev, const char *name, const char *value,
+                   Error **errp)
+{
+    return object_property_parse(dev, dev->dc->props, dev->dc->name, name,
+                                 value, errp);
+}
+
+void qdev_set_parent(DeviceState *dev, Object *parent, const char *name)
+{
+    dev->parent_obj = parent;
+    g_free(dev->child_name);
+    dev->child_name = g_strdup(name);
+}
+
+static void gpio_list_free(gpointer p)
+{
+    NamedGPIOList *l = p;
+
+    if (l->input) {
+        qemu_free_irqs(l->lines, l->num);
+    }
+    g_free(l->name);
+    g_free(l);
+}
+
+void qdev_free_unrealized(DeviceState *dev)
+{
+    g_ptr_array_set_free_func(dev->gpios, gpio_list_free);
+    g_ptr_array_free(dev->gpios, TRUE);
+    object_free_strings(dev, dev->dc->props);
+    g_free(dev->id);
+    g_free(dev->child_name);
+    g_free(dev);
+}
+
+bool qdev_realize(DeviceState *dev, Error **errp)
+{
+    Object *parent;
+    const char *name;
+
+    if (dev->dc->realize && !dev->dc->realize(dev, errp)) {
+        qdev_free_unrealized(dev);
+        return false;
+    }
+    if (dev->parent_obj) {
+        parent = dev->parent_obj;
+        name = dev->child_name;
+    } else if (dev->id) {
+        parent = object_get_container("/machine/peripheral");
+        name = dev->id;
+    } else {
+        parent = object_get_container(dev->child_name
+                                      ? "/machine/peripheral-anon"
+                                      : "/machine/unattached");
+        name = "device[*]";
+    }
+    dev->obj = object_add_child(parent, name, dev->dc->name, dev,
+                                dev->dc->props, errp);
+    if (!dev->obj) {
+        if (dev->dc->unrealize) {
+            dev->dc->unrealize(dev);
+        }
+        qdev_free_unrealized(dev);
+        return false;
+    }
+    dev->realized = true;
+    if (!devices) {
+        devices = g_ptr_array_new();
+    }
+    g_ptr_array_add(devices, dev);
+    if (dev->dc->reset) {
+        dev->dc->reset(dev);
+    }
+    return true;
+}
+
+static bool id_wellformed(const char *id)
+{
+    if (!g_ascii_isalpha(id[0])) {
+        return false;
+    }
+    for (const char *p = id; *p; p++) {
+        if (!g_ascii_isalnum(*p) && !strchr("-._", *p)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
+{
+    const char *driver = qemu_opt_get(opts, "driver");
+    const char *id = qemu_opt_get(opts, "id");
+    const DeviceClass *dc = driver ? device_class_find(driver) : NULL;
+    DeviceState *dev;
+
+    if (!driver) {
+        error_setg(errp, "Parameter 'driver' is missing");
+        return NULL;
+    }
+    if (!dc) {
+        error_setg(errp, "'%s' is not a valid device model name", driver);
+        return NULL;
+    }
+    if (!dc->user_creatable) {
+        error_setg(errp, "Parameter 'driver' expects a pluggable device "
+                   "type");
+        return NULL;
+    }
+    if (id && !id_wellformed(id)) {
+        error_setg(errp, "Parameter 'id' expects an identifier");
+        return NULL;
+    }
+    if (id) {
+        char *path = g_strconcat("/machine/peripheral/", id, NULL);
+        bool taken = object_resolve_path(path, NULL) != NULL;
+
+        g_free(path);
+        if (taken) {
+            error_setg(errp, "Duplicate device ID '%s'", id);
+            return NULL;
+        }
+    }
+    dev = qdev_new(driver, errp);
+    if (!dev) {
+        return NULL;
+    }
+    for (unsigned i = 0; i < qemu_opts_count(opts); i++) {
+        const QemuOpt *opt = qemu_opts_nth(opts, i);
+
+        if (!strcmp(opt->name, "driver") || !strcmp(opt->name, "id") ||
+            !strcmp(opt->name, "bus")) {
+            continue;
+        }
+        if (!qdev_prop_set(dev, opt->name, opt->value, errp)) {
+            qdev_free_unrealized(dev);
+            return NULL;
+        }
+    }
+    dev->id = g_strdup(id);
+    /* Anonymous user devices live under /machine/peripheral-anon. */
+    if (!id) {
+        dev->child_name = g_strdup("device[*]");
+    }
+    return qdev_realize(dev, errp) ? dev : NULL;
+}
+
+void qdev_reset_all(void)
+{
+    for (guint i = 0; devices && i < devices->len; i++) {
+        DeviceState *dev = g_ptr_array_index(devices, i);
+
+        if (dev->dc->reset) {
+            dev->dc->reset(dev);
+        }
+    }
+}
+
+void qdev_destroy_all(void)
+{
+    while (devices && devices->len) {
+        DeviceState *dev = g_ptr_array_index(devices, devices->len - 1);
+
+        g_ptr_array_remove_index(devices, devices->len - 1);
+        if (dev->dc->unrealize) {
+            dev->dc->unrealize(dev);
+        }
+        if (dev->obj) {
+            object_unparent(dev->obj);
+        }
+        qdev_free_unrealized(dev);
+    }
+    if (devices) {
+        g_ptr_array_free(devices, TRUE);
+        devices = NULL;
+    }
+    for (guint i = 0; globals && i < globals->len; i++) {
+        GlobalProperty *g = g_ptr_array_index(globals, i);
+
+        g_free(g->driver);
+        g_free(g->property);
+        g_free(g->value);
+        g_free(g);
+    }
+    if (globals) {
+        g_ptr_array_free(globals, TRUE);
+        globals = NULL;
+    }
+}
+
+DeviceState *qdev_from_object(Object *obj)
+{
+    for (guint i = 0; devices && i < devices->len; i++) {
+        DeviceState *dev = g_ptr_array_index(devices, i);
+
+        if (dev->obj == obj) {
+            return dev;
+        }
+    }
+    return NULL;
+}
+
+void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque)
+{
+    for (guint i = 0; devices && i < devices->len; i++) {
+        fn(g_ptr_array_index(devices, i), opaque);
+    }
+}
+
+void qdev_check_globals(void)
+{
+    for (guint i = 0; globals && i < globals->len; i++) {
+        GlobalProperty *g = g_ptr_array_index(globals, i);
+
+        if (!g->used && !device_class_find(g->driver)) {
+            warn_report("global %s.%s has invalid class name", g->driver,
+                        g->property);
+        }
+    }
+}
+
+static const char *gpio_name(const char *name, bool input)
+{
+    if (name) {
+        return name;
+    }
+    return input ? "unnamed-gpio-in" : "unnamed-gpio-out";
+}
+
+NamedGPIOList *qdev_get_named_gpio_list(DeviceState *dev, const char *name,
+                                        bool input)
+{
+    const char *n = gpio_name(name, input);
+
+    for (guint i = 0; i < dev->gpios->len; i++) {
+        NamedGPIOList *l = g_ptr_array_index(dev->gpios, i);
+
+        if (l->input == input && !strcmp(l->name, n)) {
+            return l;
+        }
+    }
+    return NULL;
+}
+
+void qdev_init_gpio_in_named(DeviceState *dev, qemu_irq_handler handler,
+                             const char *name, int n)
+{
+    NamedGPIOList *l = g_new0(NamedGPIOList, 1);
+
+    l->name = g_strdup(gpio_name(name, true));
+    l->input = true;
+    l->num = n;
+    l->lines = qemu_allocate_irqs(handler, dev, n);
+    g_ptr_array_add(dev->gpios, l);
+}
+
+void qdev_init_gpio_out_named(DeviceState *dev, qemu_irq *pins,
+                              const char *name, int n)
+{
+    NamedGPIOList *l = g_new0(NamedGPIOList, 1);
+
+    l->name = g_strdup(gpio_name(name, false));
+    l->input = false;
+    l->num = n;
+    l->lines = pins;
+    g_ptr_array_add(dev->gpios, l);
+}
+
+qemu_irq qdev_get_gpio_in_named(DeviceState *dev, const char *name, int n)
+{
+    NamedGPIOList *l = qdev_get_named_gpio_list(dev, name, true);
+
+    g_assert(l && n >= 0 && n < l->num);
+    return l->lines[n];
+}
+
+void qdev_connect_gpio_out_named(DeviceState *dev, const char *name, int n,
+                                 qemu_irq irq)
+{
+    NamedGPIOList *l = qdev_get_named_gpio_list(dev, name, false);
+
+    g_assert(l && n >= 0 && n < l->num);
+    l->lines[n] = irq;
+}

@@ -1,0 +1,97 @@
+/*
+ * Devices: a state struct that starts with DeviceState, a DeviceClass
+ * (name, properties, realize/reset/unrealize), named GPIO lines. A board
+ * wires devices in plain code; -device creates user devices through the
+ * same property tables.
+ */
+#ifndef HW_QDEV_H
+#define HW_QDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hw/irq.h"
+#include "qemu/error.h"
+#include "qemu/option.h"
+#include "qom/object.h"
+
+typedef struct DeviceState DeviceState;
+
+typedef struct DeviceClass {
+    const char *name;           /* "isa-serial" */
+    const char *parent;         /* "isa-device", "sys-bus-device" */
+    const char *desc;
+    const char *category;       /* -device help groups: "Input devices"... */
+    size_t instance_size;
+    const Property *props;
+    bool user_creatable;        /* allowed with -device */
+    bool (*realize)(DeviceState *dev, Error **errp);
+    void (*reset)(DeviceState *dev);
+    void (*unrealize)(DeviceState *dev);
+} DeviceClass;
+
+typedef struct NamedGPIOList {
+    char *name;                 /* "unnamed-gpio-in" when created unnamed */
+    bool input;
+    int num;
+    qemu_irq *lines;            /* inputs: allocated lines; outputs: pins */
+} NamedGPIOList;
+
+struct DeviceState {
+    const DeviceClass *dc;
+    Object *obj;                /* its node in the tree, once realized */
+    char *id;                   /* -device ...,id=ID, or NULL */
+    bool realized;
+    GPtrArray *gpios;           /* of NamedGPIOList * */
+    /* For a board: where to hang it instead of /machine/unattached. */
+    Object *parent_obj;
+    char *child_name;
+};
+
+/* Every device type of this binary (hw/core/qdev.c lists them). */
+const DeviceClass *device_class_find(const char *name);
+void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
+                          void *opaque);
+void device_print_help(void);
+
+/* Allocate a device with its defaults; -global values are applied. */
+DeviceState *qdev_new(const char *type, Error **errp);
+bool qdev_prop_set(DeviceState *dev, const char *name, const char *value,
+                   Error **errp);
+/* Put the device at parent/name instead of /machine/unattached/device[N]. */
+void qdev_set_parent(DeviceState *dev, Object *parent, const char *name);
+/* Free a device that qdev_new() made and that was never realized. */
+void qdev_free_unrealized(DeviceState *dev);
+/* Realize and add to the tree; on failure the device is freed. */
+bool qdev_realize(DeviceState *dev, Error **errp);
+/* -device DRIVER,prop=val,id=ID from parsed options. */
+DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp);
+/* Reset every realized device, in creation order. */
+void qdev_reset_all(void);
+/* Unrealize and free every device, newest first (at exit). */
+void qdev_destroy_all(void);
+DeviceState *qdev_from_object(Object *obj);
+void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque);
+
+/* -global DRIVER.PROP=VALUE, applied by qdev_new(). */
+void qdev_add_global(const char *driver, const char *prop, const char *value);
+/* Globals naming a driver or property that no device had. */
+void qdev_check_globals(void);
+
+/* GPIOs; name NULL means the unnamed list ("unnamed-gpio-in/out"). */
+void qdev_init_gpio_in_named(DeviceState *dev, qemu_irq_handler handler,
+                             const char *name, int n);
+void qdev_init_gpio_out_named(DeviceState *dev, qemu_irq *pins,
+                              const char *name, int n);
+qemu_irq qdev_get_gpio_in_named(DeviceState *dev, const char *name, int n);
+void qdev_connect_gpio_out_named(DeviceState *dev, const char *name, int n,
+                                 qemu_irq irq);
+NamedGPIOList *qdev_get_named_gpio_list(DeviceState *dev, const char *name,
+                                        bool input);
+
+static inline qemu_irq qdev_get_gpio_in(DeviceState *dev, int n)
+{
+    return qdev_get_gpio_in_named(dev, NULL, n);
+}
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * Monitors: QMP (JSON, mode=control) and HMP (human, mode=readline) on a
+ * chardev. Several monitors may run at once.
+ */
+#ifndef MONITOR_MONITOR_H
+#define MONITOR_MONITOR_H
+
+#include <stdbool.h>
+
+#include <json-glib/json-glib.h>
+
+#include "chardev/char.h"
+#include "qemu/error.h"
+
+bool monitor_init_qmp(Chardev *chr, bool pretty, Error **errp);
+bool monitor_init_hmp(Chardev *chr, Error **errp);
+void monitor_cleanup(void);
+
+/*
+ * Send an event to every QMP monitor that finished capabilities
+ * negotiation: {"event": NAME, "data": DATA, "timestamp": {...}}.
+ * data may be NULL (then "data" is omitted); it is consumed.
+ */
+void qmp_event_send(const char *name, JsonObject *data);
+
+/*
+ * A QMP command: args is the "arguments" object (never NULL; empty when
+ * absent); on success set *ret (NULL means {}) and return true.
+ */
+typedef bool QmpCommandFunc(JsonObject *args, JsonNode **ret, Error **errp);
+void qmp_register_command(const char *name, QmpCommandFunc *fn);
+/*
+ * Commands that declare their arguments: the dispatcher checks them as
+ * QEMU's QAPI marshallers do ("Parameter 'x' is missing", "Invalid
+ * parameter type for 'x', expected: string", "Parameter 'y' is
+ * unexpected") before calling fn. args ends with QMP_ARGS_END; NULL
+ * means the command takes no arguments. qmp_register_command() leaves
+ * the checking to fn.
+ */
+typedef enum QmpArgType {
+    QMP_ARG_STR,
+    QMP_ARG_INT,
+    QMP_ARG_NUMBER,
+    QMP_ARG_BOOL,
+    QMP_ARG_OBJECT,
+    QMP_ARG_ARRAY,
+    QMP_ARG_ANY,
+} QmpArgType;
+
+typedef struct QmpArg {
+    const char *name;
+    QmpArgType type;
+    bool optional;
+} QmpArg;
+
+#define QMP_ARGS_END { .name = NULL }
+
+void qmp_register_command_args(const char *name, QmpCommandFunc *fn,
+                               const QmpArg *args);
+/* Call fn for each registered command, in registration order. */
+void qmp_command_foreach(void (*fn)(const char *name, void *opaque),
+                         void *opaque);
+/*
+ * Run a registered command outside any session (HMP uses it); args may
+ * be NULL. *ret is NULL or a node the caller frees.
+ */
+bool qmp_run_command(const char *name, JsonObject *args, JsonNode **ret,
+                     Error **errp);
+
+/*
+ * JSON in QEMU's layout: ", " and ": " separators, or with pretty one
+ * member per line indented by 4; non-ASCII escaped as \uXXXX.
+ */
+void qmp_json_append(GString *out, JsonNode *node, bool pretty);
+
+/*
+ * One QMP conversation, without the transport: bytes in through
+ * qmp_session_feed(), replies and events out through write (each one a
+ * line ending in CR LF). monitor_init_qmp() wires one to a chardev;
+ * tests drive one directly.
+ */
+typedef struct QmpSession QmpSession;
+typedef void QmpSessionWrite(void *opaque, const char *buf, size_t len);
+
+QmpSession *qmp_session_new(bool pretty, QmpSessionWrite *write,
+                            void *opaque);
+void qmp_session_free(QmpSession *s);
+/* A client connected: forget the old state and send the greeting. */
+void qmp_session_open(QmpSession *s);
+/* The client went away: back to "not negotiated", partial input dropped. */
+void qmp_session_close(QmpSession *s);
+void qmp_session_feed(QmpSession *s, const void *buf, size_t len);
+
+/*
+ * query-cpus-fast: the accelerator that runs vCPUs provides the list
+ * (a JsonArray the caller takes); without a provider the list is empty.
+ */
+typedef JsonArray *QmpQueryCpusFastFunc(void);
+void qmp_set_query_cpus_fast_provider(QmpQueryCpusFastFunc *fn);
+
+/* Register every command of monitor/qmp-cmds.c. */
+void qmp_register_commands(void);
+/* Run an HMP command line, returning its output (human-monitor-command). */
+char *hmp_run_command(const char *cmdline, Error **errp);
+/* Free the human monitors (part of monitor_cleanup()). */
+void hmp_cleanup(void);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * The qtest protocol server: a test drives port I/O, memory, IRQ lines
+ * and the virtual clock over a chardev (see system/qtest.c for the
+ * protocol).
+ */
+#ifndef SYSTEM_QTEST_H
+#define SYSTEM_QTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qemu/error.h"
+
+/*
+ * spec is a chardev shorthand ("unix:PATH", "chardev:ID", "stdio"...);
+ * logfile is -qtest-log (NULL or "none": no log).
+ */
+bool qtest_server_init(const char *spec, const char *logfile, Error **errp);
+void qtest_server_cleanup(void);
+/*
+ * A server with no chardev, fed directly: replies are passed to reply
+ * (may be NULL). For unit tests and the fuzzer of the line parser.
+ */
+typedef struct QTestServer QTestServer;
+QTestServer *qtest_server_new_detached(void (*reply)(const char *line,
+                                                     void *opaque),
+                                       void *opaque);
+void qtest_server_feed(QTestServer *s, const uint8_t *buf, size_t len);
+void qtest_server_free(QTestServer *s);
+
+/* True when the qtest accelerator runs this VM. */
+bool qtest_enabled(void);
+
+#endif

@@ -1,0 +1,507 @@
+/*
+ * The QMP commands. Each takes its "arguments" object (already checked
+ * against its QmpArg list) and builds the reply QEMU 7.2 gives.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chardev/char.h"
+#include "config-host.h"
+#include "hw/boards.h"
+#include "monitor/monitor.h"
+#include "qom/object.h"
+#include "system/kvm.h"
+#include "system/runstate.h"
+#include "system/system.h"
+
+static QmpQueryCpusFastFunc *query_cpus_fast_provider;
+
+static const QmpArg no_args[] = {
+    QMP_ARGS_END
+};
+
+static JsonNode *node_from_object(JsonObject *obj)
+{
+    JsonNode *node = json_node_init_object(json_node_alloc(), obj);
+
+    json_object_unref(obj);
+    return node;
+}
+
+static JsonNode *node_from_array(JsonArray *arr)
+{
+    JsonNode *node = json_node_init_array(json_node_alloc(), arr);
+
+    json_array_unref(arr);
+    return node;
+}
+
+static bool qmp_query_version(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonObject *qemu = json_object_new();
+    JsonObject *info = json_object_new();
+    unsigned major = 0, minor = 0, micro = 0;
+
+    sscanf(QEMU_VERSION, "%u.%u.%u", &major, &minor, &micro);
+    json_object_set_int_member(qemu, "micro", micro);
+    json_object_set_int_member(qemu, "minor", minor);
+    json_object_set_int_member(qemu, "major", major);
+    json_object_set_object_member(info, "qemu", qemu);
+    json_object_set_string_member(info, "package", PACKAGE_STRING);
+    *ret = node_from_object(info);
+    return true;
+}
+
+static void add_command_name(const char *name, void *opaque)
+{
+    JsonObject *cmd = json_object_new();
+
+    json_object_set_string_member(cmd, "name", name);
+    json_array_add_object_element(opaque, cmd);
+}
+
+static bool qmp_query_commands(JsonObject *args, JsonNode **ret,
+                               Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    qmp_command_foreach(add_command_name, list);
+    *ret = node_from_array(list);
+    return true;
+}
+
+static bool qmp_query_status(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonObject *info = json_object_new();
+
+    json_object_set_string_member(info, "status",
+                                  runstate_name(runstate_get()));
+    json_object_set_boolean_member(info, "singlestep", false);
+    json_object_set_boolean_member(info, "running", runstate_is_running());
+    *ret = node_from_object(info);
+    return true;
+}
+
+static bool qmp_query_name(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonObject *info = json_object_new();
+
+    if (qemu_name) {
+        json_object_set_string_member(info, "name", qemu_name);
+    }
+    *ret = node_from_object(info);
+    return true;
+}
+
+static bool qmp_query_uuid(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonObject *info = json_object_new();
+    const uint8_t *u = qemu_uuid;
+    char buf[37];
+
+    /* qemu_uuid stays all zeros without -uuid, which QEMU shows as is. */
+    snprintf(buf, sizeof(buf),
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+             u[10], u[11], u[12], u[13], u[14], u[15]);
+    json_object_set_string_member(info, "UUID", buf);
+    *ret = node_from_object(info);
+    return true;
+}
+
+static bool qmp_query_kvm(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonObject *info = json_object_new();
+    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+    if (fd >= 0) {
+        close(fd);
+    }
+    json_object_set_boolean_member(info, "enabled", kvm_enabled());
+    json_object_set_boolean_member(info, "present", fd >= 0);
+    *ret = node_from_object(info);
+    return true;
+}
+
+static bool qmp_query_target(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonObject *info = json_object_new();
+
+    json_object_set_string_member(info, "arch", "x86_64");
+    *ret = node_from_object(info);
+    return true;
+}
+
+static void add_machine(const MachineClass *mc, void *opaque)
+{
+    JsonObject *m = json_object_new();
+
+    /* alias and is-default only when set, as QEMU's optional members. */
+    json_object_set_string_member(m, "name", mc->name);
+    if (mc->alias) {
+        json_object_set_string_member(m, "alias", mc->alias);
+    }
+    if (mc->is_default) {
+        json_object_set_boolean_member(m, "is-default", true);
+    }
+    json_object_set_int_member(m, "cpu-max", mc->max_cpus);
+    json_object_set_boolean_member(m, "hotpluggable-cpus", false);
+    json_object_set_boolean_member(m, "numa-mem-supported", false);
+    json_object_set_boolean_member(m, "deprecated", false);
+    json_object_set_string_member(m, "default-cpu-type", "qemu64-x86_64-cpu");
+    /* QEMU's "none" machine names its RAM "ram", the PCs "pc.ram". */
+    json_object_set_string_member(m, "default-ram-id",
+                                  strcmp(mc->name, "none") ? "pc.ram"
+                                                           : "ram");
+    json_object_set_boolean_member(m, "acpi", false);
+    json_array_add_object_element(opaque, m);
+}
+
+static bool qmp_query_machines(JsonObject *args, JsonNode **ret,
+                               Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    machine_foreach(add_machine, list);
+    *ret = node_from_array(list);
+    return true;
+}
+
+static void add_chardev(Chardev *chr, void *opaque)
+{
+    JsonObject *c = json_object_new();
+    char *filename = qemu_chr_get_filename(chr);
+    const char *label = qemu_chr_get_id(chr);
+
+    json_object_set_string_member(c, "label", label ? label : "");
+    json_object_set_string_member(c, "filename", filename ? filename : "");
+    json_object_set_boolean_member(c, "frontend-open",
+                                   qemu_chr_is_connected(chr));
+    json_array_add_object_element(opaque, c);
+    g_free(filename);
+}
+
+static bool qmp_query_chardev(JsonObject *args, JsonNode **ret,
+                              Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    qemu_chr_foreach(add_chardev, list);
+    *ret = node_from_array(list);
+    return true;
+}
+
+void qmp_set_query_cpus_fast_provider(QmpQueryCpusFastFunc *fn)
+{
+    query_cpus_fast_provider = fn;
+}
+
+/* Under qtest there are no vCPUs; the accelerator that has some says so. */
+static bool qmp_query_cpus_fast(JsonObject *args, JsonNode **ret,
+                                Error **errp)
+{
+    JsonArray *list = query_cpus_fast_provider ? query_cpus_fast_provider()
+                                               : json_array_new();
+
+    *ret = node_from_array(list);
+    return true;
+}
+
+/* No memory backends are listed yet: -object memory-backend-* is to come. */
+static bool qmp_query_memdev(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+static bool qmp_query_memory_size_summary(JsonObject *args, JsonNode **ret,
+                                          Error **errp)
+{
+    MachineState *ms = current_machine_get();
+    JsonObject *info = json_object_new();
+
+    json_object_set_int_member(info, "base-memory", ms ? ms->ram_size : 0);
+    /* QEMU has a device-memory region, hence this member, with maxmem. */
+    if (ms && ms->cfg && ms->cfg->memory.maxmem > ms->ram_size) {
+        json_object_set_int_member(info, "plugged-memory", 0);
+    }
+    *ret = node_from_object(info);
+    return true;
+}
+
+static bool qmp_query_current_machine(JsonObject *args, JsonNode **ret,
+                                      Error **errp)
+{
+    JsonObject *info = json_object_new();
+
+    json_object_set_boolean_member(info, "wakeup-suspend-support", false);
+    *ret = node_from_object(info);
+    return true;
+}
+
+static const QmpArg qom_list_args[] = {
+    { "path", QMP_ARG_STR },
+    QMP_ARGS_END
+};
+
+static bool qmp_qom_list(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    const char *path = json_object_get_string_member(args, "path");
+    bool ambiguous = false;
+    Object *obj = object_resolve_path(path, &ambiguous);
+    JsonArray *list;
+    GPtrArray *props;
+
+    if (!obj) {
+        if (ambiguous) {
+            error_setg(errp, "Path '%s' is ambiguous", path);
+        } else {
+            error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
+                      "Device '%s' not found", path);
+        }
+        return false;
+    }
+    list = json_array_new();
+    props = object_property_list(obj);
+    for (guint i = 0; i < props->len; i++) {
+        ObjectPropertyInfo *info = g_ptr_array_index(props, i);
+        JsonObject *p = json_object_new();
+
+        json_object_set_string_member(p, "name", info->name);
+        json_object_set_string_member(p, "type", info->type);
+        json_array_add_object_element(list, p);
+    }
+    g_ptr_array_unref(props);
+    *ret = node_from_array(list);
+    return true;
+}
+
+static const QmpArg qom_get_args[] = {
+    { "path", QMP_ARG_STR },
+    { "property", QMP_ARG_STR },
+    QMP_ARGS_END
+};
+
+/* qom-get and qom-set, like QEMU, do not tell ambiguous from absent. */
+static Object *qom_find(JsonObject *args, Error **errp)
+{
+    const char *path = json_object_get_string_member(args, "path");
+    Object *obj = object_resolve_path(path, NULL);
+
+    if (!obj) {
+        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
+                  "Device '%s' not found", path);
+    }
+    return obj;
+}
+
+static bool qmp_qom_get(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    Object *obj = qom_find(args, errp);
+
+    if (!obj) {
+        return false;
+    }
+    *ret = object_property_get(obj,
+                               json_object_get_string_member(args, "property"),
+                               errp);
+    return *ret != NULL;
+}
+
+static const QmpArg qom_set_args[] = {
+    { "path", QMP_ARG_STR },
+    { "property", QMP_ARG_STR },
+    { "value", QMP_ARG_ANY },
+    QMP_ARGS_END
+};
+
+static bool qmp_qom_set(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    Object *obj = qom_find(args, errp);
+
+    return obj &&
+           object_property_set(obj,
+                               json_object_get_string_member(args, "property"),
+                               json_object_get_member(args, "value"), errp);
+}
+
+static const QmpArg qom_list_types_args[] = {
+    { "implements", QMP_ARG_STR, true },
+    { "abstract", QMP_ARG_BOOL, true },
+    QMP_ARGS_END
+};
+
+typedef struct TypeListing {
+    GHashTable *parents;    /* type name -> parent name, for "implements" */
+    const char *implements;
+    bool abstract;
+    JsonArray *list;
+} TypeListing;
+
+static void collect_parent(const char *name, const char *parent,
+                           bool abstract, void *opaque)
+{
+    TypeListing *tl = opaque;
+
+    g_hash_table_insert(tl->parents, (char *)name, (char *)parent);
+}
+
+static bool type_implements(TypeListing *tl, const char *name)
+{
+    /* Bounded walk: a registry with a parent cycle must not hang us. */
+    for (guint n = 0; name && n <= g_hash_table_size(tl->parents); n++) {
+        if (!strcmp(name, tl->implements)) {
+            return true;
+        }
+        name = g_hash_table_lookup(tl->parents, name);
+    }
+    return false;
+}
+
+static void add_type(const char *name, const char *parent, bool abstract,
+                     void *opaque)
+{
+    TypeListing *tl = opaque;
+    JsonObject *t;
+
+    if ((abstract && !tl->abstract) ||
+        (tl->implements && !type_implements(tl, name))) {
+        return;
+    }
+    t = json_object_new();
+    json_object_set_string_member(t, "name", name);
+    if (abstract) {
+        json_object_set_boolean_member(t, "abstract", true);
+    }
+    if (parent) {
+        json_object_set_string_member(t, "parent", parent);
+    }
+    json_array_add_object_element(tl->list, t);
+}
+
+static bool qmp_qom_list_types(JsonObject *args, JsonNode **ret,
+                               Error **errp)
+{
+    TypeListing tl = {
+        .parents = g_hash_table_new(g_str_hash, g_str_equal),
+        .list = json_array_new(),
+    };
+
+    if (json_object_has_member(args, "implements")) {
+        tl.implements = json_object_get_string_member(args, "implements");
+    }
+    if (json_object_has_member(args, "abstract")) {
+        tl.abstract = json_object_get_boolean_member(args, "abstract");
+    }
+    if (tl.implements) {
+        type_foreach(collect_parent, &tl);
+    }
+    type_foreach(add_type, &tl);
+    g_hash_table_destroy(tl.parents);
+    *ret = node_from_array(tl.list);
+    return true;
+}
+
+static bool qmp_stop(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    vm_stop(RUN_STATE_PAUSED);
+    return true;
+}
+
+static bool qmp_cont(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    RunState state = runstate_get();
+
+    /* QEMU's runstate_needs_reset(). */
+    if (state == RUN_STATE_INTERNAL_ERROR || state == RUN_STATE_SHUTDOWN) {
+        error_setg(errp, "Resetting the Virtual Machine is required");
+        return false;
+    }
+    vm_start();
+    return true;
+}
+
+static bool qmp_system_reset(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    qemu_system_reset_request(SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET);
+    return true;
+}
+
+static bool qmp_system_powerdown(JsonObject *args, JsonNode **ret,
+                                 Error **errp)
+{
+    qemu_system_powerdown_request();
+    return true;
+}
+
+/*
+ * Only a request: the reply goes out now, the main loop ends the process
+ * (and emits SHUTDOWN) afterwards.
+ */
+static bool qmp_quit(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT, 0);
+    return true;
+}
+
+static const QmpArg human_monitor_command_args[] = {
+    { "command-line", QMP_ARG_STR },
+    { "cpu-index", QMP_ARG_INT, true },
+    QMP_ARGS_END
+};
+
+static bool qmp_human_monitor_command(JsonObject *args, JsonNode **ret,
+                                      Error **errp)
+{
+    char *out = hmp_run_command(
+        json_object_get_string_member(args, "command-line"), errp);
+
+    if (!out) {
+        return false;
+    }
+    *ret = json_node_init_string(json_node_alloc(), out);
+    g_free(out);
+    return true;
+}
+
+void qmp_register_commands(void)
+{
+    static const struct {
+        const char *name;
+        QmpCommandFunc *fn;
+        const QmpArg *args;
+    } cmds[] = {
+        { "query-version", qmp_query_version, no_args },
+        { "query-commands", qmp_query_commands, no_args },
+        { "query-status", qmp_query_status, no_args },
+        { "query-name", qmp_query_name, no_args },
+        { "query-uuid", qmp_query_uuid, no_args },
+        { "query-kvm", qmp_query_kvm, no_args },
+        { "query-target", qmp_query_target, no_args },
+        { "query-machines", qmp_query_machines, no_args },
+        { "query-chardev", qmp_query_chardev, no_args },
+        { "query-cpus-fast", qmp_query_cpus_fast, no_args },
+        { "query-memdev", qmp_query_memdev, no_args },
+        { "query-memory-size-summary", qmp_query_memory_size_summary,
+          no_args },
+        { "query-current-machine", qmp_query_current_machine, no_args },
+        { "qom-list", qmp_qom_list, qom_list_args },
+        { "qom-get", qmp_qom_get, qom_get_args },
+        { "qom-set", qmp_qom_set, qom_set_args },
+        { "qom-list-types", qmp_qom_list_types, qom_list_types_args },
+        { "stop", qmp_stop, no_args },
+        { "cont", qmp_cont, no_args },
+        { "system_reset", qmp_system_reset, no_args },
+        { "system_powerdown", qmp_system_powerdown, no_args },
+        { "quit", qmp_quit, no_args },
+        { "human-monitor-command", qmp_human_monitor_command,
+          human_monitor_command_args },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
+        qmp_register_command_args(cmds[i].name, cmds[i].fn, cmds[i].args);
+    }
+}

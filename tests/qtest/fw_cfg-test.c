@@ -1,0 +1,499 @@
+/*
+ * qtest for fw_cfg on the PC: every standard item through the data
+ * port, the file directory, and DMA (read, skip, select, errors).
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "libqtest.h"
+
+#define FW_CFG_CTL          0x510
+#define FW_CFG_DATA         0x511
+#define FW_CFG_DMA_HI       0x514
+#define FW_CFG_DMA_LO       0x518
+
+#define FW_CFG_SIGNATURE    0x00
+#define FW_CFG_ID           0x01
+#define FW_CFG_UUID         0x02
+#define FW_CFG_RAM_SIZE     0x03
+#define FW_CFG_NOGRAPHIC    0x04
+#define FW_CFG_NB_CPUS      0x05
+#define FW_CFG_NUMA         0x0d
+#define FW_CFG_BOOT_MENU    0x0e
+#define FW_CFG_MAX_CPUS     0x0f
+#define FW_CFG_FILE_DIR     0x19
+#define FW_CFG_FILE_FIRST   0x20
+
+#define DMA_CTL_ERROR       0x01
+#define DMA_CTL_READ        0x02
+#define DMA_CTL_SKIP        0x04
+#define DMA_CTL_SELECT      0x08
+#define DMA_CTL_WRITE       0x10
+
+/* Guest RAM used for DMA: the access structure and the buffer. */
+#define DMA_ACCESS          0x10000
+#define DMA_BUF             0x20000
+
+static void fw_cfg_select(QTestState *s, uint16_t key)
+{
+    qtest_outw(s, FW_CFG_CTL, key);
+}
+
+static void fw_cfg_read_data(QTestState *s, void *buf, size_t len)
+{
+    uint8_t *p = buf;
+
+    for (size_t i = 0; i < len; i++) {
+        p[i] = qtest_inb(s, FW_CFG_DATA);
+    }
+}
+
+static void fw_cfg_get(QTestState *s, uint16_t key, void *buf, size_t len)
+{
+    fw_cfg_select(s, key);
+    fw_cfg_read_data(s, buf, len);
+}
+
+static uint16_t fw_cfg_get_u16(QTestState *s, uint16_t key)
+{
+    uint16_t v;
+
+    fw_cfg_get(s, key, &v, sizeof(v));
+    return GUINT16_FROM_LE(v);
+}
+
+static uint32_t fw_cfg_get_u32(QTestState *s, uint16_t key)
+{
+    uint32_t v;
+
+    fw_cfg_get(s, key, &v, sizeof(v));
+    return GUINT32_FROM_LE(v);
+}
+
+static uint64_t fw_cfg_get_u64(QTestState *s, uint16_t key)
+{
+    uint64_t v;
+
+    fw_cfg_get(s, key, &v, sizeof(v));
+    return GUINT64_FROM_LE(v);
+}
+
+/*
+ * Find a file in the directory: returns its size and sets *select, or
+ * returns -1 when the file is absent.
+ */
+static int64_t fw_cfg_find_file(QTestState *s, const char *name,
+                                uint16_t *select)
+{
+    uint32_t count;
+
+    fw_cfg_select(s, FW_CFG_FILE_DIR);
+    fw_cfg_read_data(s, &count, sizeof(count));
+    count = GUINT32_FROM_BE(count);
+    for (uint32_t i = 0; i < count; i++) {
+        struct {
+            uint32_t size;
+            uint16_t select;
+            uint16_t reserved;
+            char name[56];
+        } f;
+
+        fw_cfg_read_data(s, &f, sizeof(f));
+        if (!strcmp(f.name, name)) {
+            *select = GUINT16_FROM_BE(f.select);
+            return GUINT32_FROM_BE(f.size);
+        }
+    }
+    return -1;
+}
+
+/* Read up to len bytes of a file; returns the file's size or -1. */
+static int64_t fw_cfg_get_file(QTestState *s, const char *name, void *buf,
+                               size_t len)
+{
+    uint16_t select;
+    int64_t size = fw_cfg_find_file(s, name, &select);
+
+    if (size >= 0) {
+        fw_cfg_get(s, select, buf, MIN((size_t)size, len));
+    }
+    return size;
+}
+
+/* Run one DMA access structure at DMA_ACCESS; returns its control word. */
+static uint32_t fw_cfg_dma(QTestState *s, uint32_t control, uint32_t length,
+                           uint64_t address)
+{
+    struct {
+        uint32_t control;
+        uint32_t length;
+        uint64_t address;
+    } a = {
+        GUINT32_TO_BE(control), GUINT32_TO_BE(length),
+        GUINT64_TO_BE(address),
+    };
+    uint64_t at = DMA_ACCESS;
+
+    qtest_memwrite(s, DMA_ACCESS, &a, sizeof(a));
+    /* The address register is big-endian, like the guest's writes. */
+    qtest_outl(s, FW_CFG_DMA_HI, GUINT32_TO_BE((uint32_t)(at >> 32)));
+    qtest_outl(s, FW_CFG_DMA_LO, GUINT32_TO_BE((uint32_t)at));
+    qtest_memread(s, DMA_ACCESS, &a.control, sizeof(a.control));
+    return GUINT32_FROM_BE(a.control);
+}
+
+static void test_fw_cfg_signature(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+    char buf[5] = { 0 };
+
+    /* After reset the signature is selected. */
+    fw_cfg_read_data(s, buf, 4);
+    g_assert_cmpstr(buf, ==, "QEMU");
+    fw_cfg_get(s, FW_CFG_SIGNATURE, buf, 4);
+    g_assert_cmpstr(buf, ==, "QEMU");
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_id(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+
+    /* Traditional interface and DMA. */
+    g_assert_cmpuint(fw_cfg_get_u32(s, FW_CFG_ID), ==, 3);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_uuid(void)
+{
+    static const uint8_t uuid[16] = {
+        0x46, 0x00, 0xcb, 0x32, 0x38, 0xec, 0x4b, 0x2f,
+        0x8a, 0xcb, 0x81, 0xc6, 0xea, 0x54, 0xf2, 0xd8,
+    };
+    static const uint8_t zero[16];
+    QTestState *s;
+    uint8_t buf[16];
+
+    s = qtest_init("-machine pc -uuid 4600cb32-38ec-4b2f-8acb-81c6ea54f2d8");
+    fw_cfg_get(s, FW_CFG_UUID, buf, 16);
+    g_assert_true(memcmp(buf, uuid, 16) == 0);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc");
+    fw_cfg_get(s, FW_CFG_UUID, buf, 16);
+    g_assert_true(memcmp(buf, zero, 16) == 0);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_ram_size(void)
+{
+    static const struct {
+        const char *args;
+        uint64_t size;
+    } cases[] = {
+        { "-machine pc", 128ull << 20 },
+        { "-machine pc -m 256M", 256ull << 20 },
+        { "-machine pc -m 5G", 5ull << 30 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        QTestState *s = qtest_init(cases[i].args);
+
+        g_assert_cmpuint(fw_cfg_get_u64(s, FW_CFG_RAM_SIZE), ==,
+                         cases[i].size);
+        qtest_quit(s);
+    }
+}
+
+static void test_fw_cfg_nographic(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_NOGRAPHIC), ==, 0);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc -nographic -serial null");
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_NOGRAPHIC), ==, 1);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_cpus(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_NB_CPUS), ==, 1);
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_MAX_CPUS), ==, 1);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc -smp 2,maxcpus=4");
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_NB_CPUS), ==, 2);
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_MAX_CPUS), ==, 4);
+    qtest_quit(s);
+
+    /*
+     * As QEMU, max_cpus is one more than the highest APIC ID: 3 cores
+     * take 2 bits, so CPU 5 (socket 1, core 2) has APIC ID 6.
+     */
+    s = qtest_init("-machine pc -smp 1,maxcpus=6,sockets=2,cores=3");
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_NB_CPUS), ==, 1);
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_MAX_CPUS), ==, 7);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_numa(void)
+{
+    QTestState *s = qtest_init("-machine pc -smp 2,maxcpus=4");
+    uint64_t words[6];
+
+    /* No nodes, then one word per CPU slot, then nothing. */
+    memset(words, 0xaa, sizeof(words));
+    fw_cfg_get(s, FW_CFG_NUMA, words, sizeof(words));
+    for (int i = 0; i < 6; i++) {
+        g_assert_cmpuint(words[i], ==, 0);
+    }
+    /* Exactly 1 + max_cpus words: after skipping them the item ends. */
+    g_assert_cmpuint(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_SKIP |
+                                   (FW_CFG_NUMA << 16), 40, 0), ==, 0);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 0);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_boot_menu(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_BOOT_MENU), ==, 0);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc -boot menu=on");
+    g_assert_cmpuint(fw_cfg_get_u16(s, FW_CFG_BOOT_MENU), ==, 1);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_file_dir(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+    uint32_t count;
+    char prev[57] = "";
+    uint16_t select;
+
+    fw_cfg_select(s, FW_CFG_FILE_DIR);
+    fw_cfg_read_data(s, &count, sizeof(count));
+    count = GUINT32_FROM_BE(count);
+    g_assert_cmpuint(count, >=, 2);
+    for (uint32_t i = 0; i < count; i++) {
+        struct {
+            uint32_t size;
+            uint16_t select;
+            uint16_t reserved;
+            char name[57];
+        } f = { 0 };
+
+        fw_cfg_read_data(s, &f, 64);
+        /* Sorted by name, selectors in that order from 0x20. */
+        g_assert_cmpuint(GUINT16_FROM_BE(f.select), ==,
+                         FW_CFG_FILE_FIRST + i);
+        g_assert_cmpint(strcmp(prev, f.name), <, 0);
+        memcpy(prev, f.name, sizeof(prev));
+    }
+    /* Past the end of the directory the data port reads zeros. */
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 0);
+
+    /* No bootable device: QEMU's bootorder is present and empty. */
+    g_assert_cmpint(fw_cfg_find_file(s, "bootorder", &select), ==, 0);
+    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
+                    4);
+    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-menu-wait", &select), ==,
+                    -1);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_reboot_timeout(void)
+{
+    QTestState *s = qtest_init("-machine pc -boot reboot-timeout=1000");
+    uint32_t rt = 0;
+
+    g_assert_cmpint(fw_cfg_get_file(s, "etc/boot-fail-wait", &rt,
+                                    sizeof(rt)), ==, 4);
+    g_assert_cmpuint(GUINT32_FROM_LE(rt), ==, 1000);
+    qtest_quit(s);
+
+    /* Not given, or -1: "don't reboot". */
+    s = qtest_init("-machine pc");
+    g_assert_cmpint(fw_cfg_get_file(s, "etc/boot-fail-wait", &rt,
+                                    sizeof(rt)), ==, 4);
+    g_assert_cmpuint(GUINT32_FROM_LE(rt), ==, UINT32_MAX);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc -boot reboot-timeout=-1");
+    g_assert_cmpint(fw_cfg_get_file(s, "etc/boot-fail-wait", &rt,
+                                    sizeof(rt)), ==, 4);
+    g_assert_cmpuint(GUINT32_FROM_LE(rt), ==, UINT32_MAX);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_splash_time(void)
+{
+    QTestState *s = qtest_init("-machine pc -boot menu=on,splash-time=12");
+    uint16_t st = 0;
+
+    g_assert_cmpint(fw_cfg_get_file(s, "etc/boot-menu-wait", &st,
+                                    sizeof(st)), ==, 2);
+    g_assert_cmpuint(GUINT16_FROM_LE(st), ==, 12);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_past_end(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+    uint8_t buf[8];
+
+    /* A 4-byte item reads as zeros once exhausted. */
+    fw_cfg_get(s, FW_CFG_SIGNATURE, buf, 8);
+    g_assert_true(memcmp(buf, "QEMU\0\0\0\0", 8) == 0);
+    /* Unknown and out-of-range selectors read as zeros. */
+    fw_cfg_get(s, 0x1f, buf, 4);
+    g_assert_true(memcmp(buf, "\0\0\0\0", 4) == 0);
+    fw_cfg_get(s, 0x3fff, buf, 4);
+    g_assert_true(memcmp(buf, "\0\0\0\0", 4) == 0);
+    /* Data port writes are ignored; selecting restarts at offset 0. */
+    fw_cfg_select(s, FW_CFG_SIGNATURE);
+    qtest_inb(s, FW_CFG_DATA);
+    qtest_outb(s, FW_CFG_DATA, 0x55);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 'E');
+    fw_cfg_get(s, FW_CFG_SIGNATURE, buf, 1);
+    g_assert_cmpuint(buf[0], ==, 'Q');
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_dma_signature(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+    char sig[9] = { 0 };
+
+    for (int i = 0; i < 8; i++) {
+        sig[i] = qtest_inb(s, FW_CFG_DMA_HI + i);
+    }
+    g_assert_cmpstr(sig, ==, "QEMU CFG");
+    g_assert_cmphex(qtest_inl(s, FW_CFG_DMA_HI), ==,
+                    GUINT32_FROM_BE(0x51454d55));
+    g_assert_cmphex(qtest_inl(s, FW_CFG_DMA_LO), ==,
+                    GUINT32_FROM_BE(0x20434647));
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_dma_read(void)
+{
+    QTestState *s = qtest_init("-machine pc -boot reboot-timeout=1000");
+    uint8_t buf[16];
+    uint16_t select;
+    uint32_t rt;
+
+    /* Select and read the signature; past its end DMA fills zeros. */
+    qtest_memset(s, DMA_BUF, 0xaa, sizeof(buf));
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+                                  (FW_CFG_SIGNATURE << 16), 8, DMA_BUF),
+                    ==, 0);
+    qtest_memread(s, DMA_BUF, buf, sizeof(buf));
+    g_assert_true(memcmp(buf, "QEMU\0\0\0\0\xaa", 9) == 0);
+
+    /* A file, by the selector found in the directory. */
+    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
+                    4);
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+                                  ((uint32_t)select << 16), 4, DMA_BUF),
+                    ==, 0);
+    qtest_memread(s, DMA_BUF, &rt, sizeof(rt));
+    g_assert_cmpuint(GUINT32_FROM_LE(rt), ==, 1000);
+
+    /* A read without SELECT continues from the current offset. */
+    fw_cfg_select(s, FW_CFG_SIGNATURE);
+    qtest_inb(s, FW_CFG_DATA);
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_READ, 2, DMA_BUF), ==, 0);
+    qtest_memread(s, DMA_BUF, buf, 2);
+    g_assert_true(memcmp(buf, "EM", 2) == 0);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 'U');
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_dma_skip(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+    uint8_t buf[4];
+
+    /* SELECT + SKIP moves the offset without touching memory. */
+    qtest_memset(s, DMA_BUF, 0xaa, sizeof(buf));
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_SKIP |
+                                  (FW_CFG_SIGNATURE << 16), 2, DMA_BUF),
+                    ==, 0);
+    qtest_memread(s, DMA_BUF, buf, sizeof(buf));
+    g_assert_true(memcmp(buf, "\xaa\xaa\xaa\xaa", 4) == 0);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 'M');
+
+    /* SELECT alone only selects. */
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | (FW_CFG_ID << 16), 4,
+                               DMA_BUF), ==, 0);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 3);
+    qtest_quit(s);
+}
+
+static void test_fw_cfg_dma_errors(void)
+{
+    QTestState *s = qtest_init("-machine pc");
+    uint32_t control;
+
+    /* No item is writable. */
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_WRITE |
+                                  (FW_CFG_SIGNATURE << 16), 4, DMA_BUF),
+                    ==, DMA_CTL_ERROR);
+    /* A buffer beyond RAM (128 MiB here) is an error. */
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+                                  (FW_CFG_SIGNATURE << 16), 4,
+                               0xfffffff0000ull), ==, DMA_CTL_ERROR);
+    /* So is a buffer wrapping around the top of the address space. */
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+                                  (FW_CFG_SIGNATURE << 16), 0x100,
+                               UINT64_MAX - 0x10), ==, DMA_CTL_ERROR);
+    /* A huge length past the end of an item is clamped by memory. */
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+                                  (FW_CFG_SIGNATURE << 16), 0xffffffff,
+                               0x7ff0000), ==, DMA_CTL_ERROR);
+    /* No operation bits: nothing happens, control is cleared. */
+    g_assert_cmphex(fw_cfg_dma(s, 0, 4, DMA_BUF), ==, 0);
+
+    /* An access structure outside memory: nothing to report into. */
+    qtest_outl(s, FW_CFG_DMA_HI, GUINT32_TO_BE(0xfff));
+    qtest_outl(s, FW_CFG_DMA_LO, GUINT32_TO_BE(0));
+    /* The device is still fine afterwards. */
+    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+                                  (FW_CFG_SIGNATURE << 16), 4, DMA_BUF),
+                    ==, 0);
+    qtest_memread(s, DMA_BUF, &control, 4);
+    g_assert_true(memcmp(&control, "QEMU", 4) == 0);
+    qtest_quit(s);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("fw_cfg/signature", test_fw_cfg_signature);
+    qtest_add_func("fw_cfg/id", test_fw_cfg_id);
+    qtest_add_func("fw_cfg/uuid", test_fw_cfg_uuid);
+    qtest_add_func("fw_cfg/ram_size", test_fw_cfg_ram_size);
+    qtest_add_func("fw_cfg/nographic", test_fw_cfg_nographic);
+    qtest_add_func("fw_cfg/cpus", test_fw_cfg_cpus);
+    qtest_add_func("fw_cfg/numa", test_fw_cfg_numa);
+    qtest_add_func("fw_cfg/boot_menu", test_fw_cfg_boot_menu);
+    qtest_add_func("fw_cfg/file_dir", test_fw_cfg_file_dir);
+    qtest_add_func("fw_cfg/reboot_timeout", test_fw_cfg_reboot_timeout);
+    qtest_add_func("fw_cfg/splash_time", test_fw_cfg_splash_time);
+    qtest_add_func("fw_cfg/past_end", test_fw_cfg_past_end);
+    qtest_add_func("fw_cfg/dma/signature", test_fw_cfg_dma_signature);
+    qtest_add_func("fw_cfg/dma/read", test_fw_cfg_dma_read);
+    qtest_add_func("fw_cfg/dma/skip", test_fw_cfg_dma_skip);
+    qtest_add_func("fw_cfg/dma/errors", test_fw_cfg_dma_errors);
+
+    return g_test_run();
+}

@@ -1,0 +1,768 @@
+/*
+ * QMP sessions without sockets: bytes in, replies collected in a
+ * GString. Covers the greeting, negotiation, every request-shape and
+ * argument error with QEMU's wording, id echo, events, the commands of
+ * qmp-cmds.c, human-monitor-command and the chardev glue.
+ *
+ * Built from the monitor/ sources and util/error.c only; what those need from
+ * other subsystems is stubbed at the end of this file.
+ */
+#include <string.h>
+
+#include "chardev/char.h"
+#include "hw/boards.h"
+#include "hw/qdev.h"
+#include "monitor/monitor.h"
+#include "qom/object.h"
+#include "system/kvm.h"
+#include "system/memory.h"
+#include "system/runstate.h"
+#include "system/system.h"
+
+/* ---- stub state the tests look at ---- */
+static RunState stub_runstate = RUN_STATE_RUNNING;
+static ShutdownCause stub_shutdown = SHUTDOWN_CAUSE_NONE;
+static ShutdownCause stub_reset = SHUTDOWN_CAUSE_NONE;
+static int stub_powerdowns;
+static char *stub_set_value;
+static CharBackend *stub_be;        /* the last frontend attached */
+static GString *stub_chr_out;       /* what frontends wrote */
+
+#define GREETING \
+    "{\"QMP\": {\"version\": {\"qemu\": {\"micro\": 0, \"minor\": 2, " \
+    "\"major\": 7}, \"package\": \"qemu-lean 0.1.0\"}, " \
+    "\"capabilities\": [\"oob\"]}}\r\n"
+#define RETURN_EMPTY "{\"return\": {}}\r\n"
+
+typedef struct Client {
+    QmpSession *session;
+    GString *out;
+} Client;
+
+static void client_write(void *opaque, const char *buf, size_t len)
+{
+    Client *c = opaque;
+
+    g_string_append_len(c->out, buf, len);
+}
+
+static Client *client_new(bool pretty)
+{
+    Client *c = g_new0(Client, 1);
+
+    c->out = g_string_new(NULL);
+    c->session = qmp_session_new(pretty, client_write, c);
+    qmp_session_open(c->session);
+    return c;
+}
+
+static void client_free(Client *c)
+{
+    qmp_session_free(c->session);
+    g_string_free(c->out, TRUE);
+    g_free(c);
+}
+
+/* Send text; return (and forget) everything written since last time. */
+static char *client_send(Client *c, const char *text)
+{
+    char *out;
+
+    qmp_session_feed(c->session, text, strlen(text));
+    out = g_strdup(c->out->str);
+    g_string_truncate(c->out, 0);
+    return out;
+}
+
+static void check(Client *c, const char *request, const char *reply)
+{
+    char *got = client_send(c, request);
+
+    g_assert_cmpstr(got, ==, reply);
+    g_free(got);
+}
+
+static Client *client_negotiated(void)
+{
+    Client *c = client_new(false);
+
+    g_string_truncate(c->out, 0);
+    check(c, "{\"execute\": \"qmp_capabilities\"}", RETURN_EMPTY);
+    return c;
+}
+
+static void test_greeting(void)
+{
+    Client *c = client_new(false);
+
+    g_assert_cmpstr(c->out->str, ==, GREETING);
+    client_free(c);
+}
+
+static void test_negotiation(void)
+{
+    Client *c = client_new(false);
+
+    g_string_truncate(c->out, 0);
+    check(c, "{\"execute\": \"query-status\", \"id\": 1}",
+          "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": "
+          "\"Expecting capabilities negotiation with 'qmp_capabilities'\"}, "
+          "\"id\": 1}\r\n");
+    /* Even unknown commands get that answer before negotiation. */
+    check(c, "{\"execute\": \"no-such-thing\"}",
+          "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": "
+          "\"Expecting capabilities negotiation with 'qmp_capabilities'\"}}"
+          "\r\n");
+    /* Shape errors are reported as such. */
+    check(c, "{\"id\": 2}",
+          "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+          "\"QMP input lacks member 'execute'\"}, \"id\": 2}\r\n");
+    check(c, "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+          "{\"enable\": [\"x\"]}}",
+          "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+          "\"Parameter 'null' does not accept value 'x'\"}}\r\n");
+    check(c, "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+          "{\"enable\": \"oob\"}}",
+          "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+          "\"Invalid parameter type for 'enable', expected: array\"}}\r\n");
+    check(c, "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+          "{\"enable\": [1]}}",
+          "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+          "\"Invalid parameter type for 'enable[0]', expected: string\"}}"
+          "\r\n");
+    check(c, "{\"execute\": \"qmp_capabilities\", \"arguments\": "
+          "{\"enable\": [\"oob\"]}, \"id\": \"neg\"}",
+          "{\"return\": {}, \"id\": \"neg\"}\r\n");
+    check(c, "{\"execute\": \"qmp_capabilities\"}",
+          "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": "
+          "\"Capabilities negotiation is already complete, command "
+          "ignored\"}}\r\n");
+    /* With oob on, exec-oob runs commands too. */
+    check(c, "{\"exec-oob\": \"query-target\"}",
+          "{\"return\": {\"arch\": \"x86_64\"}}\r\n");
+    check(c, "{\"exec-oob\": \"query-target\", \"execute\": \"stop\"}",
+          "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+          "\"QMP input member 'execute' clashes with 'exec-oob'\"}}\r\n");
+    client_free(c);
+}
+
+static void test_id_echo(void)
+{
+    static const char *const ids[] = {
+        "1", "-7", "\"libvirt-12\"", "[1, {\"a\": null}]",
+        "{\"x\": {\"y\": []}}", "null", "true", "1.5", "\"\\u00e9\\n\"",
+    };
+    static const char *const echoed[] = {
+        "1", "-7", "\"libvirt-12\"", "[1, {\"a\": null}]",
+        "{\"x\": {\"y\": []}}", "null", "true", "1.5", "\"\\u00E9\\n\"",
+    };
+    Client *c = client_negotiated();
+
+    for (size_t i = 0; i < G_N_ELEMENTS(ids); i++) {
+        char *req = g_strdup_printf(
+            "{\"execute\": \"query-target\", \"id\": %s}", ids[i]);
+        char *want = g_strdup_printf(
+            "{\"return\": {\"arch\": \"x86_64\"}, \"id\": %s}\r\n",
+            echoed[i]);
+
+        check(c, req, want);
+        g_free(req);
+        g_free(want);
+    }
+    /* ...also on errors */
+    check(c, "{\"execute\": \"nope\", \"id\": [\"a\"]}",
+          "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": "
+          "\"The command nope has not been found\"}, \"id\": [\"a\"]}\r\n");
+    client_free(c);
+}
+
+static void check_error(Client *c, const char *request, const char *desc)
+{
+    char *want = g_strdup_printf("{\"error\": {\"class\": \"GenericError\", "
+                                 "\"desc\": \"%s\"}}\r\n", desc);
+
+    check(c, request, want);
+    g_free(want);
+}
+
+static void test_input_errors(void)
+{
+    Client *c = client_negotiated();
+    char *got;
+
+    check_error(c, "[1, 2]", "QMP input must be a JSON object");
+    check_error(c, "\"execute\"", "QMP input must be a JSON object");
+    check_error(c, "42 ", "QMP input must be a JSON object");
+    check_error(c, "{}", "QMP input lacks member 'execute'");
+    check_error(c, "{\"execute\": 1}",
+                "QMP input member 'execute' must be a string");
+    check_error(c, "{\"execute\": \"query-status\", \"arguments\": []}",
+                "QMP input member 'arguments' must be an object");
+    check_error(c, "{\"execute\": \"query-status\", \"foo\": 1}",
+                "QMP input member 'foo' is unexpected");
+    /* oob was not enabled here */
+    check_error(c, "{\"exec-oob\": \"query-status\"}",
+                "QMP input member 'exec-oob' is unexpected");
+    check(c, "{\"execute\": \"foo\"}",
+          "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": "
+          "\"The command foo has not been found\"}}\r\n");
+    got = client_send(c, "{\"execute\": }");
+    g_assert_true(g_str_has_prefix(got, "{\"error\": {\"class\": "
+                                   "\"GenericError\", \"desc\": "
+                                   "\"JSON parse error, "));
+    g_free(got);
+    check_error(c, "}", "JSON parse error, stray '}'");
+    check_error(c, "@@@\n", "JSON parse error, stray '@'");
+    check_error(c, "\xff", "JSON parse error, stray '\\\\xff'");
+    /* and the session is still fine */
+    check(c, "{\"execute\": \"query-target\"}",
+          "{\"return\": {\"arch\": \"x86_64\"}}\r\n");
+    client_free(c);
+}
+
+static void test_argument_errors(void)
+{
+    Client *c = client_negotiated();
+
+    check_error(c, "{\"execute\": \"qom-list\"}",
+                "Parameter 'path' is missing");
+    check_error(c, "{\"execute\": \"qom-list\", \"arguments\": {}}",
+                "Parameter 'path' is missing");
+    check_error(c, "{\"execute\": \"qom-list\", \"arguments\": "
+                "{\"path\": 1}}",
+                "Invalid parameter type for 'path', expected: string");
+    check_error(c, "{\"execute\": \"qom-list\", \"arguments\": "
+                "{\"path\": null}}",
+                "Invalid parameter type for 'path', expected: string");
+    check_error(c, "{\"execute\": \"qom-list\", \"arguments\": "
+                "{\"path\": \"/machine\", \"foo\": 1}}",
+                "Parameter 'foo' is unexpected");
+    check_error(c, "{\"execute\": \"query-status\", \"arguments\": "
+                "{\"x\": 1}}", "Parameter 'x' is unexpected");
+    check_error(c, "{\"execute\": \"qom-list-types\", \"arguments\": "
+                "{\"abstract\": 1}}",
+                "Invalid parameter type for 'abstract', expected: boolean");
+    check_error(c, "{\"execute\": \"human-monitor-command\", \"arguments\": "
+                "{\"command-line\": \"info status\", \"cpu-index\": \"0\"}}",
+                "Invalid parameter type for 'cpu-index', expected: integer");
+    client_free(c);
+}
+
+/* Input split anywhere still gives one reply per request. */
+static void test_byte_by_byte(void)
+{
+    const char *req = "{\"execute\": \"query-name\", \"id\": \"a}b\"}\n"
+                      "{\"execute\": \"query-target\"}";
+    Client *c = client_negotiated();
+
+    for (const char *p = req; *p; p++) {
+        qmp_session_feed(c->session, p, 1);
+    }
+    g_assert_cmpstr(c->out->str, ==,
+                    "{\"return\": {}, \"id\": \"a}b\"}\r\n"
+                    "{\"return\": {\"arch\": \"x86_64\"}}\r\n");
+    client_free(c);
+}
+
+static void test_pretty(void)
+{
+    Client *c = client_new(true);
+
+    g_assert_true(g_str_has_prefix(c->out->str,
+                                   "{\r\n    \"QMP\": {\r\n        "
+                                   "\"version\": {\r\n"));
+    g_string_truncate(c->out, 0);
+    check(c, "{\"execute\": \"qmp_capabilities\"}",
+          "{\r\n    \"return\": {\r\n    }\r\n}\r\n");
+    check(c, "{\"execute\": \"query-cpus-fast\", \"id\": [1, 2]}",
+          "{\r\n    \"return\": [\r\n    ],\r\n    \"id\": [\r\n"
+          "        1,\r\n        2\r\n    ]\r\n}\r\n");
+    client_free(c);
+}
+
+static void test_events(void)
+{
+    Client *early = client_new(false);
+    Client *a = client_negotiated();
+    Client *b = client_negotiated();
+    JsonObject *data = json_object_new();
+    char *got;
+
+    g_string_truncate(early->out, 0);
+    json_object_set_boolean_member(data, "guest", false);
+    qmp_event_send("SHUTDOWN", data);
+    g_assert_cmpstr(early->out->str, ==, "");
+    for (int i = 0; i < 2; i++) {
+        got = client_send(i ? b : a, "");
+        g_assert_true(g_str_has_prefix(got, "{\"timestamp\": {\"seconds\": "));
+        g_assert_true(strstr(got, "\"microseconds\": "));
+        g_assert_true(g_str_has_suffix(got, "}, \"event\": \"SHUTDOWN\", "
+                                       "\"data\": {\"guest\": false}}\r\n"));
+        g_free(got);
+    }
+    /* stop: the STOP event comes before the reply, as in QEMU */
+    stub_runstate = RUN_STATE_RUNNING;
+    got = client_send(a, "{\"execute\": \"stop\"}");
+    g_assert_true(strstr(got, "\"event\": \"STOP\"}\r\n" RETURN_EMPTY));
+    g_free(got);
+    g_assert_cmpint(stub_runstate, ==, RUN_STATE_PAUSED);
+    got = client_send(b, "");
+    g_assert_true(g_str_has_suffix(got, "\"event\": \"STOP\"}\r\n"));
+    g_free(got);
+    client_free(early);
+    client_free(a);
+    client_free(b);
+}
+
+static void test_commands(void)
+{
+    Client *c = client_negotiated();
+    char *got;
+
+    stub_runstate = RUN_STATE_RUNNING;
+    check(c, "{\"execute\": \"query-status\"}",
+          "{\"return\": {\"status\": \"running\", \"singlestep\": false, "
+          "\"running\": true}}\r\n");
+    check(c, "{\"execute\": \"query-version\"}",
+          "{\"return\": {\"qemu\": {\"micro\": 0, \"minor\": 2, "
+          "\"major\": 7}, \"package\": \"qemu-lean 0.1.0\"}}\r\n");
+    qemu_name = NULL;
+    check(c, "{\"execute\": \"query-name\"}", RETURN_EMPTY);
+    qemu_name = "vm1";
+    check(c, "{\"execute\": \"query-name\"}",
+          "{\"return\": {\"name\": \"vm1\"}}\r\n");
+    qemu_name = NULL;
+    check(c, "{\"execute\": \"query-uuid\"}",
+          "{\"return\": {\"UUID\": "
+          "\"00000000-0000-0000-0000-000000000000\"}}\r\n");
+    check(c, "{\"execute\": \"query-memory-size-summary\"}",
+          "{\"return\": {\"base-memory\": 134217728}}\r\n");
+    check(c, "{\"execute\": \"query-current-machine\"}",
+          "{\"return\": {\"wakeup-suspend-support\": false}}\r\n");
+    check(c, "{\"execute\": \"query-memdev\"}", "{\"return\": []}\r\n");
+    check(c, "{\"execute\": \"query-chardev\"}",
+          "{\"return\": [{\"label\": \"serial0\", \"filename\": \"null\", "
+          "\"frontend-open\": true}]}\r\n");
+    check(c, "{\"execute\": \"query-machines\"}",
+          "{\"return\": [{\"name\": \"pc-i440fx-7.2\", \"alias\": \"pc\", "
+          "\"is-default\": true, \"cpu-max\": 255, "
+          "\"hotpluggable-cpus\": false, \"numa-mem-supported\": false, "
+          "\"deprecated\": false, \"default-cpu-type\": "
+          "\"qemu64-x86_64-cpu\", \"default-ram-id\": \"pc.ram\", "
+          "\"acpi\": false}, {\"name\": \"none\", \"cpu-max\": 1, "
+          "\"hotpluggable-cpus\": false, \"numa-mem-supported\": false, "
+          "\"deprecated\": false, \"default-cpu-type\": "
+          "\"qemu64-x86_64-cpu\", \"default-ram-id\": \"ram\", "
+          "\"acpi\": false}]}\r\n");
+    got = client_send(c, "{\"execute\": \"query-commands\"}");
+    g_assert_true(strstr(got, "{\"name\": \"qmp_capabilities\"}"));
+    g_assert_true(strstr(got, "{\"name\": \"human-monitor-command\"}"));
+    g_assert_true(strstr(got, "{\"name\": \"qom-list-types\"}"));
+    g_free(got);
+
+    /* qom */
+    check(c, "{\"execute\": \"qom-list\", \"arguments\": "
+          "{\"path\": \"/machine\"}}",
+          "{\"return\": [{\"name\": \"type\", \"type\": \"string\"}]}\r\n");
+    check(c, "{\"execute\": \"qom-list\", \"arguments\": "
+          "{\"path\": \"/nowhere\"}}",
+          "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
+          "\"Device '/nowhere' not found\"}}\r\n");
+    check_error(c, "{\"execute\": \"qom-list\", \"arguments\": "
+                "{\"path\": \"ambig\"}}", "Path 'ambig' is ambiguous");
+    check(c, "{\"execute\": \"qom-get\", \"arguments\": "
+          "{\"path\": \"/machine\", \"property\": \"type\"}}",
+          "{\"return\": \"pc-i440fx-7.2-machine\"}\r\n");
+    check_error(c, "{\"execute\": \"qom-get\", \"arguments\": "
+                "{\"path\": \"/machine\", \"property\": \"nope\"}}",
+                "Property 'nope' not found");
+    check(c, "{\"execute\": \"qom-set\", \"arguments\": "
+          "{\"path\": \"/machine\", \"property\": \"type\", "
+          "\"value\": [1, \"x\"]}}", RETURN_EMPTY);
+    g_assert_cmpstr(stub_set_value, ==, "type=[1, \"x\"]");
+    check(c, "{\"execute\": \"qom-set\", \"arguments\": "
+          "{\"path\": \"/machine\", \"property\": \"type\"}}",
+          "{\"error\": {\"class\": \"GenericError\", \"desc\": "
+          "\"Parameter 'value' is missing\"}}\r\n");
+    check(c, "{\"execute\": \"qom-list-types\"}",
+          "{\"return\": [{\"name\": \"isa-serial\", \"parent\": "
+          "\"isa-device\"}, {\"name\": \"container\"}]}\r\n");
+    check(c, "{\"execute\": \"qom-list-types\", \"arguments\": "
+          "{\"implements\": \"device\", \"abstract\": true}}",
+          "{\"return\": [{\"name\": \"device\", \"abstract\": true}, "
+          "{\"name\": \"isa-device\", \"abstract\": true, \"parent\": "
+          "\"device\"}, {\"name\": \"isa-serial\", \"parent\": "
+          "\"isa-device\"}]}\r\n");
+
+    /* run state */
+    stub_runstate = RUN_STATE_INTERNAL_ERROR;
+    check_error(c, "{\"execute\": \"cont\"}",
+                "Resetting the Virtual Machine is required");
+    stub_runstate = RUN_STATE_PAUSED;
+    got = client_send(c, "{\"execute\": \"cont\"}");
+    g_assert_true(g_str_has_suffix(got, "\"event\": \"RESUME\"}\r\n"
+                                   RETURN_EMPTY));
+    g_free(got);
+    g_assert_cmpint(stub_runstate, ==, RUN_STATE_RUNNING);
+    check(c, "{\"execute\": \"system_reset\"}", RETURN_EMPTY);
+    g_assert_cmpint(stub_reset, ==, SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET);
+    check(c, "{\"execute\": \"system_powerdown\"}", RETURN_EMPTY);
+    g_assert_cmpint(stub_powerdowns, ==, 1);
+    check(c, "{\"execute\": \"quit\", \"id\": 9}",
+          "{\"return\": {}, \"id\": 9}\r\n");
+    g_assert_cmpint(stub_shutdown, ==, SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+    client_free(c);
+}
+
+static void check_hmp(Client *c, const char *cmdline, const char *output)
+{
+    char *req = g_strdup_printf("{\"execute\": \"human-monitor-command\", "
+                                "\"arguments\": {\"command-line\": \"%s\"}}",
+                                cmdline);
+    char *want = g_strdup_printf("{\"return\": \"%s\"}\r\n", output);
+
+    check(c, req, want);
+    g_free(req);
+    g_free(want);
+}
+
+static void test_human_monitor_command(void)
+{
+    Client *c = client_negotiated();
+    char *got;
+
+    stub_runstate = RUN_STATE_RUNNING;
+    check_hmp(c, "info status", "VM status: running\\r\\n");
+    stub_runstate = RUN_STATE_PAUSED;
+    check_hmp(c, "info status", "VM status: paused\\r\\n");
+    stub_runstate = RUN_STATE_INTERNAL_ERROR;
+    check_hmp(c, "  info   status ",
+              "VM status: paused (internal-error)\\r\\n");
+    stub_runstate = RUN_STATE_PRELAUNCH;
+    check_hmp(c, "info status", "VM status: paused (prelaunch)\\r\\n");
+    check_hmp(c, "info version", "7.2.0 (qemu-lean 0.1.0)\\r\\n");
+    check_hmp(c, "info chardev", "serial0: filename=null\\r\\n");
+    check_hmp(c, "info mtree", "address-space: memory\\r\\n");
+    check_hmp(c, "info qtree", "bus: main-system-bus\\r\\n  type System"
+              "\\r\\n  dev: isa-serial, id \\\"ser0\\\"\\r\\n");
+    check_hmp(c, "foo", "unknown command: 'foo'\\r\\n");
+    check_hmp(c, "info foo", "unknown command: 'info foo'\\r\\n");
+    check_hmp(c, "", "");
+    stub_runstate = RUN_STATE_INTERNAL_ERROR;
+    check_hmp(c, "c",
+              "Error: Resetting the Virtual Machine is required\\r\\n");
+    got = client_send(c, "{\"execute\": \"human-monitor-command\", "
+                      "\"arguments\": {\"command-line\": \"help\"}}");
+    g_assert_true(strstr(got, "cont|c  -- resume emulation\\r\\n"));
+    g_assert_true(strstr(got, "info [subcommand] -- show various"));
+    g_free(got);
+    got = client_send(c, "{\"execute\": \"human-monitor-command\", "
+                      "\"arguments\": {\"command-line\": \"info\"}}");
+    g_assert_true(strstr(got, "info status  -- show the current VM status"));
+    g_free(got);
+    client_free(c);
+}
+
+/* The chardev glue: greeting on connect, a new client starts over. */
+static void test_chardev_qmp(void)
+{
+    static Chardev *chr = (Chardev *)&stub_chr_out;
+    Error *err = NULL;
+    CharBackend *be;
+    const char *req = "{\"execute\": \"qmp_capabilities\"}";
+    const char *status = "{\"execute\": \"query-target\"}";
+
+    g_assert_true(monitor_init_qmp(chr, false, &err));
+    be = stub_be;
+    g_assert_nonnull(be->read);
+    g_assert_cmpint(be->can_read(be->opaque), >, 0);
+    g_string_truncate(stub_chr_out, 0);
+    be->event(be->opaque, CHR_EVENT_OPENED);
+    g_assert_cmpstr(stub_chr_out->str, ==, GREETING);
+    g_string_truncate(stub_chr_out, 0);
+    be->read(be->opaque, (const uint8_t *)req, strlen(req));
+    be->read(be->opaque, (const uint8_t *)status, strlen(status));
+    g_assert_cmpstr(stub_chr_out->str, ==,
+                    RETURN_EMPTY "{\"return\": {\"arch\": \"x86_64\"}}\r\n");
+    /* a partial request is dropped with the client */
+    be->read(be->opaque, (const uint8_t *)"{\"exec", 6);
+    be->event(be->opaque, CHR_EVENT_CLOSED);
+    g_string_truncate(stub_chr_out, 0);
+    be->event(be->opaque, CHR_EVENT_OPENED);
+    be->read(be->opaque, (const uint8_t *)status, strlen(status));
+    g_assert_cmpstr(stub_chr_out->str, ==, GREETING
+                    "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": "
+                    "\"Expecting capabilities negotiation with "
+                    "'qmp_capabilities'\"}}\r\n");
+    monitor_cleanup();
+    qmp_register_commands();
+}
+
+static void test_chardev_hmp(void)
+{
+    static Chardev *chr = (Chardev *)&stub_chr_out;
+    const char *typed = "info statx\x7fus\r\n\x1b[Ahelp info\n";
+    Error *err = NULL;
+    CharBackend *be;
+
+    g_assert_true(monitor_init_hmp(chr, &err));
+    be = stub_be;
+    g_string_truncate(stub_chr_out, 0);
+    be->event(be->opaque, CHR_EVENT_OPENED);
+    g_assert_cmpstr(stub_chr_out->str, ==, "QEMU 7.2.0 monitor - type 'help' "
+                    "for more information\r\n(qemu) ");
+    g_string_truncate(stub_chr_out, 0);
+    stub_runstate = RUN_STATE_RUNNING;
+    stub_shutdown = SHUTDOWN_CAUSE_NONE;
+    be->read(be->opaque, (const uint8_t *)typed, strlen(typed));
+    g_assert_true(g_str_has_prefix(stub_chr_out->str,
+                                   "info statx\b \bus\r\n"
+                                   "VM status: running\r\n(qemu) "
+                                   "help info\r\ninfo chardev  -- "));
+    g_assert_true(g_str_has_suffix(stub_chr_out->str, "\r\n(qemu) "));
+    g_string_truncate(stub_chr_out, 0);
+    be->read(be->opaque, (const uint8_t *)"q\r", 2);
+    g_assert_cmpstr(stub_chr_out->str, ==, "q\r\n");
+    g_assert_cmpint(stub_shutdown, ==, SHUTDOWN_CAUSE_HOST_QMP_QUIT);
+    monitor_cleanup();
+    qmp_register_commands();
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    stub_chr_out = g_string_new(NULL);
+    qmp_register_commands();
+    g_test_add_func("/qmp/greeting", test_greeting);
+    g_test_add_func("/qmp/negotiation", test_negotiation);
+    g_test_add_func("/qmp/id-echo", test_id_echo);
+    g_test_add_func("/qmp/input-errors", test_input_errors);
+    g_test_add_func("/qmp/argument-errors", test_argument_errors);
+    g_test_add_func("/qmp/byte-by-byte", test_byte_by_byte);
+    g_test_add_func("/qmp/pretty", test_pretty);
+    g_test_add_func("/qmp/events", test_events);
+    g_test_add_func("/qmp/commands", test_commands);
+    g_test_add_func("/qmp/human-monitor-command",
+                    test_human_monitor_command);
+    g_test_add_func("/qmp/chardev-qmp", test_chardev_qmp);
+    g_test_add_func("/qmp/chardev-hmp", test_chardev_hmp);
+    return g_test_run();
+}
+
+/* ---- stubs for the other subsystems ---- */
+
+const char *qemu_name;
+bool qemu_uuid_set;
+uint8_t qemu_uuid[16];
+
+const char *runstate_name(RunState state)
+{
+    static const char *const names[] = {
+        [RUN_STATE_PRELAUNCH] = "prelaunch",
+        [RUN_STATE_RUNNING] = "running",
+        [RUN_STATE_PAUSED] = "paused",
+        [RUN_STATE_INTERNAL_ERROR] = "internal-error",
+        [RUN_STATE_GUEST_PANICKED] = "guest-panicked",
+        [RUN_STATE_SHUTDOWN] = "shutdown",
+    };
+
+    return names[state];
+}
+
+RunState runstate_get(void)
+{
+    return stub_runstate;
+}
+
+bool runstate_is_running(void)
+{
+    return stub_runstate == RUN_STATE_RUNNING;
+}
+
+void vm_stop(RunState state)
+{
+    if (stub_runstate == RUN_STATE_RUNNING) {
+        stub_runstate = state;
+        qmp_event_send("STOP", NULL);
+    }
+}
+
+void vm_start(void)
+{
+    if (stub_runstate != RUN_STATE_RUNNING) {
+        qmp_event_send("RESUME", NULL);
+        stub_runstate = RUN_STATE_RUNNING;
+    }
+}
+
+void qemu_system_shutdown_request(ShutdownCause cause, int exit_status)
+{
+    stub_shutdown = cause;
+}
+
+ShutdownCause qemu_shutdown_requested(void)
+{
+    return stub_shutdown;
+}
+
+void qemu_system_reset_request(ShutdownCause cause)
+{
+    stub_reset = cause;
+}
+
+void qemu_system_powerdown_request(void)
+{
+    stub_powerdowns++;
+}
+
+bool kvm_enabled(void)
+{
+    return false;
+}
+
+static const MachineClass stub_pc = {
+    .name = "pc-i440fx-7.2", .alias = "pc", .is_default = true,
+    .max_cpus = 255,
+};
+static const MachineClass stub_none = { .name = "none", .max_cpus = 1 };
+
+void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
+                     void *opaque)
+{
+    fn(&stub_pc, opaque);
+    fn(&stub_none, opaque);
+}
+
+MachineState *current_machine_get(void)
+{
+    static MachineState ms = { .mc = &stub_pc, .ram_size = 128 << 20 };
+
+    return &ms;
+}
+
+/* Chardevs: one, "serial0" on null; frontends write to stub_chr_out. */
+void qemu_chr_foreach(void (*fn)(Chardev *chr, void *opaque), void *opaque)
+{
+    fn((Chardev *)&stub_chr_out, opaque);
+}
+
+const char *qemu_chr_get_id(const Chardev *chr)
+{
+    return "serial0";
+}
+
+char *qemu_chr_get_filename(const Chardev *chr)
+{
+    return g_strdup("null");
+}
+
+bool qemu_chr_is_connected(const Chardev *chr)
+{
+    return true;
+}
+
+bool qemu_chr_fe_init(CharBackend *be, Chardev *chr, Error **errp)
+{
+    memset(be, 0, sizeof(*be));
+    be->chr = chr;
+    return true;
+}
+
+void qemu_chr_fe_deinit(CharBackend *be)
+{
+    be->chr = NULL;
+}
+
+void qemu_chr_fe_set_handlers(CharBackend *be, IOCanReadHandler can_read,
+                              IOReadHandler read, IOEventHandler event,
+                              void *opaque)
+{
+    be->can_read = can_read;
+    be->read = read;
+    be->event = event;
+    be->opaque = opaque;
+    stub_be = be;
+}
+
+int qemu_chr_fe_write(CharBackend *be, const uint8_t *buf, int len)
+{
+    g_string_append_len(stub_chr_out, (const char *)buf, len);
+    return len;
+}
+
+void qemu_chr_fe_set_output_limit(CharBackend *be, size_t limit)
+{
+}
+
+/* The tree: "/machine" with one property "type"; "ambig" is ambiguous. */
+static Object stub_machine = { .name = (char *)"machine" };
+
+Object *object_resolve_path(const char *path, bool *ambiguous)
+{
+    if (ambiguous) {
+        *ambiguous = !strcmp(path, "ambig");
+    }
+    return !strcmp(path, "/machine") ? &stub_machine : NULL;
+}
+
+static void prop_info_free(gpointer p)
+{
+    ObjectPropertyInfo *info = p;
+
+    g_free(info->type);
+    g_free(info);
+}
+
+GPtrArray *object_property_list(Object *obj)
+{
+    GPtrArray *list = g_ptr_array_new_with_free_func(prop_info_free);
+    ObjectPropertyInfo *info = g_new0(ObjectPropertyInfo, 1);
+
+    info->name = "type";
+    info->type = g_strdup("string");
+    g_ptr_array_add(list, info);
+    return list;
+}
+
+JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
+{
+    if (strcmp(name, "type")) {
+        error_setg(errp, "Property '%s' not found", name);
+        return NULL;
+    }
+    return json_node_init_string(json_node_alloc(), "pc-i440fx-7.2-machine");
+}
+
+bool object_property_set(Object *obj, const char *name, JsonNode *value,
+                         Error **errp)
+{
+    GString *s = g_string_new(name);
+
+    g_string_append_c(s, '=');
+    qmp_json_append(s, value, false);
+    g_free(stub_set_value);
+    stub_set_value = g_string_free(s, FALSE);
+    return true;
+}
+
+void type_foreach(void (*fn)(const char *name, const char *parent,
+                             bool abstract, void *opaque), void *opaque)
+{
+    fn("device", NULL, true, opaque);
+    fn("isa-device", "device", true, opaque);
+    fn("isa-serial", "isa-device", false, opaque);
+    fn("container", NULL, false, opaque);
+}
+
+void memory_info_mtree(GString *out)
+{
+    g_string_append(out, "address-space: memory\n");
+}
+
+void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque)
+{
+    static const DeviceClass dc = { .name = "isa-serial" };
+    static DeviceState dev = { .dc = &dc, .id = (char *)"ser0" };
+
+    fn(&dev, opaque);
+}
