@@ -42,9 +42,9 @@ DOC
 Select the machine type (the board) and set machine properties. `-M` is a
 short spelling of the same option. Repeated `-machine` options merge.
 
-- `type=NAME`: the machine type; `-machine help` lists the known types.
-  The `pc` machine is accepted and validated; until its board code lands, a
-  machine that needs it stops with a clear error.
+- `type=NAME`: the machine type; `-machine help` lists the known types:
+  `pc` (`pc-i440fx-7.2`, the default) and `none`. Until vCPUs land, `pc`
+  runs only under `-accel qtest`; elsewhere it stops with a clear error.
 - `accel=ACCEL[:ACCEL...]`: accelerators to try in order (`kvm`, `tcg`,
   `qtest`); the same as `-accel`. Default: `kvm` where `/dev/kvm` works.
 - `memory-backend=ID`: back guest RAM with the `-object` whose id is `ID`
@@ -78,9 +78,8 @@ hardware virtualisation through `/dev/kvm` and is the default where it works.
 `tcg` is the built-in x86-64 interpreter; `qtest` runs no CPU at all and lets
 a test drive devices and memory. Give `-accel` several times, or write
 `-accel kvm:tcg`, to try accelerators in order; the first that starts wins.
-`-accel help` lists them. `tcg` and `qtest` are accepted and validated; until
-they land, a machine that needs them stops with a clear error (never a silent
-fallback).
+`-accel help` lists them. `tcg` is accepted and validated; until it lands,
+asking for it stops with a clear error (never a silent fallback).
 
 - `kernel-irqchip=on|off|split` (kvm): as for `-machine`; default `on`.
 - `tb-size=N` (tcg): size of the translation cache in MiB.
@@ -271,8 +270,9 @@ DEF("device", HAS_ARG, QEMU_OPTION_device,
 DOC
 Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
-`-device DRIVER,help` lists a driver's properties. Accepted and validated;
-until the driver lands, a machine that needs it stops with a clear error.
+`-device DRIVER,help` lists a driver's properties. Drivers today:
+`isa-serial`, `isa-debug-exit`, `pc-testdev`; an unknown driver is an
+error.
 
 ```sh
 qemu-system-x86_64 -device isa-debug-exit,iobase=0xf4,iosize=4
@@ -392,9 +392,7 @@ DOC
 Connect the next guest serial port (COM1 first) to a host character device:
 `stdio`, `null`, `none` (no port), `file:PATH`, `unix:PATH[,server=on]`,
 `tcp:HOST:PORT[,server=on,wait=off]`, `chardev:ID` (a `-chardev`), or
-`mon:DEV` (shared with the monitor). Each `-serial` adds one port. Accepted
-and validated; until character devices land, a machine that needs them stops
-with a clear error.
+`mon:DEV` (shared with the monitor). Each `-serial` adds one port.
 
 ```sh
 qemu-system-x86_64 -serial stdio -display none
@@ -411,8 +409,8 @@ Create a host character device that a `-serial chardev:ID`, `-mon` or `-qmp`
 can use. `id` is required and unique. Backends: `null`, `stdio`
 (`signal=on|off`), `file` (`path=`), `socket` (Unix `path=` or TCP
 `host=`,`port=`; `server=on|off`, `wait=on|off`). `mux=on` lets several
-users share it. Accepted and validated; until character devices land, a
-machine that needs them stops with a clear error.
+users share it; `pipe` (`path=`, using `PATH.in`/`PATH.out` when both
+exist).
 
 ```sh
 qemu-system-x86_64 -chardev socket,id=qmp0,path=/tmp/qmp.sock,server=on,wait=off \
@@ -428,17 +426,15 @@ DEF("mon", HAS_ARG, QEMU_OPTION_mon,
 DOC
 Attach a monitor to a `-chardev`. `mode=readline` (default) is the human
 monitor, `mode=control` speaks QMP; `pretty=on` indents QMP output (default
-`off`). Accepted and validated; until the monitor lands, a machine that needs
-it stops with a clear error.
+`off`).
 ENDDOC
 
 DEF("qmp", HAS_ARG, QEMU_OPTION_qmp,
     "-qmp dev         serve QMP on character device dev (as for -serial)\n")
 DOC
 Serve QMP, the JSON monitor protocol, on a character device written as for
-`-serial`; a short form of `-chardev` plus `-mon mode=control`. Accepted and
-validated; until the monitor lands, a machine that needs it stops with a
-clear error.
+`-serial`; a short form of `-chardev` plus `-mon mode=control`. See
+`docs/qmp.md`.
 
 ```sh
 qemu-system-x86_64 -qmp unix:/tmp/qmp.sock,server=on,wait=off
@@ -452,8 +448,7 @@ DEF("qtest", HAS_ARG, QEMU_OPTION_qtest,
 DOC
 Serve the qtest protocol (`outb`, `readl`, `clock_step`, ...) on a character
 device written as for `-serial`, usually with `-accel qtest`, so a test
-program drives memory and devices directly. Accepted and validated; until
-qtest lands, a machine that needs it stops with a clear error.
+program drives memory and devices directly. See `docs/qtest.md`.
 
 ```sh
 qemu-system-x86_64 -M pc -accel qtest -display none \
@@ -464,9 +459,8 @@ ENDDOC
 DEF("qtest-log", HAS_ARG, QEMU_OPTION_qtest_log,
     "-qtest-log file  log the qtest conversation to file\n")
 DOC
-Write every qtest command and reply to `file` (`/dev/fd/2` for stderr).
-Accepted and validated; until qtest lands, a machine that needs it stops
-with a clear error.
+Write every qtest command and reply to `file` (`/dev/fd/2` for stderr);
+`none` logs nothing.
 ENDDOC
 
 DEF("D", HAS_ARG, QEMU_OPTION_D,

@@ -354,6 +354,39 @@ bool address_space_rw(AddressSpace *as, uint64_t addr, void *buf,
     return ok;
 }
 
+void address_space_set(AddressSpace *as, uint64_t addr, uint8_t value,
+                       uint64_t len)
+{
+    GPtrArray *r = regions_of(as);
+    uint64_t last;
+
+    if (len == 0) {
+        return;
+    }
+    last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
+    for (guint i = first_region_above(as, addr); i < r->len; i++) {
+        MemoryRegion *mr = g_ptr_array_index(r, i);
+        uint64_t start = MAX(addr, mr->addr);
+        uint64_t end = MIN(last, mr->addr + mr->size - 1);
+
+        if (mr->addr > last) {
+            break;
+        }
+        if (mr->ram) {
+            if (!mr->readonly) {
+                memset(mr->ram + (start - mr->addr), value, end - start + 1);
+            }
+            continue;
+        }
+        for (uint64_t a = start; ; a++) {
+            address_space_write_sized(as, a, value, 1);
+            if (a == end) {
+                break;
+            }
+        }
+    }
+}
+
 void *address_space_ram_ptr(AddressSpace *as, uint64_t addr, uint64_t len)
 {
     MemoryRegion *mr = address_space_lookup(as, addr);

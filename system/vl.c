@@ -470,6 +470,20 @@ static bool parse_device(const char *arg, Error **errp)
         cmdline_item_free(it);
         return false;
     }
+    if (qemu_opt_get(it->opts, "help")) {
+        const DeviceClass *dc = device_class_find(drv);
+
+        if (!dc) {
+            error_setg(errp, "'%s' is not a valid device model name", drv);
+            cmdline_item_free(it);
+            return false;
+        }
+        printf("%s options:\n", dc->name);
+        for (const Property *p = dc->props; p && p->name; p++) {
+            printf("  %s=<%s>\n", p->name, prop_type_name(p->type));
+        }
+        exit(0);
+    }
     g_ptr_array_add(config.devices, it);
     return true;
 }

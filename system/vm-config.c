@@ -391,6 +391,7 @@ bool boot_parse(const char *arg, BootOptions *boot, Error **errp)
         !qemu_opt_get_number(opts, "splash-time", &boot->splash_time, errp)) {
         goto out;
     }
+    boot->splash_time_set |= qemu_opt_get(opts, "splash-time") != NULL;
     if (boot->splash_time > 0xffff) {
         error_setg(errp, "splash-time is invalid, it should be a value "
                    "between 0 and 65535");

@@ -423,7 +423,7 @@ static void fw_cfg_add_machine_items(FWCfgState *s, const MachineState *ms)
     fw_cfg_add_file(s, "etc/boot-fail-wait",
                     g_memdup2(&reboot_timeout, 4), 4);
     /* BootOptions cannot tell splash-time=0 from no splash-time. */
-    if (cfg->boot.splash_time) {
+    if (cfg->boot.splash_time_set) {
         uint16_t wait = GUINT16_TO_LE(cfg->boot.splash_time);
 
         fw_cfg_add_file(s, "etc/boot-menu-wait", g_memdup2(&wait, 2), 2);

@@ -79,6 +79,13 @@ void address_space_write_sized(AddressSpace *as, uint64_t addr,
  */
 bool address_space_rw(AddressSpace *as, uint64_t addr, void *buf,
                       uint64_t len, bool is_write);
+/*
+ * Fill [addr, addr+len) with value: RAM directly, device regions byte by
+ * byte, gaps skipped (their writes would vanish anyway), so the cost
+ * follows what is mapped, not len.
+ */
+void address_space_set(AddressSpace *as, uint64_t addr, uint8_t value,
+                       uint64_t len);
 /* Host pointer for [addr, addr+len) when it lies in one RAM region. */
 void *address_space_ram_ptr(AddressSpace *as, uint64_t addr, uint64_t len);
 /* Call fn for each region in address order. */

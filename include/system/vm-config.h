@@ -61,7 +61,7 @@ typedef struct BootOptions {
     char *order, *once, *splash;
     bool menu, strict;
     uint64_t splash_time, reboot_timeout;
-    bool reboot_timeout_set;
+    bool splash_time_set, reboot_timeout_set;
 } BootOptions;
 
 typedef enum RtcBase {

@@ -384,6 +384,39 @@ static void test_msg_timestamp(void)
     g_free(err);
 }
 
+/*
+ * -nographic: the serial console and the monitor share stdio; Ctrl-a h
+ * prints the escape help and Ctrl-a x ends the emulator (status 0).
+ */
+static void test_nographic_escapes(void)
+{
+    char *argv[] = { (char *)qemu_binary(), (char *)"-M", (char *)"pc",
+                     (char *)"-accel", (char *)"qtest", (char *)"-nographic",
+                     NULL };
+    GError *gerr = NULL;
+    int in_fd, out_fd, status;
+    GPid pid;
+    char *out;
+
+    g_assert_true(g_spawn_async_with_pipes(NULL, argv, NULL,
+                                           G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+                                           NULL, &pid, &in_fd, &out_fd, NULL,
+                                           &gerr));
+    g_assert_no_error(gerr);
+    g_assert_true(qemu_wait_signals_ready(pid, 10000));
+    g_assert_cmpint(write(in_fd, "\001h", 2), ==, 2);
+    g_usleep(200 * 1000);
+    g_assert_cmpint(write(in_fd, "\001x", 2), ==, 2);
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    close(in_fd);
+    out = read_all_fd(out_fd);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_nonnull(strstr(out, "C-a x    exit emulator"));
+    g_assert_nonnull(strstr(out, "QEMU: Terminated"));
+    g_free(out);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -410,5 +443,6 @@ int main(int argc, char **argv)
     g_test_add_func("/cmdline/daemonize/ok", test_daemonize);
     g_test_add_func("/cmdline/daemonize/failure", test_daemonize_failure);
     g_test_add_func("/cmdline/msg/timestamp", test_msg_timestamp);
+    g_test_add_func("/cmdline/nographic/escapes", test_nographic_escapes);
     return g_test_run();
 }

@@ -184,6 +184,29 @@ static void test_b64_round_trip(void)
     qtest_quit(s);
 }
 
+static void test_large_transfer(void)
+{
+    QTestState *s = qtest_init(MACHINE);
+    size_t size = 8 << 20;
+    uint32_t *out = g_malloc(size);
+    uint32_t *in = g_malloc0(size);
+
+    for (size_t i = 0; i < size / 4; i++) {
+        out[i] = i * 2654435761u;
+    }
+    /* Lines of about 11 MiB each way. */
+    qtest_bufwrite(s, 0x1000000, out, size);
+    qtest_bufread(s, 0x1000000, in, size);
+    g_assert_true(memcmp(in, out, size) == 0);
+    /* And 2 MiB as hex: a 4 MiB reply line. */
+    memset(in, 0, size);
+    qtest_memread(s, 0x1000000, in, 2 << 20);
+    g_assert_true(memcmp(in, out, 2 << 20) == 0);
+    g_free(out);
+    g_free(in);
+    qtest_quit(s);
+}
+
 static void test_memset(void)
 {
     QTestState *s = qtest_init(MACHINE);
@@ -545,6 +568,7 @@ int main(int argc, char **argv)
     qtest_add_func("qtest/ram/decimal-numbers", test_decimal_numbers);
     qtest_add_func("qtest/ram/hex", test_hex_read_write);
     qtest_add_func("qtest/ram/b64", test_b64_round_trip);
+    qtest_add_func("qtest/ram/large-transfer", test_large_transfer);
     qtest_add_func("qtest/ram/memset", test_memset);
     qtest_add_func("qtest/unassigned/memory", test_unassigned_memory);
     qtest_add_func("qtest/unassigned/ports", test_unassigned_ports);

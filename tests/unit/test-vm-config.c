@@ -645,6 +645,13 @@ static void test_boot_flags(void)
     g_assert_true(cfg.boot.strict);
     g_assert_cmpstr(cfg.boot.order, ==, "cad");
     vm_config_free(&cfg);
+
+    /* splash-time=0 is a value the firmware must see, not "unset". */
+    vm_config_init(&cfg);
+    g_assert_false(cfg.boot.splash_time_set);
+    boot_ok("splash-time=0", &cfg.boot);
+    g_assert_true(cfg.boot.splash_time_set);
+    vm_config_free(&cfg);
 }
 
 static void test_boot_reboot_timeout(void)
