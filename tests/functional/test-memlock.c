@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -65,6 +67,75 @@ static MemFigures measure(const char *mode)
     g_free(contents);
     g_free(err);
     g_free(args);
+    g_free(pidfile);
+    rmdir(dir);
+    g_free(dir);
+    return f;
+}
+
+/* Send one qtest command on a connected socket and read its reply. */
+static void qtest_command(int fd, const char *cmd)
+{
+    char reply[256];
+    size_t got = 0;
+
+    g_assert_cmpint(write(fd, cmd, strlen(cmd)), ==, (ssize_t)strlen(cmd));
+    while (got < sizeof(reply) - 1) {
+        ssize_t n = read(fd, reply + got, 1);
+
+        g_assert_cmpint(n, ==, 1);
+        if (reply[got++] == '\n') {
+            break;
+        }
+    }
+    reply[got] = '\0';
+    g_assert_cmpstr(reply, ==, "OK\n");
+}
+
+/*
+ * A 1 GiB PC under qtest that dirties dirty_mib of its RAM through the
+ * qtest socket; its figures once that is done.
+ */
+static MemFigures measure_pc(const char *mode, unsigned dirty_mib)
+{
+    char *dir = g_dir_make_tmp("qemu-memlock-XXXXXX", NULL);
+    char *pidfile = g_build_filename(dir, "vm.pid", NULL);
+    char *sock = g_build_filename(dir, "qtest.sock", NULL);
+    char *args = g_strdup_printf("-M pc -m 1G -accel qtest -display none "
+                                 "-overcommit mem-lock=%s -daemonize "
+                                 "-pidfile %s -qtest unix:%s,server=on,"
+                                 "wait=off", mode, pidfile, sock);
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    char *err, *contents, *cmd;
+    int status = qemu_run(args, NULL, &err);
+    MemFigures f;
+    pid_t pid;
+    int fd;
+
+    g_assert_cmpstr(err, ==, "");
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_true(g_file_get_contents(pidfile, &contents, NULL, NULL));
+    pid = atoi(contents);
+    fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    g_strlcpy(addr.sun_path, sock, sizeof(addr.sun_path));
+    g_assert_cmpint(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), ==,
+                    0);
+    cmd = g_strdup_printf("memset 0x100000 %u 0x5a\n", dirty_mib << 20);
+    qtest_command(fd, cmd);
+    f.size = proc_status_kb(pid, "VmSize");
+    f.rss = proc_status_kb(pid, "VmRSS");
+    f.lck = proc_status_kb(pid, "VmLck");
+    g_test_message("pc -m 1G, %u MiB dirtied, mem-lock=%s: VmSize %ld kB, "
+                   "VmRSS %ld kB, VmLck %ld kB", dirty_mib, mode, f.size,
+                   f.rss, f.lck);
+    close(fd);
+    kill(pid, SIGTERM);
+    g_assert_true(wait_pid_gone(pid, 10000));
+    g_free(cmd);
+    g_free(contents);
+    g_free(err);
+    g_free(args);
+    g_free(sock);
     g_free(pidfile);
     rmdir(dir);
     g_free(dir);
@@ -139,6 +210,37 @@ static void test_on_fault(void)
 }
 
 /*
+ * With guest RAM: a 1 GiB guest that touched 256 MiB. QEMU's criteria
+ * for a running VM: off has no locked memory; on populates and locks
+ * everything (VmRSS at least 70% of VmSize, here at least the guest
+ * RAM); on-fault locks every mapping but VmRSS stays at most 30% of
+ * VmSize, within 5% of the mem-lock=off process.
+ */
+static void test_pc_guest(void)
+{
+    MemFigures off, on, onf;
+
+    if (skip_under_sanitizers()) {
+        return;
+    }
+    if (!HAVE_MCL_ONFAULT) {
+        g_test_skip("this build has no MCL_ONFAULT");
+        return;
+    }
+    off = measure_pc("off", 256);
+    on = measure_pc("on", 256);
+    onf = measure_pc("on-fault", 256);
+    g_assert_cmpint(off.lck, ==, 0);
+    g_assert_cmpint(on.lck, >, 0);
+    g_assert_cmpint(on.rss * 100, >=, on.size * 70);
+    g_assert_cmpint(on.rss, >=, 1024 * 1024);
+    g_assert_cmpint(onf.lck * 100, >=, onf.size * 90);
+    g_assert_cmpint(onf.rss * 100, <=, onf.size * 30);
+    g_assert_cmpint(onf.rss * 100, <=, off.rss * 105);
+    g_assert_cmpint(onf.rss, >=, 256 * 1024);
+}
+
+/*
  * Run the emulator as a process without CAP_IPC_LOCK and with a 64 KiB
  * RLIMIT_MEMLOCK, the situation of an unprivileged user.
  */
@@ -207,6 +309,7 @@ int main(int argc, char **argv)
     g_test_add_func("/memlock/off", test_off);
     g_test_add_func("/memlock/on", test_on);
     g_test_add_func("/memlock/on-fault", test_on_fault);
+    g_test_add_func("/memlock/pc-1G-dirty-256M", test_pc_guest);
     g_test_add_data_func("/memlock/rlimit/on", "on", test_rlimit);
     g_test_add_data_func("/memlock/rlimit/on-fault", "on-fault", test_rlimit);
     return g_test_run();
