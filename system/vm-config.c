@@ -535,19 +535,6 @@ bool global_parse(const char *arg, QemuOpts **out, Error **errp)
     return true;
 }
 
-static bool id_wellformed(const char *id)
-{
-    if (!g_ascii_isalpha(id[0])) {
-        return false;
-    }
-    for (const char *p = id; *p; p++) {
-        if (!g_ascii_isalnum(*p) && !strchr("-._", *p)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /*
  * Each -object type and the properties it takes. The backends behind
  * them are built by the RAM code; this only validates the command line.

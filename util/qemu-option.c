@@ -412,3 +412,16 @@ bool qemu_opt_get_size(const QemuOpts *opts, const char *name,
 
     return !s || qemu_parse_size(name, s, 1, value, errp);
 }
+
+bool id_wellformed(const char *id)
+{
+    if (!g_ascii_isalpha(id[0])) {
+        return false;
+    }
+    for (const char *p = id; *p; p++) {
+        if (!g_ascii_isalnum(*p) && !strchr("-._", *p)) {
+            return false;
+        }
+    }
+    return true;
+}

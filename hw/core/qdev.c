@@ -206,19 +206,6 @@ bool qdev_realize(DeviceState *dev, Error **errp)
     return true;
 }
 
-static bool id_wellformed(const char *id)
-{
-    if (!g_ascii_isalpha(id[0])) {
-        return false;
-    }
-    for (const char *p = id; *p; p++) {
-        if (!g_ascii_isalnum(*p) && !strchr("-._", *p)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
 {
     const char *driver = qemu_opt_get(opts, "driver");

@@ -68,6 +68,9 @@ bool qemu_opt_get_number(const QemuOpts *opts, const char *name,
 bool qemu_opt_get_size(const QemuOpts *opts, const char *name,
                        uint64_t *value, Error **errp);
 
+/* QEMU's rule for ids: a letter, then letters, digits, '-', '.', '_'. */
+bool id_wellformed(const char *id);
+
 /* Value parsers shared with options that have their own syntax. */
 bool qemu_parse_bool(const char *name, const char *str, bool *value,
                      Error **errp);
