@@ -12,6 +12,7 @@
 #include "hw/boards.h"
 #include "monitor/monitor.h"
 #include "qom/object.h"
+#include "system/hostmem.h"
 #include "system/kvm.h"
 #include "system/runstate.h"
 #include "system/system.h"
@@ -210,10 +211,29 @@ static bool qmp_query_cpus_fast(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-/* No memory backends are listed yet: -object memory-backend-* is to come. */
+/* QEMU's Memdev: host-nodes and policy as a build without NUMA has them. */
+static void add_memdev(HostMemoryBackend *be, void *opaque)
+{
+    JsonObject *m = json_object_new();
+
+    json_object_set_string_member(m, "id", be->id);
+    json_object_set_int_member(m, "size", (gint64)be->size);
+    json_object_set_boolean_member(m, "merge", be->merge);
+    json_object_set_boolean_member(m, "dump", be->dump);
+    json_object_set_boolean_member(m, "prealloc", be->prealloc);
+    json_object_set_boolean_member(m, "share", be->share);
+    json_object_set_boolean_member(m, "reserve", be->reserve);
+    json_object_set_array_member(m, "host-nodes", json_array_new());
+    json_object_set_string_member(m, "policy", be->policy);
+    json_array_add_object_element(opaque, m);
+}
+
 static bool qmp_query_memdev(JsonObject *args, JsonNode **ret, Error **errp)
 {
-    *ret = node_from_array(json_array_new());
+    JsonArray *list = json_array_new();
+
+    host_memory_backend_foreach(add_memdev, list);
+    *ret = node_from_array(list);
     return true;
 }
 

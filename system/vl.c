@@ -23,6 +23,7 @@
 #include "qemu/log.h"
 #include "qemu/option.h"
 #include "system/accel.h"
+#include "system/hostmem.h"
 #include "system/main-loop.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
@@ -776,6 +777,97 @@ static bool setup_mlock(Error **errp)
     return false;
 }
 
+/* The id QEMU gives the RAM backend it makes for -m (and -mem-path). */
+static const char *default_ram_id(const MachineClass *mc)
+{
+    return mc == &none_machine_class ? "ram" : "pc.ram";
+}
+
+/*
+ * -object memory-backend-*: after mlockall, so that mem-lock=on locks
+ * (and populates) them as they are mapped, and before the machine.
+ */
+static bool create_memory_backends(const HostMemoryDefaults *d,
+                                   Error **errp)
+{
+    for (guint i = 0; i < config.objects->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.objects, i);
+
+        loc_restore(&it->loc);
+        if (!host_memory_backend_create(it->opts, d, errp)) {
+            return false;
+        }
+    }
+    loc_clear();
+    return true;
+}
+
+/*
+ * The machine's RAM: the backend named by -machine memory-backend= (its
+ * size is the RAM size when -m is absent, and must match -m otherwise),
+ * or, as in QEMU, an implicit backend for -m: memory-backend-file for
+ * -mem-path (share=off), memory-backend-ram otherwise.
+ */
+static bool create_machine_ram(const MachineClass *mc,
+                               const HostMemoryDefaults *d, Error **errp)
+{
+    const char *id = config.machine.memory_backend;
+    HostMemoryBackend *be;
+    QemuOpts *opts;
+    char *size;
+
+    if (id) {
+        if (config.memory.mem_path) {
+            error_setg(errp, "'-mem-path' can't be used together with "
+                       "'-machine memory-backend'");
+            return false;
+        }
+        be = host_memory_backend_find(id);
+        if (!be) {
+            error_setg(errp, "Memory backend '%s' not found", id);
+            return false;
+        }
+        if (!config.memory.given) {
+            current_machine.ram_size = be->size;
+        } else if (be->size != current_machine.ram_size) {
+            error_setg(errp, "Machine memory size does not match the size "
+                       "of the memory backend");
+            return false;
+        }
+        return host_memory_backend_set_machine(be, errp);
+    }
+    if (!current_machine.ram_size) {
+        return true;
+    }
+    id = default_ram_id(mc);
+    if (host_memory_backend_find(id)) {
+        error_setg(errp, "object's id '%s' is reserved for the default RAM "
+                   "backend, it can't be used for any other purposes; "
+                   "change the object's 'id' to something else or disable "
+                   "automatic creation of the default RAM backend by "
+                   "setting 'memory-backend=%s' with '-machine'", id, id);
+        return false;
+    }
+    opts = qemu_opts_new();
+    size = g_strdup_printf("%" G_GUINT64_FORMAT, current_machine.ram_size);
+    qemu_opts_set(opts, "qom-type", config.memory.mem_path
+                                    ? "memory-backend-file"
+                                    : "memory-backend-ram");
+    qemu_opts_set(opts, "id", id);
+    qemu_opts_set(opts, "size", size);
+    if (config.memory.mem_path) {
+        qemu_opts_set(opts, "mem-path", config.memory.mem_path);
+    }
+    /* Errors about -mem-path name it; others have no option to blame. */
+    if (config.memory.mem_path || config.memory.mem_prealloc) {
+        loc_restore(&config.memory.loc);
+    }
+    be = host_memory_backend_create(opts, d, errp);
+    qemu_opts_free(opts);
+    g_free(size);
+    return be && host_memory_backend_set_machine(be, errp);
+}
+
 /* The chardevs of -serial, in order (a NULL entry for "none"). */
 static GPtrArray *serial_chardevs;
 
@@ -918,6 +1010,10 @@ static void register_types(void)
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
     type_register("accel", NULL, true);
+    type_register("memory-backend", NULL, true);
+    type_register("memory-backend-ram", "memory-backend", false);
+    type_register("memory-backend-file", "memory-backend", false);
+    type_register("memory-backend-memfd", "memory-backend", false);
 }
 
 static void register_machine_type(const MachineClass *mc, void *opaque)
@@ -970,6 +1066,7 @@ static void mux_exit(void)
 static bool qemu_build(int argc, char **argv, Error **errp)
 {
     const MachineClass *mc;
+    HostMemoryDefaults mem_defaults;
     char *type;
 
     if (!parse_command_line(argc, argv, errp)) {
@@ -1010,6 +1107,17 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     current_machine.ram_size = config.memory.size ? config.memory.size
                                                   : mc->default_ram_size;
     current_machine.smp_cpus = config.smp.cpus;
+    mem_defaults = (HostMemoryDefaults) {
+        .merge = config.machine.mem_merge,
+        .dump = config.machine.dump_guest_core,
+        .prealloc = config.memory.mem_prealloc,
+        .prealloc_threads = config.smp.cpus,
+    };
+    if (!create_memory_backends(&mem_defaults, errp) ||
+        !create_machine_ram(mc, &mem_defaults, errp)) {
+        return false;
+    }
+    loc_clear();
     type = machine_type_name(mc);
     current_machine.obj = object_add_child(object_get_container("/"),
                                            "machine", type, NULL, NULL,
@@ -1062,6 +1170,8 @@ void qemu_cleanup(void)
     machine_built = false;
     accel_cleanup();
     memory_cleanup();
+    /* After the machine and devices, which map it; see ram_block_free(). */
+    host_memory_backends_cleanup();
     qemu_chr_cleanup_all();
     if (serial_chardevs) {
         g_ptr_array_free(serial_chardevs, TRUE);

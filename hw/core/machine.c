@@ -125,21 +125,7 @@ bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
     char *msg = NULL;
     bool ok = false;
 
-    if (cfg->objects->len) {
-        CmdlineItem *o = g_ptr_array_index(cfg->objects, 0);
-
-        msg = g_strdup_printf("host memory backends (%s) are %s",
-                              qemu_opt_get(o->opts, "qom-type"), later);
-        ok = refuse(&o->loc, errp, msg);
-    } else if (cfg->machine.memory_backend) {
-        msg = g_strdup_printf("memory-backend=%s: host memory backends are %s",
-                              cfg->machine.memory_backend, later);
-        ok = refuse(&cfg->machine.loc, errp, msg);
-    } else if (cfg->memory.mem_path || cfg->memory.mem_prealloc) {
-        msg = g_strdup_printf("file-backed and preallocated guest RAM are %s",
-                              later);
-        ok = refuse(&cfg->memory.loc, errp, msg);
-    } else if (cfg->kernel || cfg->initrd || cfg->append) {
+    if (cfg->kernel || cfg->initrd || cfg->append) {
         msg = g_strdup_printf("machine '%s' cannot load a kernel in this "
                               "release yet", mc->name);
         ok = refuse(&cfg->kernel_loc, errp, msg);

@@ -5,15 +5,13 @@
  */
 #include "hw/boards.h"
 #include "system/memory.h"
-#include "system/ramblock.h"
+#include "system/hostmem.h"
 
 static RAMBlock *none_ram;
 static MemoryRegion none_ram_region;
 
 static bool none_machine_init(MachineState *ms, Error **errp)
 {
-    const MachineOptions *mo = &ms->cfg->machine;
-
     if (ms->cfg->cpu.model) {
         loc_restore(&ms->cfg->cpu.loc);
         error_setg(errp, "machine 'none' runs no vCPU in this release yet");
@@ -22,9 +20,10 @@ static bool none_machine_init(MachineState *ms, Error **errp)
     if (!ms->ram_size) {
         return true;
     }
-    none_ram = ram_block_new_anon("ram", ms->ram_size, mo->mem_merge,
-                                  mo->dump_guest_core, errp);
+    /* The machine's memory backend, which vl.c made or chose. */
+    none_ram = host_memory_backend_machine_ram();
     if (!none_ram) {
+        error_setg(errp, "machine 'none' has no memory backend");
         return false;
     }
     memory_region_init_ram_ptr(&none_ram_region, "ram", ms->ram_size,
@@ -36,7 +35,7 @@ static bool none_machine_init(MachineState *ms, Error **errp)
 static void none_machine_cleanup(MachineState *ms)
 {
     memory_region_finalize(&none_ram_region);
-    ram_block_free(none_ram);
+    /* The backend owns the RAM and releases it after the machine. */
     none_ram = NULL;
 }
 

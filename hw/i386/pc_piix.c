@@ -11,7 +11,7 @@
 #include "qom/object.h"
 #include "system/memory.h"
 #include "system/qtest.h"
-#include "system/ramblock.h"
+#include "system/hostmem.h"
 #include "system/system.h"
 
 typedef struct PCMachineState {
@@ -37,14 +37,13 @@ PCRamLayout pc_ram_layout(uint64_t ram_size)
     return l;
 }
 
+/* The RAM is the machine's memory backend's (vl.c made or chose it). */
 static bool pc_init_ram(MachineState *ms, Error **errp)
 {
-    const MachineOptions *mo = &ms->cfg->machine;
-
     pcms.layout = pc_ram_layout(ms->ram_size);
-    pcms.ram = ram_block_new_anon("pc.ram", ms->ram_size, mo->mem_merge,
-                                  mo->dump_guest_core, errp);
+    pcms.ram = host_memory_backend_machine_ram();
     if (!pcms.ram) {
+        error_setg(errp, "machine type '%s' needs guest RAM", ms->mc->name);
         return false;
     }
     memory_region_init_ram_ptr(&pcms.ram_below_4g, "ram-below-4g",
@@ -156,7 +155,7 @@ static void pc_cleanup(MachineState *ms)
     isa_bus_set_irqs(NULL);
     memory_region_finalize(&pcms.ram_below_4g);
     memory_region_finalize(&pcms.ram_above_4g);
-    ram_block_free(pcms.ram);
+    /* The backend owns the RAM and releases it after the machine. */
     pcms.ram = NULL;
 }
 

@@ -1,7 +1,8 @@
 /*
  * RAM blocks: host memory that backs guest RAM. Each block remembers
- * how it was obtained; ram_block_free() is the one place that decides
- * how it is released (the discard-at-exit policy).
+ * how it was obtained; ram_block_free() releases it through the one
+ * function that decides what happens to its contents at exit,
+ * ram_block_discard_at_exit().
  */
 #ifndef SYSTEM_RAMBLOCK_H
 #define SYSTEM_RAMBLOCK_H
@@ -12,21 +13,60 @@
 
 #include "qemu/error.h"
 
+/* How the memory was obtained (RAMBlock.flags). */
+#define RAM_SHARED      (1u << 0)   /* MAP_SHARED: writes reach the fd */
+#define RAM_FILE        (1u << 1)   /* a file the user named */
+#define RAM_TEMPORARY   (1u << 2)   /* memfd, or unlinked at creation */
+#define RAM_DISCARD     (1u << 3)   /* discard-data=on */
+#define RAM_READONLY    (1u << 4)   /* mapped PROT_READ */
+#define RAM_EXPORTED    (1u << 5)   /* fd handed to another process */
+#define RAM_NORESERVE   (1u << 6)   /* reserve=off: MAP_NORESERVE */
+
 typedef struct RAMBlock {
     char *name;
     uint8_t *host;
-    uint64_t size;
-    size_t page_size;
+    uint64_t size;              /* bytes mapped, a multiple of page_size */
+    size_t page_size;           /* host page size, or the hugepage size */
     int fd;                     /* -1 for anonymous memory */
+    uint32_t flags;
 } RAMBlock;
 
+/* What ram_block_discard_at_exit() does with a block's contents. */
+typedef enum RamDiscardAction {
+    RAM_DISCARD_UNMAP,          /* nothing can reach a disk: munmap */
+    RAM_DISCARD_TRUNCATE,       /* temporary: ftruncate(fd, 0) */
+    RAM_DISCARD_PUNCH_HOLE,     /* named, discard-data=on: punch a hole */
+    RAM_DISCARD_KEEP,           /* named, share=on: the user wants it */
+    RAM_DISCARD_KEEP_EXPORTED,  /* a peer still maps it: leave it */
+} RamDiscardAction;
+
 /*
- * Anonymous guest RAM. mergeable and dump map to MADV_MERGEABLE and
- * MADV_DONTDUMP (when false); THP is requested where available.
+ * Map size bytes of fd (or anonymous memory when fd is -1) as guest RAM.
+ * size must be a multiple of page_size; the mapping starts on an align
+ * boundary (0: page_size). Anonymous RAM gets MADV_HUGEPAGE (THP) where
+ * available. On success the block owns fd; on failure the caller does.
  */
-RAMBlock *ram_block_new_anon(const char *name, uint64_t size, bool mergeable,
-                             bool dump, Error **errp);
-/* Release a block according to how it was obtained. */
+RAMBlock *ram_block_new(const char *name, int fd, uint64_t size,
+                        size_t page_size, uint64_t align, uint32_t flags,
+                        Error **errp);
+/* MADV_MERGEABLE / MADV_DONTDUMP for -machine mem-merge, dump-guest-core. */
+void ram_block_advise(RAMBlock *rb, bool mergeable, bool dump);
+/*
+ * Populate every page now, across nthreads threads. Fails with -errno
+ * (-EFAULT when the backing store ran out: no hugepages, full tmpfs).
+ */
+int ram_block_prealloc(RAMBlock *rb, unsigned nthreads);
+/* Another process maps the fd: do not take its memory away at exit. */
+void ram_block_set_exported(RAMBlock *rb, bool exported);
+
+/* The teardown policy, a pure function of how the block was obtained. */
+RamDiscardAction ram_block_discard_action(const RAMBlock *rb);
+/*
+ * Carry out the policy: drop what must never be written back and unmap.
+ * Guest RAM is never msync'ed or fsync'ed. Leaves rb->fd open.
+ */
+void ram_block_discard_at_exit(RAMBlock *rb);
+/* Discard per the policy, close the fd and free the block. */
 void ram_block_free(RAMBlock *rb);
 
 #endif

@@ -204,10 +204,36 @@ static const struct {
     { "-M none -qmp foo", "-qmp foo: 'foo' is not a valid char driver" },
     { "-M none -device foo", "-device foo: 'foo' is not a valid device "
       "model name" },
-    /* Accepted and stored, but nothing in this build can provide them. */
-    { "-M none -object memory-backend-ram,id=m,size=1G", "-object "
-      "memory-backend-ram,id=m,size=1G: host memory backends "
-      "(memory-backend-ram) are not implemented in this release yet" },
+    /* Memory backends, with QEMU's wording where QEMU has one. */
+    { "-M none -object memory-backend-ram,id=m,size=0", "-object "
+      "memory-backend-ram,id=m,size=0: can't create backend with size 0" },
+    { "-M none -object memory-backend-ram,id=m,size=1G,prealloc-threads=0",
+      "-object memory-backend-ram,id=m,size=1G,prealloc-threads=0: property "
+      "'prealloc-threads' of memory-backend-ram doesn't take value '0'" },
+    { "-M none -object memory-backend-ram,id=m,size=1G,policy=bind",
+      "-object memory-backend-ram,id=m,size=1G,policy=bind: policy 'bind' "
+      "is not supported: this build has no NUMA binding; only 'default' "
+      "is" },
+    { "-M none -object memory-backend-file,id=m,size=1G", "-object "
+      "memory-backend-file,id=m,size=1G: mem-path property not set" },
+    { "-M none -object memory-backend-file,id=m,size=1G,"
+      "mem-path=/nonexistent/dir/f", "-object memory-backend-file,id=m,"
+      "size=1G,mem-path=/nonexistent/dir/f: can't open backing store "
+      "/nonexistent/dir/f for guest RAM: No such file or directory" },
+    { "-M none -object memory-backend-file,id=m,size=1G,mem-path=/tmp,"
+      "align=3M", "-object memory-backend-file,id=m,size=1G,mem-path=/tmp,"
+      "align=3M: alignment 0x300000 must be a power of two" },
+    { "-M none -object memory-backend-memfd,id=m,size=1000", "-object "
+      "memory-backend-memfd,id=m,size=1000: memory size 0x3e8 must be "
+      "equal to or larger than page size 0x1000" },
+    { "-M none -machine memory-backend=nope", "Memory backend 'nope' not "
+      "found" },
+    { "-M none -m 64M -object memory-backend-ram,id=m,size=32M -machine "
+      "memory-backend=m", "Machine memory size does not match the size of "
+      "the memory backend" },
+    { "-M none -m 64M -mem-path /tmp -object memory-backend-ram,id=m,"
+      "size=64M -machine memory-backend=m", "'-mem-path' can't be used "
+      "together with '-machine memory-backend'" },
     { "-M none -kernel /nonexistent", "-kernel /nonexistent: machine 'none' "
       "cannot load a kernel in this release yet" },
     { "-M none -incoming defer", "-incoming defer: incoming migration is not "
