@@ -1,0 +1,184 @@
+/*
+ * dirty: writes guest RAM so the host has to back it, for RSS, mem-lock
+ * and teardown measurements.
+ *   dirty=N       rep stosq over N MiB from 2 MiB (default 16 when no
+ *                 option is given), then checks one word per page;
+ *   dirty_high=N  writes an address-derived pattern over N MiB from 4 GiB
+ *                 and reads all of it back, which catches RAM above 4 GiB
+ *                 aliased onto low RAM.
+ * Progress is printed every 64 MiB.  The loops run at CPL 3 (run_user),
+ * which hosts like kvm_pvm execute natively and CPL 0 not.
+ */
+#include "guest.h"
+
+const char guest_name[] = "dirty";
+
+#define LOW_START   (2 * MiB)
+#define HIGH_START  (4 * GiB)
+#define STEP        (64 * MiB)
+#define LOW_FILL    0xd1d1d1d1d1d1d1d1ul
+#define HIGH_XOR    0x5a5aa5a5c3c33c3cul
+
+/* One chunk of work for run_user; a mismatch address or 0 comes back. */
+static struct {
+    uint64_t start, len;
+} job;
+
+static uint64_t fill_low(uint64_t unused)
+{
+    void *p = (void *)(uintptr_t)job.start;
+    uint64_t words = job.len / 8;
+
+    asm volatile("rep stosq" : "+D"(p), "+c"(words) : "a"(LOW_FILL)
+                 : "memory");
+    return 0;
+}
+
+static uint64_t check_low(uint64_t unused)
+{
+    for (uint64_t a = job.start; a < job.start + job.len; a += 4096) {
+        if (*(volatile uint64_t *)a != LOW_FILL) {
+            return a;
+        }
+    }
+    return 0;
+}
+
+static uint64_t fill_high(uint64_t unused)
+{
+    for (uint64_t a = job.start; a < job.start + job.len; a += 8) {
+        *(volatile uint64_t *)a = a ^ HIGH_XOR;
+    }
+    return 0;
+}
+
+static uint64_t check_high(uint64_t unused)
+{
+    for (uint64_t a = job.start; a < job.start + job.len; a += 8) {
+        if (*(volatile uint64_t *)a != (a ^ HIGH_XOR)) {
+            return a;
+        }
+    }
+    return 0;
+}
+
+static uint64_t option_mib(const char *cmdline, const char *key, bool *given)
+{
+    const char *v = cmdline_value(cmdline, key);
+    bool ok;
+
+    *given = v != NULL;
+    if (!v) {
+        return 0;
+    }
+    uint64_t n = parse_u64(v, &ok);
+    if (!ok) {
+        guest_fail("%s wants a number of MiB", key);
+    }
+    return n;
+}
+
+/* Is [base, base+len) inside one available region of the memory map? */
+static bool ram_covers(struct mb_info *mb, uint64_t base, uint64_t len)
+{
+    uintptr_t p = mb->mmap_addr, end = p + mb->mmap_length;
+
+    for (; p < end; p += ((struct mb_mmap_entry *)p)->size + 4) {
+        struct mb_mmap_entry *e = (struct mb_mmap_entry *)p;
+        if (e->type == MB_MEMORY_AVAILABLE && e->addr <= base &&
+            e->addr + e->len >= base + len) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void dirty_low(struct mb_info *mb, uint64_t mib)
+{
+    uint64_t start = LOW_START;
+
+    /* Leave the loader's modules alone. */
+    if (mb->flags & MB_INFO_MODS) {
+        struct mb_module *m = (struct mb_module *)(uintptr_t)mb->mods_addr;
+        for (uint32_t i = 0; i < mb->mods_count; i++) {
+            while (m[i].mod_end > start) {
+                start += 2 * MiB;
+            }
+        }
+    }
+    if (!ram_covers(mb, start, mib * MiB)) {
+        guest_fail("dirty=%lu: no RAM at 0x%lx-0x%lx", mib, start,
+                   start + mib * MiB - 1);
+    }
+    printf("dirty: writing %lu MiB at 0x%lx\n", mib, start);
+    for (uint64_t done = 0; done < mib * MiB; ) {
+        uint64_t n = mib * MiB - done < STEP ? mib * MiB - done : STEP;
+        job.start = start + done;
+        job.len = n;
+        run_user(fill_low, 0);
+        done += n;
+        printf("dirty: %lu MiB\n", done / MiB);
+    }
+    job.start = start;
+    job.len = mib * MiB;
+    uint64_t bad = run_user(check_low, 0);
+    if (bad) {
+        guest_fail("dirty: 0x%lx reads 0x%lx", bad, *(uint64_t *)bad);
+    }
+    printf("dirty: %lu MiB verified\n", mib);
+}
+
+static void dirty_high(struct mb_info *mb, uint64_t mib)
+{
+    uint64_t len = mib * MiB;
+
+    if (!ram_covers(mb, HIGH_START, len)) {
+        guest_fail("dirty_high=%lu: no RAM at 0x%lx-0x%lx", mib, HIGH_START,
+                   HIGH_START + len - 1);
+    }
+    if (!paging_map(HIGH_START, len, PTE_KERNEL_RW)) {
+        guest_fail("dirty_high=%lu: out of page tables", mib);
+    }
+    printf("dirty_high: writing %lu MiB at 0x%lx\n", mib, HIGH_START);
+    for (uint64_t done = 0; done < len; ) {
+        uint64_t n = len - done < STEP ? len - done : STEP;
+        job.start = HIGH_START + done;
+        job.len = n;
+        run_user(fill_high, 0);
+        done += n;
+        printf("dirty_high: %lu MiB\n", done / MiB);
+    }
+    job.start = HIGH_START;
+    job.len = len;
+    uint64_t bad = run_user(check_high, 0);
+    if (bad) {
+        guest_fail("dirty_high: 0x%lx reads 0x%lx, wrote 0x%lx", bad,
+                   *(uint64_t *)bad, bad ^ HIGH_XOR);
+    }
+    printf("dirty_high: %lu MiB verified\n", mib);
+}
+
+void guest_main(uint32_t magic, struct mb_info *mb)
+{
+    const char *cmdline = "";
+    bool low_given, high_given;
+
+    if (mb->flags & MB_INFO_CMDLINE) {
+        cmdline = (const char *)(uintptr_t)mb->cmdline;
+    }
+    if (!(mb->flags & MB_INFO_MEM_MAP)) {
+        guest_fail("no memory map");
+    }
+    uint64_t low = option_mib(cmdline, "dirty", &low_given);
+    uint64_t high = option_mib(cmdline, "dirty_high", &high_given);
+    if (!low_given && !high_given) {
+        low = 16;
+    }
+    if (low) {
+        dirty_low(mb, low);
+    }
+    if (high) {
+        dirty_high(mb, high);
+    }
+    guest_pass();
+}
