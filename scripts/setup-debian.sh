@@ -3,8 +3,8 @@
 # Runs as root (or through sudo); a no-op when everything is present.
 set -eu
 
-PACKAGES="meson ninja-build gcc pkg-config python3 libglib2.0-dev
-libjson-glib-dev linux-libc-dev"
+PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
+libjson-glib-dev linux-libc-dev acpica-tools"
 
 missing=""
 for p in $PACKAGES; do

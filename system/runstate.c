@@ -1,5 +1,10 @@
 /*
  * Run state and shutdown requests.
+ *
+ * Not thread safe by itself: callers hold the big lock (system/cpus.h)
+ * whenever vCPU threads exist. Requests made from a vCPU thread only
+ * record what to do and wake the main loop (g_main_context_wakeup is
+ * thread safe); the main loop acts on them in main_loop_should_exit().
  */
 #include <glib.h>
 
@@ -17,6 +22,7 @@ static void (*vcpu_pause)(void);
 static void (*vcpu_resume)(void);
 static ShutdownCause reset_requested = SHUTDOWN_CAUSE_NONE;
 static bool powerdown_requested;
+static RunState vmstop_requested = RUN_STATE__MAX;
 
 typedef struct Handler {
     void (*fn)(void *opaque);
@@ -171,6 +177,14 @@ void qemu_system_reset_request(ShutdownCause cause)
     }
 }
 
+void qemu_system_vmstop_request(RunState state)
+{
+    vmstop_requested = state;
+    if (request_notify) {
+        request_notify();
+    }
+}
+
 void qemu_system_powerdown_request(void)
 {
     powerdown_requested = true;
@@ -206,6 +220,12 @@ void qemu_unregister_reset_all(void)
 
 static void system_reset(ShutdownCause cause)
 {
+    bool running = current_state == RUN_STATE_RUNNING;
+
+    /* Devices and vCPUs are reset with the vCPUs stopped. */
+    if (running && vcpu_pause) {
+        vcpu_pause();
+    }
     qdev_reset_all();
     for (guint i = 0; reset_handlers && i < reset_handlers->len; i++) {
         Handler *h = &g_array_index(reset_handlers, Handler, i);
@@ -218,6 +238,9 @@ static void system_reset(ShutdownCause cause)
         current_state == RUN_STATE_INTERNAL_ERROR ||
         current_state == RUN_STATE_GUEST_PANICKED) {
         current_state = RUN_STATE_PAUSED;
+    }
+    if (running && vcpu_resume) {
+        vcpu_resume();
     }
 }
 
@@ -238,6 +261,12 @@ bool main_loop_should_exit(void)
         /* As QEMU: the VM stops on the way out without a STOP event. */
         do_vm_stop(RUN_STATE_SHUTDOWN, false);
         return true;
+    }
+    if (vmstop_requested != RUN_STATE__MAX) {
+        RunState state = vmstop_requested;
+
+        vmstop_requested = RUN_STATE__MAX;
+        vm_stop(state);
     }
     if (reset_requested != SHUTDOWN_CAUSE_NONE) {
         ShutdownCause cause = reset_requested;

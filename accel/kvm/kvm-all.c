@@ -1,7 +1,10 @@
 /*
- * KVM accelerator: the /dev/kvm handle and the VM.
+ * KVM accelerator: the /dev/kvm handle, the VM, its memory slots and the
+ * PC's in-kernel interrupt controllers and PIT. The vCPUs are in
+ * kvm-cpus.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -9,13 +12,31 @@
 
 #include <linux/kvm.h>
 
+#include "hw/intc/ioapic.h"
+
+#include "accel/kvm/kvm-int.h"
 #include "system/accel.h"
 #include "system/kvm.h"
+#include "system/memory.h"
 #include "system/system.h"
+
+/*
+ * QEMU's addresses for the pages VMX needs for real mode (an identity
+ * page table and a TSS, three pages); the e820 map reserves them.
+ */
+#define KVM_IDENTITY_BASE   0xfeffc000ULL
+#define KVM_TSS_BASE        (KVM_IDENTITY_BASE + 0x1000)
 
 typedef struct KVMState {
     int fd;
     int vmfd;
+    char *accel_irqchip;        /* -accel kvm,kernel-irqchip= */
+    KernelIrqchip machine_irqchip;
+    bool irqchip;               /* KVM_CREATE_IRQCHIP done */
+    bool pit;                   /* KVM_CREATE_PIT2 done */
+    unsigned slots;             /* user memory slots in use */
+    struct kvm_irqchip reset_chips[3];  /* PIC master, slave, IOAPIC */
+    struct kvm_pit_state2 reset_pit;
 } KVMState;
 
 static KVMState kvm_state = { .fd = -1, .vmfd = -1 };
@@ -67,6 +88,12 @@ static bool kvm_disable_pm_exits(int vmfd, Error **errp)
 
 static void kvm_accel_cleanup(void)
 {
+    /* The vCPU threads end before anything they use goes away. */
+    kvm_cpus_cleanup();
+    ioapic_set_irqchip_hook(NULL);
+    g_clear_pointer(&kvm_state.accel_irqchip, g_free);
+    kvm_state.irqchip = kvm_state.pit = false;
+    kvm_state.slots = 0;
     if (kvm_state.vmfd >= 0) {
         close(kvm_state.vmfd);
     }
@@ -81,8 +108,11 @@ static bool kvm_accel_init(MachineState *ms, const QemuOpts *props,
 {
     int ret;
 
-    (void)ms;
-    (void)props;
+    if (props && qemu_opt_get(props, "kernel-irqchip")) {
+        kvm_state.accel_irqchip = g_strdup(qemu_opt_get(props,
+                                                        "kernel-irqchip"));
+    }
+    kvm_state.machine_irqchip = ms->cfg->machine.kernel_irqchip;
     kvm_state.fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
     if (kvm_state.fd < 0) {
         error_setg_errno(errp, errno, "Could not access KVM kernel module");
@@ -131,6 +161,259 @@ int kvm_get_fd(void)
 int kvm_get_vm_fd(void)
 {
     return kvm_state.vmfd;
+}
+
+int kvm_check_cap(int cap)
+{
+    return kvm_check_extension(kvm_state.vmfd >= 0 ? kvm_state.vmfd
+                                                   : kvm_state.fd, cap);
+}
+
+bool kvm_irqchip_in_kernel(void)
+{
+    return kvm_state.irqchip;
+}
+
+/* QEMU's PC routing: ISA IRQ 0 (the PIT) reaches IOAPIC pin 2. */
+static bool kvm_pc_setup_irq_routing(Error **errp)
+{
+    struct kvm_irq_routing *r;
+    unsigned n = 0;
+    int ret;
+
+    r = g_malloc0(sizeof(*r) + 48 * sizeof(r->entries[0]));
+    for (unsigned gsi = 0; gsi < 16; gsi++) {
+        if (gsi == 2) {
+            continue;           /* the cascade */
+        }
+        r->entries[n].gsi = gsi;
+        r->entries[n].type = KVM_IRQ_ROUTING_IRQCHIP;
+        r->entries[n].u.irqchip.irqchip = gsi < 8 ? KVM_IRQCHIP_PIC_MASTER
+                                                  : KVM_IRQCHIP_PIC_SLAVE;
+        r->entries[n].u.irqchip.pin = gsi & 7;
+        n++;
+    }
+    for (unsigned gsi = 0; gsi < IOAPIC_NUM_PINS; gsi++) {
+        if (gsi == 2) {
+            continue;
+        }
+        r->entries[n].gsi = gsi;
+        r->entries[n].type = KVM_IRQ_ROUTING_IRQCHIP;
+        r->entries[n].u.irqchip.irqchip = KVM_IRQCHIP_IOAPIC;
+        r->entries[n].u.irqchip.pin = gsi == 0 ? 2 : gsi;
+        n++;
+    }
+    r->nr = n;
+    ret = ioctl(kvm_state.vmfd, KVM_SET_GSI_ROUTING, r);
+    g_free(r);
+    if (ret < 0) {
+        error_setg_errno(errp, errno, "KVM_SET_GSI_ROUTING");
+        return false;
+    }
+    return true;
+}
+
+void kvm_set_irq(int gsi, int level)
+{
+    struct kvm_irq_level irq = { .irq = gsi, .level = level };
+
+    if (ioctl(kvm_state.vmfd, KVM_IRQ_LINE, &irq) < 0) {
+        warn_report("KVM_IRQ_LINE(%d, %d): %s", gsi, level,
+                    g_strerror(errno));
+    }
+}
+
+static bool kvm_irqchip_allowed(Error **errp)
+{
+    const char *s = kvm_state.accel_irqchip;
+    KernelIrqchip k = kvm_state.machine_irqchip;
+
+    if (s) {
+        if (!strcmp(s, "split")) {
+            k = KERNEL_IRQCHIP_SPLIT;
+        } else if (!strcmp(s, "off")) {
+            k = KERNEL_IRQCHIP_OFF;
+        } else if (!strcmp(s, "on")) {
+            k = KERNEL_IRQCHIP_ON;
+        } else {
+            error_setg(errp, "Parameter 'kernel-irqchip' expects 'on', "
+                       "'off' or 'split'");
+            return false;
+        }
+    }
+    /* Both need the userspace PIC/IOAPIC that come with the software CPU. */
+    if (k == KERNEL_IRQCHIP_OFF) {
+        error_setg(errp, "kernel-irqchip=off is not supported yet");
+        return false;
+    }
+    if (k == KERNEL_IRQCHIP_SPLIT) {
+        error_setg(errp, "kernel-irqchip=split is not supported yet");
+        return false;
+    }
+    return true;
+}
+
+bool kvm_pc_init(bool pit, bool pit_discard, Error **errp)
+{
+    uint64_t identity = KVM_IDENTITY_BASE;
+
+    if (!kvm_irqchip_allowed(errp)) {
+        return false;
+    }
+    if (kvm_check_cap(KVM_CAP_SET_IDENTITY_MAP_ADDR) &&
+        ioctl(kvm_state.vmfd, KVM_SET_IDENTITY_MAP_ADDR, &identity) < 0) {
+        error_setg_errno(errp, errno, "KVM_SET_IDENTITY_MAP_ADDR");
+        return false;
+    }
+    if (ioctl(kvm_state.vmfd, KVM_SET_TSS_ADDR, (unsigned long)KVM_TSS_BASE)
+        < 0) {
+        error_setg_errno(errp, errno, "KVM_SET_TSS_ADDR");
+        return false;
+    }
+    if (ioctl(kvm_state.vmfd, KVM_CREATE_IRQCHIP) < 0) {
+        error_setg_errno(errp, errno, "Could not create the in-kernel "
+                         "irqchip (KVM_CREATE_IRQCHIP)");
+        return false;
+    }
+    kvm_state.irqchip = true;
+    if (!kvm_pc_setup_irq_routing(errp)) {
+        return false;
+    }
+    for (int i = 0; i < 3; i++) {
+        kvm_state.reset_chips[i].chip_id = i;
+        if (ioctl(kvm_state.vmfd, KVM_GET_IRQCHIP,
+                  &kvm_state.reset_chips[i]) < 0) {
+            error_setg_errno(errp, errno, "KVM_GET_IRQCHIP");
+            return false;
+        }
+    }
+    if (pit) {
+        struct kvm_pit_config cfg = { .flags = KVM_PIT_SPEAKER_DUMMY };
+
+        if (!kvm_check_cap(KVM_CAP_PIT2) ||
+            ioctl(kvm_state.vmfd, KVM_CREATE_PIT2, &cfg) < 0) {
+            error_setg_errno(errp, errno, "Create kernel PIT failed");
+            return false;
+        }
+        kvm_state.pit = true;
+        /* lost_tick_policy=discard: ticks the guest missed are dropped. */
+        if (pit_discard) {
+            struct kvm_reinject_control rc = { .pit_reinject = 0 };
+
+            if (!kvm_check_cap(KVM_CAP_REINJECT_CONTROL) ||
+                ioctl(kvm_state.vmfd, KVM_REINJECT_CONTROL, &rc) < 0) {
+                error_setg(errp, "Can't disable in-kernel PIT reinjection");
+                return false;
+            }
+        }
+        if (ioctl(kvm_state.vmfd, KVM_GET_PIT2, &kvm_state.reset_pit) < 0) {
+            error_setg_errno(errp, errno, "KVM_GET_PIT2");
+            return false;
+        }
+    }
+    ioapic_set_irqchip_hook(kvm_set_irq);
+    return true;
+}
+
+void kvm_pc_reset_irqchip(void)
+{
+    for (int i = 0; kvm_state.irqchip && i < 3; i++) {
+        if (ioctl(kvm_state.vmfd, KVM_SET_IRQCHIP,
+                  &kvm_state.reset_chips[i]) < 0) {
+            warn_report("KVM_SET_IRQCHIP: %s", g_strerror(errno));
+        }
+    }
+    if (kvm_state.pit &&
+        ioctl(kvm_state.vmfd, KVM_SET_PIT2, &kvm_state.reset_pit) < 0) {
+        warn_report("KVM_SET_PIT2: %s", g_strerror(errno));
+    }
+}
+
+typedef struct SlotWalk {
+    Error **errp;
+    bool ok;
+} SlotWalk;
+
+static void add_slot(MemoryRegion *mr, void *opaque)
+{
+    SlotWalk *w = opaque;
+    struct kvm_userspace_memory_region reg = {
+        .slot = kvm_state.slots,
+        .guest_phys_addr = mr->addr,
+        .memory_size = mr->size,
+        .userspace_addr = (uintptr_t)mr->ram,
+    };
+
+    /* Devices are not slotted: their accesses come back as MMIO exits. */
+    if (!w->ok || !mr->ram) {
+        return;
+    }
+    if (mr->readonly) {
+        if (!kvm_check_cap(KVM_CAP_READONLY_MEM)) {
+            return;             /* reads and writes then exit as MMIO */
+        }
+        reg.flags = KVM_MEM_READONLY;
+    }
+    if (ioctl(kvm_state.vmfd, KVM_SET_USER_MEMORY_REGION, &reg) < 0) {
+        error_setg_errno(w->errp, errno, "KVM_SET_USER_MEMORY_REGION for "
+                         "'%s' at 0x%" PRIx64 " (0x%" PRIx64 " bytes)",
+                         mr->name, mr->addr, mr->size);
+        w->ok = false;
+        return;
+    }
+    kvm_state.slots++;
+}
+
+bool kvm_memory_init(Error **errp)
+{
+    SlotWalk w = { errp, true };
+    int max = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
+
+    address_space_foreach(&address_space_memory, add_slot, &w);
+    if (w.ok && max && kvm_state.slots > (unsigned)max) {
+        error_setg(errp, "kvm offers %d memory slots, the machine needs %u",
+                   max, kvm_state.slots);
+        return false;
+    }
+    return w.ok;
+}
+
+bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp)
+{
+    struct kvm_cpuid2 *c = NULL;
+    unsigned nent = 64;
+    int ret;
+
+    /* KVM says E2BIG until the buffer is large enough. */
+    for (;;) {
+        c = g_realloc(c, sizeof(*c) + nent * sizeof(c->entries[0]));
+        memset(c, 0, sizeof(*c));
+        c->nent = nent;
+        ret = ioctl(kvm_state.fd, KVM_GET_SUPPORTED_CPUID, c);
+        if (ret == 0 || errno != E2BIG || nent >= 4096) {
+            break;
+        }
+        nent *= 2;
+    }
+    if (ret < 0) {
+        error_setg_errno(errp, errno, "KVM_GET_SUPPORTED_CPUID");
+        g_free(c);
+        return false;
+    }
+    *n = c->nent;
+    *out = g_new0(X86CPUIDEntry, c->nent);
+    for (unsigned i = 0; i < c->nent; i++) {
+        const struct kvm_cpuid_entry2 *e = &c->entries[i];
+
+        (*out)[i] = (X86CPUIDEntry) {
+            .function = e->function, .index = e->index,
+            .flags = (e->flags & KVM_CPUID_FLAG_SIGNIFCANT_INDEX)
+                     ? X86_CPUID_FLAG_INDEXED : 0,
+            .regs = { e->eax, e->ebx, e->ecx, e->edx },
+        };
+    }
+    g_free(c);
+    return true;
 }
 
 const AccelClass kvm_accel_class = {

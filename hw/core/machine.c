@@ -69,6 +69,7 @@ static const QemuOptDesc machine_props[] = {
     { "kernel-irqchip", QEMU_OPT_STRING },
     { "dump-guest-core", QEMU_OPT_BOOL },
     { "mem-merge", QEMU_OPT_BOOL },
+    { "pit", QEMU_OPT_BOOL },           /* pc only */
     { NULL },
 };
 
@@ -78,6 +79,11 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
     const char *unknown = qemu_opts_find_unknown(mo->opts, machine_props);
     const char *s;
 
+    /* Properties only the PC has. */
+    if (!unknown && mc != &pc_i440fx_machine_class &&
+        qemu_opt_get(mo->opts, "pit")) {
+        unknown = "pit";
+    }
     if (unknown) {
         char *type = machine_type_name(mc);
 
@@ -87,7 +93,8 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
     }
     if (!qemu_opt_get_bool(mo->opts, "dump-guest-core", &mo->dump_guest_core,
                            errp) ||
-        !qemu_opt_get_bool(mo->opts, "mem-merge", &mo->mem_merge, errp)) {
+        !qemu_opt_get_bool(mo->opts, "mem-merge", &mo->mem_merge, errp) ||
+        !qemu_opt_get_bool(mo->opts, "pit", &(bool){ true }, errp)) {
         return false;
     }
     if ((s = qemu_opt_get(mo->opts, "kernel-irqchip"))) {
@@ -125,7 +132,11 @@ bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
     char *msg = NULL;
     bool ok = false;
 
-    if (cfg->kernel || cfg->initrd || cfg->append) {
+    if (!cfg->kernel && cfg->initrd) {
+        error_setg(errp, "-initrd only allowed with -kernel option");
+    } else if (!cfg->kernel && cfg->append) {
+        error_setg(errp, "-append only allowed with -kernel option");
+    } else if (mc != &pc_i440fx_machine_class && cfg->kernel) {
         msg = g_strdup_printf("machine '%s' cannot load a kernel in this "
                               "release yet", mc->name);
         ok = refuse(&cfg->kernel_loc, errp, msg);

@@ -15,6 +15,7 @@ extern const DeviceClass pc_testdev_device_class;
 extern const DeviceClass i8042_device_class;
 extern const DeviceClass fw_cfg_io_device_class;
 extern const DeviceClass mc146818rtc_device_class;
+extern const DeviceClass acpi_pm_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -24,6 +25,7 @@ static const DeviceClass *const device_classes[] = {
     &i8042_device_class,
     &fw_cfg_io_device_class,
     &mc146818rtc_device_class,
+    &acpi_pm_device_class,
     NULL,
 };
 

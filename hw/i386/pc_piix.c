@@ -1,18 +1,38 @@
 /*
  * The i440FX PC: guest RAM split around the PCI hole, the I/O APIC's
- * input lines as the ISA interrupt lines, and the ISA devices.
+ * input lines as the ISA interrupt lines, the ISA devices, the e820 map
+ * and direct kernel boot (-kernel; there is no firmware yet), and under
+ * KVM the in-kernel irqchip, PIT and the vCPUs.
  */
+#include <string.h>
+
 #include "chardev/char.h"
 #include "hw/boards.h"
 #include "hw/i386/pc.h"
+#include "hw/i386/x86-boot.h"
 #include "hw/intc/ioapic.h"
+#include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
 #include "hw/qdev.h"
 #include "qom/object.h"
 #include "system/memory.h"
-#include "system/qtest.h"
 #include "system/hostmem.h"
+#include "system/kvm.h"
+#include "system/runstate.h"
 #include "system/system.h"
+
+/* The e820 map QEMU's PC reports to guests (through SeaBIOS). */
+#define PC_LOW_RAM_END      0x9fc00ULL  /* 639 KiB: the EBDA follows */
+#define PC_VGA_BASE         0xa0000ULL
+#define PC_BIOS_AREA        0xf0000ULL
+#define PC_ONE_MIB          0x100000ULL
+/* Kept by the firmware at the top of low RAM (tables, later ACPI). */
+#define PC_HIGH_TABLES_SIZE 0x20000ULL
+/* KVM's identity map and TSS pages (accel/kvm/kvm-all.c). */
+#define PC_KVM_PAGES_BASE   0xfeffc000ULL
+#define PC_KVM_PAGES_SIZE   0x4000ULL
+#define PC_BIOS_ROM_BASE    0xfffc0000ULL
+#define PC_E820_MAX         8
 
 typedef struct PCMachineState {
     RAMBlock *ram;
@@ -20,6 +40,9 @@ typedef struct PCMachineState {
     MemoryRegion ram_above_4g;
     PCRamLayout layout;
     qemu_irq isa_irqs[ISA_NUM_IRQS];
+    X86BootE820Entry e820[PC_E820_MAX];
+    unsigned e820_entries;
+    const VmConfig *cfg;
 } PCMachineState;
 
 static PCMachineState pcms;
@@ -62,6 +85,165 @@ static bool pc_init_ram(MachineState *ms, Error **errp)
         }
     }
     return true;
+}
+
+static void e820_add(uint64_t addr, uint64_t len, uint32_t type)
+{
+    g_assert(pcms.e820_entries < PC_E820_MAX);
+    pcms.e820[pcms.e820_entries++] = (X86BootE820Entry) {
+        .addr = addr, .len = len, .type = type,
+    };
+}
+
+/* QEMU's map for the same RAM; the KVM pages only under KVM. */
+static void pc_build_e820(bool kvm)
+{
+    uint64_t below = pcms.layout.below_4g;
+    uint64_t ram_end = below;
+
+    pcms.e820_entries = 0;
+    e820_add(0, MIN(below, PC_LOW_RAM_END), E820_RAM);
+    e820_add(PC_LOW_RAM_END, PC_VGA_BASE - PC_LOW_RAM_END, E820_RESERVED);
+    e820_add(PC_BIOS_AREA, PC_ONE_MIB - PC_BIOS_AREA, E820_RESERVED);
+    if (below > PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
+        ram_end = below - PC_HIGH_TABLES_SIZE;
+        e820_add(PC_ONE_MIB, ram_end - PC_ONE_MIB, E820_RAM);
+        e820_add(ram_end, PC_HIGH_TABLES_SIZE, E820_RESERVED);
+    } else if (below > PC_ONE_MIB) {
+        e820_add(PC_ONE_MIB, below - PC_ONE_MIB, E820_RAM);
+    }
+    if (kvm) {
+        e820_add(PC_KVM_PAGES_BASE, PC_KVM_PAGES_SIZE, E820_RESERVED);
+    }
+    e820_add(PC_BIOS_ROM_BASE, PC_4GIB - PC_BIOS_ROM_BASE, E820_RESERVED);
+    if (pcms.layout.above_4g) {
+        e820_add(PC_4GIB, pcms.layout.above_4g, E820_RAM);
+    }
+}
+
+/* The "etc/e820" fw_cfg file: packed little-endian {addr, len, type}. */
+static void pc_publish_e820(FWCfgState *fw)
+{
+    uint8_t *buf = g_malloc(pcms.e820_entries * 20);
+
+    for (unsigned i = 0; i < pcms.e820_entries; i++) {
+        x86_boot_stq(buf + i * 20, pcms.e820[i].addr);
+        x86_boot_stq(buf + i * 20 + 8, pcms.e820[i].len);
+        x86_boot_stl(buf + i * 20 + 16, pcms.e820[i].type);
+    }
+    fw_cfg_add_file(fw, "etc/e820", buf, pcms.e820_entries * 20);
+}
+
+static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
+                           uint64_t len)
+{
+    void *p = address_space_ram_ptr(&address_space_memory, addr, len);
+
+    if (!p) {
+        return false;
+    }
+    if (buf) {
+        memcpy(p, buf, len);
+    } else {
+        memset(p, 0, len);
+    }
+    return true;
+}
+
+/* Load -kernel into RAM; with fw, also publish QEMU's fw_cfg items. */
+static bool pc_load_kernel(X86BootState *st, FWCfgState *fw, Error **errp)
+{
+    const GuestMemory mem = { .write = pc_guest_write };
+    const X86BootConfig bc = {
+        .kernel_filename = pcms.cfg->kernel,
+        .initrd_filename = pcms.cfg->initrd,
+        .kernel_cmdline = pcms.cfg->append,
+        .e820 = pcms.e820,
+        .e820_entries = pcms.e820_entries,
+        .acpi_rsdp_addr = 0,    /* no ACPI tables yet */
+    };
+    X86BootFwCfg items = { .count = 0 };
+
+    if (!x86_boot_load_kernel(&bc, &mem, st, fw ? &items : NULL, errp)) {
+        x86_boot_fw_cfg_free(&items);
+        return false;
+    }
+    for (unsigned i = 0; fw && i < items.count; i++) {
+        fw_cfg_add_bytes(fw, items.items[i].key, items.items[i].data,
+                         items.items[i].len);
+        items.items[i].data = NULL;
+    }
+    x86_boot_fw_cfg_free(&items);
+    for (guint i = 0; fw && i < st->warnings->len; i++) {
+        warn_report("%s", (char *)g_ptr_array_index(st->warnings, i));
+    }
+    return true;
+}
+
+/*
+ * system_reset: RAM keeps what the guest wrote, so the kernel is loaded
+ * again, and the vCPUs start over from the loader's state.
+ */
+static void pc_reset(void *opaque)
+{
+    X86BootState st;
+    Error *err = NULL;
+    bool loaded = false;
+
+    x86_boot_state_init(&st);
+    if (pcms.cfg->kernel) {
+        loaded = pc_load_kernel(&st, NULL, &err);
+        if (!loaded) {
+            error_report_err(err);
+            qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
+        }
+    }
+    if (kvm_enabled()) {
+        kvm_cpus_reset(loaded ? &st : NULL);
+    }
+    x86_boot_state_free(&st);
+}
+
+/* -machine pit=on|off and -global kvm-pit.lost_tick_policy=delay|discard */
+static bool pc_pit_options(const VmConfig *cfg, bool *pit, bool *discard,
+                           Error **errp)
+{
+    *pit = true;
+    *discard = false;
+    if (!qemu_opt_get_bool(cfg->machine.opts, "pit", pit, errp)) {
+        return false;
+    }
+    for (guint i = 0; i < cfg->globals->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(cfg->globals, i);
+        const char *v = qemu_opt_get(it->opts, "value");
+
+        if (strcmp(qemu_opt_get(it->opts, "driver"), "kvm-pit") ||
+            strcmp(qemu_opt_get(it->opts, "property"), "lost_tick_policy")) {
+            continue;
+        }
+        if (!strcmp(v, "discard") || !strcmp(v, "delay")) {
+            *discard = !strcmp(v, "discard");
+        } else {
+            loc_restore(&it->loc);
+            error_setg(errp, "kvm-pit: lost_tick_policy '%s' is not "
+                       "supported (use delay or discard)", v);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool pc_init_kvm(MachineState *ms, Error **errp)
+{
+    bool pit, discard;
+
+    if (!ms->cfg->kernel) {
+        error_setg(errp, "no firmware yet: use -kernel to boot a multiboot "
+                   "or Linux kernel");
+        return false;
+    }
+    return pc_pit_options(ms->cfg, &pit, &discard, errp) &&
+           kvm_pc_init(pit, discard, errp) && kvm_cpus_create(ms, errp);
 }
 
 static bool pc_init_irqs(Error **errp)
@@ -138,16 +320,43 @@ static bool pc_init_isa_devices(Error **errp)
                      NULL, errp);
 }
 
+/*
+ * The order matters: KVM's irqchip before the vCPUs, the vCPUs before the
+ * other unattached devices (QEMU's numbering), fw_cfg before the kernel
+ * loader fills it, and the memory slots once RAM holds the kernel.
+ */
 static bool pc_init(MachineState *ms, Error **errp)
 {
-    if (!qtest_enabled()) {
-        error_setg(errp, "machine type '%s': vCPUs are not implemented in "
-                   "this release yet; only -accel qtest runs it",
-                   ms->mc->name);
+    X86BootState st;
+    FWCfgState *fw;
+    bool ok;
+
+    pcms.cfg = ms->cfg;
+    if (!pc_init_ram(ms, errp)) {
         return false;
     }
-    return pc_init_ram(ms, errp) && pc_init_irqs(errp) &&
-           pc_init_isa_devices(errp);
+    pc_build_e820(kvm_enabled());
+    if (kvm_enabled() && !pc_init_kvm(ms, errp)) {
+        return false;
+    }
+    if (!pc_init_irqs(errp) || !pc_init_isa_devices(errp)) {
+        return false;
+    }
+    fw = fw_cfg_find();
+    if (fw) {
+        pc_publish_e820(fw);
+    }
+    x86_boot_state_init(&st);
+    ok = !ms->cfg->kernel || pc_load_kernel(&st, fw, errp);
+    if (ok && kvm_enabled()) {
+        ok = kvm_memory_init(errp);
+        kvm_cpus_reset(ms->cfg->kernel ? &st : NULL);
+    }
+    x86_boot_state_free(&st);
+    if (ok) {
+        qemu_register_reset(pc_reset, NULL);
+    }
+    return ok;
 }
 
 static void pc_cleanup(MachineState *ms)
@@ -157,6 +366,8 @@ static void pc_cleanup(MachineState *ms)
     memory_region_finalize(&pcms.ram_above_4g);
     /* The backend owns the RAM and releases it after the machine. */
     pcms.ram = NULL;
+    pcms.e820_entries = 0;
+    pcms.cfg = NULL;
 }
 
 const MachineClass pc_i440fx_machine_class = {

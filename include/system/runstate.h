@@ -68,6 +68,11 @@ void runstate_set_vcpu_hooks(void (*pause)(void), void (*resume)(void));
  */
 void qemu_system_reset_request(ShutdownCause cause);
 void qemu_system_powerdown_request(void);
+/*
+ * Ask the main loop to vm_stop(state): for a vCPU thread, which cannot
+ * wait for itself to stop (e.g. a KVM internal error).
+ */
+void qemu_system_vmstop_request(RunState state);
 void qemu_register_powerdown_handler(void (*fn)(void *opaque), void *opaque);
 /* Work done on reset besides device reset (vCPU reset, board state). */
 void qemu_register_reset(void (*fn)(void *opaque), void *opaque);

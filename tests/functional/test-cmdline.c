@@ -240,8 +240,12 @@ static const struct {
       "implemented in this release yet" },
     { "-M none -nographic -daemonize", "-nographic cannot be used with "
       "-daemonize" },
-    { "-M pc", "machine type 'pc-i440fx-7.2': vCPUs are not implemented in "
-      "this release yet; only -accel qtest runs it" },
+    { "-M pc -accel qtest -append x", "-append only allowed with -kernel "
+      "option" },
+    { "-M pc -accel qtest -initrd /dev/null", "-initrd only allowed with "
+      "-kernel option" },
+    { "-M none -machine pit=off", "-machine pit=off: Property "
+      "'none-machine.pit' not found" },
 };
 
 static void test_bad_cmdline(gconstpointer data)

@@ -1,0 +1,20 @@
+/*
+ * What kvm-all.c (the VM) and kvm-cpus.c (the vCPUs) share.
+ */
+#ifndef ACCEL_KVM_INT_H
+#define ACCEL_KVM_INT_H
+
+#include <stdbool.h>
+
+#include "qemu/error.h"
+#include "target/i386/cpu.h"
+
+/* KVM_CHECK_EXTENSION on the VM (or /dev/kvm before it exists). */
+int kvm_check_cap(int cap);
+bool kvm_irqchip_in_kernel(void);
+/* What KVM_GET_SUPPORTED_CPUID offers; *out is g_malloc'ed. */
+bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp);
+/* Stop and join the vCPU threads, close their fds (before the VM's). */
+void kvm_cpus_cleanup(void);
+
+#endif

@@ -1,0 +1,574 @@
+/*
+ * ACPI tables of the pc machine, written from the ACPI specification
+ * (6.x): FACS, DSDT, FADT (revision 6), MADT, RSDT, XSDT and an RSDP of
+ * revision 2, all in one blob. The DSDT's AML is hand-encoded with a few
+ * helpers below; it only holds what a guest needs to boot and power off:
+ * a processor device per vCPU and the _S5 package.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "hw/acpi/pm.h"
+#include "hw/i386/acpi-build.h"
+
+#define ACPI_HEADER_SIZE        36
+#define ACPI_TABLE_ALIGN        16
+
+/* Generic Address Structure: address space IDs and access sizes. */
+#define ACPI_GAS_SYSTEM_IO      1
+#define ACPI_GAS_ACCESS_ANY     0
+#define ACPI_GAS_ACCESS_BYTE    1
+
+/* FADT flags. */
+#define FADT_F_WBINVD           (1u << 0)
+#define FADT_F_PROC_C1          (1u << 2)
+#define FADT_F_SLP_BUTTON       (1u << 5)   /* no fixed sleep button */
+#define FADT_F_FIX_RTC          (1u << 6)   /* no RTC wake in PM1 */
+#define FADT_F_RESET_REG_SUP    (1u << 10)
+#define FADT_F_USE_PLATFORM_CLOCK (1u << 15)
+#define FADT_F_FORCE_APIC_PHYS  (1u << 19)
+/* IA-PC boot architecture flags. */
+#define FADT_BOOT_LEGACY_DEVICES (1u << 0)
+#define FADT_BOOT_8042          (1u << 1)
+#define FADT_REVISION           6
+#define FADT_MINOR_REVISION     0
+#define FADT_SIZE               276
+#define FADT_CENTURY            0x32        /* CMOS index of the century */
+/* C2/C3 latencies beyond these limits mean "not supported". */
+#define FADT_NO_C2_LATENCY      0x0fff
+#define FADT_NO_C3_LATENCY      0x0fff
+
+/* MADT entries. */
+#define MADT_REVISION           3
+#define MADT_PCAT_COMPAT        (1u << 0)
+#define MADT_LOCAL_APIC         0
+#define MADT_IO_APIC            1
+#define MADT_INT_OVERRIDE       2
+#define MADT_LOCAL_APIC_NMI     4
+#define MADT_LOCAL_X2APIC       9
+#define MADT_LOCAL_X2APIC_NMI   10
+#define MADT_LAPIC_ENABLED      (1u << 0)
+/* MPS INTI flags: polarity in bits 0-1, trigger mode in bits 2-3. */
+#define MPS_INTI_CONFORMS       0x0
+#define MPS_INTI_ACTIVE_HIGH    0x1
+#define MPS_INTI_LEVEL          (0x3 << 2)
+#define MADT_ALL_PROCESSORS     0xff
+#define MADT_NMI_LINT           1           /* NMI is wired to LINT1 */
+
+#define DSDT_REVISION           2           /* 64-bit AML integers */
+#define FACS_VERSION            2
+
+/* AML opcodes (ACPI 6, chapter 20). */
+#define AML_ZERO_OP             0x00
+#define AML_ONE_OP              0x01
+#define AML_NAME_OP             0x08
+#define AML_BYTE_PREFIX         0x0a
+#define AML_WORD_PREFIX         0x0b
+#define AML_DWORD_PREFIX        0x0c
+#define AML_STRING_PREFIX       0x0d
+#define AML_QWORD_PREFIX        0x0e
+#define AML_SCOPE_OP            0x10
+#define AML_PACKAGE_OP          0x12
+#define AML_EXT_OP_PREFIX       0x5b
+#define AML_DEVICE_OP           0x82        /* after AML_EXT_OP_PREFIX */
+#define AML_ROOT_CHAR           0x5c        /* '\' */
+
+/* --- little-endian bytes --- */
+
+static void put8(GByteArray *a, uint8_t v)
+{
+    g_byte_array_append(a, &v, 1);
+}
+
+static void put16(GByteArray *a, uint16_t v)
+{
+    put8(a, v);
+    put8(a, v >> 8);
+}
+
+static void put32(GByteArray *a, uint32_t v)
+{
+    put16(a, v);
+    put16(a, v >> 16);
+}
+
+static void put64(GByteArray *a, uint64_t v)
+{
+    put32(a, v);
+    put32(a, v >> 32);
+}
+
+static void put_bytes(GByteArray *a, const char *s, size_t len)
+{
+    g_byte_array_append(a, (const guint8 *)s, len);
+}
+
+static void put_zeros(GByteArray *a, size_t len)
+{
+    while (len--) {
+        put8(a, 0);
+    }
+}
+
+static void patch32(GByteArray *a, size_t off, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) {
+        a->data[off + i] = v >> (8 * i);
+    }
+}
+
+/* Generic Address Structure (12 bytes). */
+static void put_gas(GByteArray *a, uint8_t space, uint8_t bit_width,
+                    uint8_t access, uint64_t addr)
+{
+    put8(a, space);
+    put8(a, bit_width);
+    put8(a, 0);                 /* bit offset */
+    put8(a, access);
+    put64(a, addr);
+}
+
+uint8_t acpi_checksum(const uint8_t *data, size_t len)
+{
+    uint8_t sum = 0;
+
+    while (len--) {
+        sum += *data++;
+    }
+    return sum;
+}
+
+/*
+ * Pad the blob so the next table starts at an absolute address that is
+ * a multiple of align (a power of two).
+ */
+static void align_blob(GByteArray *blob, uint64_t base, uint64_t align)
+{
+    while ((base + blob->len) & (align - 1)) {
+        put8(blob, 0);
+    }
+}
+
+/* Start a table with the common header; returns its offset. */
+static size_t table_begin(GByteArray *blob, const char *sig, uint8_t rev)
+{
+    size_t off = blob->len;
+
+    put_bytes(blob, sig, 4);
+    put32(blob, 0);             /* length, set by table_end() */
+    put8(blob, rev);
+    put8(blob, 0);              /* checksum, set by table_end() */
+    put_bytes(blob, ACPI_BUILD_OEM_ID, 6);
+    put_bytes(blob, ACPI_BUILD_OEM_TABLE_ID, 8);
+    put32(blob, 1);             /* OEM revision */
+    put_bytes(blob, ACPI_BUILD_CREATOR_ID, 4);
+    put32(blob, 1);             /* creator revision */
+    return off;
+}
+
+static void table_end(GByteArray *blob, size_t off)
+{
+    patch32(blob, off + 4, blob->len - off);
+    blob->data[off + 9] = -acpi_checksum(blob->data + off, blob->len - off);
+}
+
+/* --- AML --- */
+
+static void aml_nameseg(GByteArray *a, const char *seg)
+{
+    assert(strlen(seg) == 4);
+    put_bytes(a, seg, 4);
+}
+
+static void aml_integer(GByteArray *a, uint64_t v)
+{
+    if (v == 0) {
+        put8(a, AML_ZERO_OP);
+    } else if (v == 1) {
+        put8(a, AML_ONE_OP);
+    } else if (v <= 0xff) {
+        put8(a, AML_BYTE_PREFIX);
+        put8(a, v);
+    } else if (v <= 0xffff) {
+        put8(a, AML_WORD_PREFIX);
+        put16(a, v);
+    } else if (v <= 0xffffffff) {
+        put8(a, AML_DWORD_PREFIX);
+        put32(a, v);
+    } else {
+        put8(a, AML_QWORD_PREFIX);
+        put64(a, v);
+    }
+}
+
+static void aml_string(GByteArray *a, const char *s)
+{
+    put8(a, AML_STRING_PREFIX);
+    g_byte_array_append(a, (const guint8 *)s, strlen(s) + 1);
+}
+
+/* Name (seg, ...): the caller appends the data object. */
+static void aml_name(GByteArray *a, const char *seg)
+{
+    put8(a, AML_NAME_OP);
+    aml_nameseg(a, seg);
+}
+
+/*
+ * PkgLength counts itself: one byte holds up to 63; otherwise the low
+ * nibble goes in the lead byte (whose bits 6-7 count the bytes that
+ * follow) and the rest in whole bytes.
+ */
+static void aml_pkg_length(GByteArray *a, size_t body_len)
+{
+    size_t follow, total;
+
+    if (body_len + 1 <= 0x3f) {
+        put8(a, body_len + 1);
+        return;
+    }
+    for (follow = 1; follow <= 3; follow++) {
+        total = body_len + 1 + follow;
+        if (total < (1u << (4 + 8 * follow))) {
+            break;
+        }
+    }
+    assert(follow <= 3);
+    put8(a, (follow << 6) | (total & 0x0f));
+    for (size_t i = 0; i < follow; i++) {
+        put8(a, total >> (4 + 8 * i));
+    }
+}
+
+/* op [ext] PkgLength body: Scope, Device and Package all look so. */
+static void aml_wrap(GByteArray *a, const uint8_t *op, size_t op_len,
+                     GByteArray *body)
+{
+    g_byte_array_append(a, op, op_len);
+    aml_pkg_length(a, body->len);
+    g_byte_array_append(a, body->data, body->len);
+    g_byte_array_unref(body);
+}
+
+/* Device (NAME) { Name (_HID, "ACPI0007") Name (_UID, uid) } */
+static void aml_processor_device(GByteArray *a, unsigned uid)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new();
+    char seg[8];
+
+    g_snprintf(seg, sizeof(seg), "C%03X", uid);
+    aml_nameseg(body, seg);
+    aml_name(body, "_HID");
+    aml_string(body, "ACPI0007");
+    aml_name(body, "_UID");
+    aml_integer(body, uid);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+/* Name (_S5, Package (4) { SLP_TYP a, SLP_TYP b, 0, 0 }) */
+static void aml_sleep_state(GByteArray *a, const char *seg, uint8_t slp_typ)
+{
+    static const uint8_t op[] = { AML_PACKAGE_OP };
+    GByteArray *body = g_byte_array_new();
+
+    put8(body, 4);              /* NumElements */
+    aml_integer(body, slp_typ); /* PM1a_CNT.SLP_TYP */
+    aml_integer(body, slp_typ); /* PM1b_CNT.SLP_TYP (no PM1b block) */
+    aml_integer(body, 0);
+    aml_integer(body, 0);
+    aml_name(a, seg);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
+{
+    static const uint8_t scope_op[] = { AML_SCOPE_OP };
+    size_t off = table_begin(blob, "DSDT", DSDT_REVISION);
+    GByteArray *sb = g_byte_array_new();
+
+    /* Scope (\_SB): processors with the UIDs the MADT gives them. */
+    put8(sb, AML_ROOT_CHAR);
+    aml_nameseg(sb, "_SB_");
+    for (unsigned i = 0; i < cfg->ncpus; i++) {
+        aml_processor_device(sb, i);
+    }
+    aml_wrap(blob, scope_op, sizeof(scope_op), sb);
+    /*
+     * Only S5: without _S3/_S4 a guest never tries a sleep state the
+     * PM device cannot do.
+     */
+    aml_sleep_state(blob, "_S5_", ACPI_PM_SLP_TYP_S5);
+    table_end(blob, off);
+}
+
+static void build_facs(GByteArray *blob)
+{
+    put_bytes(blob, "FACS", 4);
+    put32(blob, ACPI_FACS_SIZE);
+    put32(blob, 0);             /* hardware signature */
+    put32(blob, 0);             /* firmware waking vector */
+    put32(blob, 0);             /* global lock */
+    put32(blob, 0);             /* flags: no S4BIOS, no 64-bit wake */
+    put64(blob, 0);             /* X firmware waking vector */
+    put8(blob, FACS_VERSION);
+    put_zeros(blob, 3);
+    put32(blob, 0);             /* OSPM flags */
+    put_zeros(blob, 24);
+}
+
+static uint32_t max_apic_id(const AcpiBuildConfig *cfg)
+{
+    uint32_t max = 0;
+
+    for (unsigned i = 0; i < cfg->ncpus; i++) {
+        max = MAX(max, cfg->apic_ids[i]);
+    }
+    return max;
+}
+
+static void build_fadt(GByteArray *blob, const AcpiBuildConfig *cfg,
+                       uint64_t facs, uint64_t dsdt)
+{
+    size_t off = table_begin(blob, "FACP", FADT_REVISION);
+    uint32_t io = cfg->pm_io_base;
+    uint32_t flags = FADT_F_WBINVD | FADT_F_PROC_C1 | FADT_F_SLP_BUTTON |
+                     FADT_F_FIX_RTC | FADT_F_USE_PLATFORM_CLOCK;
+    uint16_t boot_arch = FADT_BOOT_LEGACY_DEVICES;
+
+    /* Flat logical APIC mode only reaches APIC IDs 0-7. */
+    if (max_apic_id(cfg) >= 8) {
+        flags |= FADT_F_FORCE_APIC_PHYS;
+    }
+    if (cfg->reset_port) {
+        flags |= FADT_F_RESET_REG_SUP;
+    }
+    if (cfg->has_i8042) {
+        boot_arch |= FADT_BOOT_8042;
+    }
+
+    put32(blob, facs);          /* FIRMWARE_CTRL (X_ field stays 0) */
+    put32(blob, dsdt);
+    put8(blob, 0);              /* reserved (INT_MODEL of ACPI 1.0) */
+    put8(blob, 0);              /* preferred PM profile: unspecified */
+    put16(blob, cfg->sci_irq);
+    /*
+     * No SMI_CMD: there is no firmware to hand over, the machine is in
+     * ACPI mode from reset (SCI_EN reads 1).
+     */
+    put32(blob, 0);             /* SMI_CMD */
+    put8(blob, 0);              /* ACPI_ENABLE */
+    put8(blob, 0);              /* ACPI_DISABLE */
+    put8(blob, 0);              /* S4BIOS_REQ */
+    put8(blob, 0);              /* PSTATE_CNT */
+    put32(blob, io + ACPI_PM1_EVT_OFFSET);  /* PM1a_EVT_BLK */
+    put32(blob, 0);                         /* PM1b_EVT_BLK */
+    put32(blob, io + ACPI_PM1_CNT_OFFSET);  /* PM1a_CNT_BLK */
+    put32(blob, 0);                         /* PM1b_CNT_BLK */
+    put32(blob, 0);                         /* PM2_CNT_BLK */
+    put32(blob, io + ACPI_PM_TMR_OFFSET);   /* PM_TMR_BLK */
+    put32(blob, io + ACPI_GPE0_OFFSET);     /* GPE0_BLK */
+    put32(blob, 0);                         /* GPE1_BLK */
+    put8(blob, ACPI_PM1_EVT_LEN);
+    put8(blob, ACPI_PM1_CNT_LEN);
+    put8(blob, 0);              /* PM2_CNT_LEN */
+    put8(blob, ACPI_PM_TMR_LEN);
+    put8(blob, ACPI_GPE0_LEN);
+    put8(blob, 0);              /* GPE1_BLK_LEN */
+    put8(blob, 0);              /* GPE1_BASE */
+    put8(blob, 0);              /* CST_CNT */
+    put16(blob, FADT_NO_C2_LATENCY);
+    put16(blob, FADT_NO_C3_LATENCY);
+    put16(blob, 0);             /* FLUSH_SIZE */
+    put16(blob, 0);             /* FLUSH_STRIDE */
+    put8(blob, 0);              /* DUTY_OFFSET */
+    put8(blob, 0);              /* DUTY_WIDTH */
+    put8(blob, 0);              /* DAY_ALRM */
+    put8(blob, 0);              /* MON_ALRM */
+    put8(blob, FADT_CENTURY);
+    put16(blob, boot_arch);
+    put8(blob, 0);              /* reserved */
+    put32(blob, flags);
+    put_gas(blob, cfg->reset_port ? ACPI_GAS_SYSTEM_IO : 0,
+            cfg->reset_port ? 8 : 0,
+            cfg->reset_port ? ACPI_GAS_ACCESS_BYTE : 0, cfg->reset_port);
+    put8(blob, cfg->reset_port ? ACPI_PM_RESET_VALUE : 0);
+    put16(blob, 0);             /* ARM boot architecture flags */
+    put8(blob, FADT_MINOR_REVISION);
+    put64(blob, 0);             /* X_FIRMWARE_CTRL: FIRMWARE_CTRL is set */
+    put64(blob, dsdt);          /* X_DSDT */
+    put_gas(blob, ACPI_GAS_SYSTEM_IO, ACPI_PM1_EVT_LEN * 8,
+            ACPI_GAS_ACCESS_ANY, io + ACPI_PM1_EVT_OFFSET);
+    put_gas(blob, 0, 0, 0, 0);  /* X_PM1b_EVT_BLK */
+    put_gas(blob, ACPI_GAS_SYSTEM_IO, ACPI_PM1_CNT_LEN * 8,
+            ACPI_GAS_ACCESS_ANY, io + ACPI_PM1_CNT_OFFSET);
+    put_gas(blob, 0, 0, 0, 0);  /* X_PM1b_CNT_BLK */
+    put_gas(blob, 0, 0, 0, 0);  /* X_PM2_CNT_BLK */
+    put_gas(blob, ACPI_GAS_SYSTEM_IO, ACPI_PM_TMR_LEN * 8,
+            ACPI_GAS_ACCESS_ANY, io + ACPI_PM_TMR_OFFSET);
+    put_gas(blob, ACPI_GAS_SYSTEM_IO, ACPI_GPE0_LEN * 8,
+            ACPI_GAS_ACCESS_ANY, io + ACPI_GPE0_OFFSET);
+    put_gas(blob, 0, 0, 0, 0);  /* X_GPE1_BLK */
+    put_gas(blob, 0, 0, 0, 0);  /* SLEEP_CONTROL_REG (hardware-reduced) */
+    put_gas(blob, 0, 0, 0, 0);  /* SLEEP_STATUS_REG */
+    put64(blob, 0);             /* hypervisor vendor identity */
+    assert(blob->len - off == FADT_SIZE);
+    table_end(blob, off);
+}
+
+static void madt_interrupt_override(GByteArray *blob, uint8_t irq,
+                                    uint32_t gsi, uint16_t flags)
+{
+    put8(blob, MADT_INT_OVERRIDE);
+    put8(blob, 10);
+    put8(blob, 0);              /* bus: ISA */
+    put8(blob, irq);
+    put32(blob, gsi);
+    put16(blob, flags);
+}
+
+static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
+{
+    size_t off = table_begin(blob, "APIC", MADT_REVISION);
+    uint16_t level_irqs = cfg->level_irq_mask | (1u << cfg->sci_irq);
+    bool x2apic = false;
+
+    put32(blob, ACPI_LAPIC_ADDR);
+    put32(blob, MADT_PCAT_COMPAT);
+    /*
+     * One entry per vCPU, its processor UID being its index (the DSDT's
+     * Cxxx devices use the same). IDs that do not fit a byte (0xff is
+     * the broadcast ID) need the x2APIC form.
+     */
+    for (unsigned i = 0; i < cfg->ncpus; i++) {
+        uint32_t id = cfg->apic_ids[i];
+
+        if (id < 0xff && i < 0xff) {
+            put8(blob, MADT_LOCAL_APIC);
+            put8(blob, 8);
+            put8(blob, i);
+            put8(blob, id);
+            put32(blob, MADT_LAPIC_ENABLED);
+        } else {
+            put8(blob, MADT_LOCAL_X2APIC);
+            put8(blob, 16);
+            put16(blob, 0);
+            put32(blob, id);
+            put32(blob, MADT_LAPIC_ENABLED);
+            put32(blob, i);
+            x2apic = true;
+        }
+    }
+
+    put8(blob, MADT_IO_APIC);
+    put8(blob, 12);
+    put8(blob, cfg->ioapic_id);
+    put8(blob, 0);
+    put32(blob, ACPI_IOAPIC_ADDR);
+    put32(blob, 0);             /* GSI base */
+
+    /* The PIT's IRQ 0 is wired to IOAPIC pin 2 on a PC. */
+    madt_interrupt_override(blob, 0, 2, MPS_INTI_CONFORMS);
+    /* ISA defaults to edge/high: level lines need saying so. */
+    for (unsigned irq = 1; irq < 16; irq++) {
+        if (level_irqs & (1u << irq)) {
+            madt_interrupt_override(blob, irq, irq,
+                                    MPS_INTI_ACTIVE_HIGH | MPS_INTI_LEVEL);
+        }
+    }
+
+    put8(blob, MADT_LOCAL_APIC_NMI);
+    put8(blob, 6);
+    put8(blob, MADT_ALL_PROCESSORS);
+    put16(blob, MPS_INTI_CONFORMS);
+    put8(blob, MADT_NMI_LINT);
+    if (x2apic) {
+        put8(blob, MADT_LOCAL_X2APIC_NMI);
+        put8(blob, 12);
+        put16(blob, MPS_INTI_CONFORMS);
+        put32(blob, 0xffffffff); /* all processors */
+        put8(blob, MADT_NMI_LINT);
+        put_zeros(blob, 3);
+    }
+    table_end(blob, off);
+}
+
+/* RSDT (4-byte entries) or XSDT (8-byte entries). */
+static void build_sdt(GByteArray *blob, const char *sig, unsigned entry_size,
+                      const uint64_t *addrs, unsigned n)
+{
+    size_t off = table_begin(blob, sig, 1);
+
+    for (unsigned i = 0; i < n; i++) {
+        if (entry_size == 4) {
+            put32(blob, addrs[i]);
+        } else {
+            put64(blob, addrs[i]);
+        }
+    }
+    table_end(blob, off);
+}
+
+static void build_rsdp(GByteArray *blob, uint64_t rsdt, uint64_t xsdt)
+{
+    size_t off = blob->len;
+
+    put_bytes(blob, "RSD PTR ", 8);
+    put8(blob, 0);              /* checksum of the first 20 bytes */
+    put_bytes(blob, ACPI_BUILD_OEM_ID, 6);
+    put8(blob, 2);              /* revision: ACPI 2.0+, has the XSDT */
+    put32(blob, rsdt);
+    put32(blob, ACPI_RSDP_SIZE);
+    put64(blob, xsdt);
+    put8(blob, 0);              /* extended checksum, all 36 bytes */
+    put_zeros(blob, 3);
+    blob->data[off + 8] = -acpi_checksum(blob->data + off, 20);
+    blob->data[off + 32] = -acpi_checksum(blob->data + off, ACPI_RSDP_SIZE);
+}
+
+GByteArray *acpi_build_tables(const AcpiBuildConfig *cfg, uint64_t base,
+                              uint64_t *rsdp_offset)
+{
+    GByteArray *blob = g_byte_array_new();
+    uint64_t facs, dsdt, fadt, madt, rsdt, xsdt;
+    uint64_t tables[2];
+
+    assert(cfg->ncpus >= 1 && cfg->apic_ids);
+    assert(cfg->sci_irq < 16);
+    assert(cfg->ncpus <= 0xfff);    /* the DSDT names CPUs C000-CFFF */
+
+    align_blob(blob, base, ACPI_FACS_SIZE);
+    facs = base + blob->len;
+    build_facs(blob);
+
+    align_blob(blob, base, ACPI_TABLE_ALIGN);
+    dsdt = base + blob->len;
+    build_dsdt(blob, cfg);
+
+    align_blob(blob, base, ACPI_TABLE_ALIGN);
+    fadt = base + blob->len;
+    build_fadt(blob, cfg, facs, dsdt);
+
+    align_blob(blob, base, ACPI_TABLE_ALIGN);
+    madt = base + blob->len;
+    build_madt(blob, cfg);
+
+    /* The FADT leads the RSDT/XSDT, as ACPI asks of the first entry. */
+    tables[0] = fadt;
+    tables[1] = madt;
+    align_blob(blob, base, ACPI_TABLE_ALIGN);
+    rsdt = base + blob->len;
+    build_sdt(blob, "RSDT", 4, tables, G_N_ELEMENTS(tables));
+
+    align_blob(blob, base, ACPI_TABLE_ALIGN);
+    xsdt = base + blob->len;
+    build_sdt(blob, "XSDT", 8, tables, G_N_ELEMENTS(tables));
+
+    align_blob(blob, base, ACPI_TABLE_ALIGN);
+    *rsdp_offset = blob->len;
+    build_rsdp(blob, rsdt, xsdt);
+
+    /* Every address above went into a 32-bit field somewhere. */
+    assert(base + blob->len <= 0x100000000ULL);
+    return blob;
+}

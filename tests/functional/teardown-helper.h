@@ -1,0 +1,68 @@
+/*
+ * Measuring what an exiting emulator leaves for the disk to write, with
+ * the kernel's own accounting: /proc/PID/io of the zombie, read before it
+ * is reaped. write_bytes counts pages the process dirtied in page cache,
+ * cancelled_write_bytes the dirty pages it truncated away again; the
+ * difference is what writeback will still write for it.
+ */
+#ifndef TESTS_TEARDOWN_HELPER_H
+#define TESTS_TEARDOWN_HELPER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libqtest.h"
+
+/* Where the guest dirties RAM: above the BIOS area, below the PCI hole. */
+#define TEARDOWN_DIRTY_BASE     0x100000
+/* isa-debug-exit at this port: teardown_start adds the device. */
+#define TEARDOWN_DEBUG_EXIT     0xf4
+
+typedef enum TeardownExit {
+    TEARDOWN_EXIT_QUIT,         /* QMP quit: status 0 */
+    TEARDOWN_EXIT_SIGTERM,      /* status 0 */
+    TEARDOWN_EXIT_GUEST,        /* guest writes 0 to isa-debug-exit: 1 */
+} TeardownExit;
+
+typedef struct TeardownIO {
+    uint64_t write_bytes;
+    uint64_t cancelled_write_bytes;
+} TeardownIO;
+
+typedef struct TeardownResult {
+    int wstatus;
+    TeardownIO io;
+    int64_t exit_us;            /* exit request sent -> process a zombie */
+} TeardownResult;
+
+/* The process's write accounting; false if /proc/PID/io is unreadable. */
+bool teardown_read_proc_io(pid_t pid, TeardownIO *io);
+static inline int64_t teardown_net_bytes(const TeardownIO *io)
+{
+    return (int64_t)io->write_bytes - (int64_t)io->cancelled_write_bytes;
+}
+
+/*
+ * Start "-machine pc -m ram_mib" + extra_args under qtest, with an
+ * isa-debug-exit at TEARDOWN_DEBUG_EXIT for TEARDOWN_EXIT_GUEST.
+ */
+QTestState *teardown_start(unsigned ram_mib, const char *extra_args);
+/* Fill mib MiB of guest RAM from TEARDOWN_DIRTY_BASE with pattern. */
+void teardown_dirty(QTestState *s, unsigned mib, uint8_t pattern);
+/*
+ * Make the emulator exit the way asked, wait until it is a zombie, read
+ * its /proc/PID/io, then reap it and free s.
+ */
+TeardownResult teardown_exit(QTestState *s, TeardownExit how);
+const char *teardown_exit_name(TeardownExit how);
+
+/*
+ * A directory whose filesystem does writeback (tmpfs, ramfs and hugetlbfs
+ * count no write_bytes): $TEARDOWN_DIR, else the temporary directory,
+ * else /var/tmp, else the current directory. NULL if none is.
+ */
+const char *teardown_disk_dir(void);
+bool teardown_fs_does_writeback(const char *path);
+
+#endif

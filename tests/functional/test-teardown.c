@@ -1,0 +1,196 @@
+/*
+ * An exiting emulator must not leave dirty guest RAM for the disk to
+ * write, unless the user asked to keep it. The proof is the kernel's own
+ * accounting, read from the zombie before it is reaped (teardown-helper):
+ * write_bytes - cancelled_write_bytes is what writeback still owes the
+ * process.
+ *
+ * A 512 MiB guest dirties 256 MiB, then exits by QMP quit, SIGTERM or a
+ * guest shutdown (isa-debug-exit); every path is covered at least once.
+ *   memfd, -mem-path DIR, a temporary file in a mem-path directory with
+ *   share=on, file share=on,discard-data=on: net < 4 MiB
+ *   file share=on,discard-data=off (the control): net >= 256 MiB, and the
+ *   file holds what the guest wrote
+ * Files live on a filesystem with writeback: tmpfs counts no write_bytes,
+ * so there the file cases are skipped.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "teardown-helper.h"
+
+#define RAM_MIB         512
+#define DIRTY_MIB       256
+#define PATTERN         0xa5
+#define NET_LIMIT       (4 << 20)
+
+typedef enum Backing {
+    BACKING_MEMFD,
+    BACKING_MEM_PATH,           /* unlinked temporary file in a directory */
+    BACKING_TEMP_SHARED,        /* the same, share=on: dirties page cache */
+    BACKING_FILE_DISCARD,       /* named file, share=on,discard-data=on */
+    BACKING_FILE_KEEP,          /* named file, share=on,discard-data=off */
+} Backing;
+
+typedef struct TeardownCase {
+    const char *path;
+    Backing backing;
+    TeardownExit how;
+} TeardownCase;
+
+static const TeardownCase cases[] = {
+    { "/teardown/memfd/quit", BACKING_MEMFD, TEARDOWN_EXIT_QUIT },
+    { "/teardown/memfd/guest-shutdown", BACKING_MEMFD, TEARDOWN_EXIT_GUEST },
+    { "/teardown/mem-path/sigterm", BACKING_MEM_PATH,
+      TEARDOWN_EXIT_SIGTERM },
+    { "/teardown/mem-path-shared/quit", BACKING_TEMP_SHARED,
+      TEARDOWN_EXIT_QUIT },
+    { "/teardown/discard-data/guest-shutdown", BACKING_FILE_DISCARD,
+      TEARDOWN_EXIT_GUEST },
+    { "/teardown/discard-data/sigterm", BACKING_FILE_DISCARD,
+      TEARDOWN_EXIT_SIGTERM },
+    { "/teardown/keep-data/quit", BACKING_FILE_KEEP, TEARDOWN_EXIT_QUIT },
+};
+
+static bool have_proc_io;
+
+static char *backing_args(Backing backing, const char *dir, const char *file)
+{
+    switch (backing) {
+    case BACKING_MEMFD:
+        return g_strdup_printf("-object memory-backend-memfd,id=m,size=%uM "
+                               "-machine memory-backend=m", RAM_MIB);
+    case BACKING_MEM_PATH:
+        return g_strdup_printf("-mem-path %s", dir);
+    case BACKING_TEMP_SHARED:
+        /*
+         * -mem-path maps privately, so the guest's writes never reach
+         * the file; share=on is the case where only the truncate at
+         * exit keeps dirty page cache from being written back.
+         */
+        return g_strdup_printf("-object memory-backend-file,id=m,size=%uM,"
+                               "mem-path=%s,share=on "
+                               "-machine memory-backend=m", RAM_MIB, dir);
+    case BACKING_FILE_DISCARD:
+    case BACKING_FILE_KEEP:
+        return g_strdup_printf("-object memory-backend-file,id=m,size=%uM,"
+                               "mem-path=%s,share=on,discard-data=%s "
+                               "-machine memory-backend=m", RAM_MIB, file,
+                               backing == BACKING_FILE_DISCARD ? "on"
+                                                               : "off");
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * The dirtied range of the file, sampled a page every MiB: all pattern
+ * bytes when the data was kept, all zero once it was discarded.
+ */
+static void check_file_contents(const char *file, uint8_t expect)
+{
+    int fd = open(file, O_RDONLY);
+    uint8_t page[4096];
+    struct stat st;
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(fstat(fd, &st), ==, 0);
+    /* Discarding punches holes but keeps the size. */
+    g_assert_cmpint(st.st_size, ==, (off_t)RAM_MIB << 20);
+    for (unsigned mib = 0; mib < DIRTY_MIB; mib++) {
+        off_t off = TEARDOWN_DIRTY_BASE + ((off_t)mib << 20);
+
+        g_assert_cmpint(pread(fd, page, sizeof(page), off), ==,
+                        sizeof(page));
+        for (size_t i = 0; i < sizeof(page); i++) {
+            if (page[i] != expect) {
+                g_error("file offset 0x%llx holds 0x%02x, expected 0x%02x",
+                        (unsigned long long)(off + i), page[i], expect);
+            }
+        }
+    }
+    close(fd);
+}
+
+static void test_teardown(const void *data)
+{
+    const TeardownCase *c = data;
+    const char *disk = NULL;
+    char *dir = NULL, *file = NULL, *args;
+    QTestState *s;
+    TeardownResult r;
+    int64_t net;
+
+    if (!have_proc_io) {
+        g_test_skip("/proc/PID/io is unavailable (no task I/O accounting)");
+        return;
+    }
+    if (c->backing != BACKING_MEMFD) {
+        disk = teardown_disk_dir();
+        if (!disk) {
+            g_test_skip("no writable directory on a filesystem with "
+                        "writeback (tmpfs counts no write_bytes); set "
+                        "TEARDOWN_DIR");
+            return;
+        }
+        dir = g_build_filename(disk, "qemu-teardown-XXXXXX", NULL);
+        g_assert_nonnull(g_mkdtemp(dir));
+        file = g_build_filename(dir, "guest-ram", NULL);
+    }
+    args = backing_args(c->backing, dir, file);
+    g_test_message("%s", args);
+    /*
+     * Start from clean page cache: dirty data left by others can push
+     * the kernel into background writeback, which would write our
+     * guest's pages before the emulator could cancel them.
+     */
+    sync();
+
+    s = teardown_start(RAM_MIB, args);
+    teardown_dirty(s, DIRTY_MIB, PATTERN);
+    r = teardown_exit(s, c->how);
+
+    g_assert_true(WIFEXITED(r.wstatus));
+    g_assert_cmpint(WEXITSTATUS(r.wstatus), ==,
+                    c->how == TEARDOWN_EXIT_GUEST ? 1 : 0);
+    net = teardown_net_bytes(&r.io);
+    if (c->backing == BACKING_FILE_KEEP) {
+        g_assert_cmpint(net, >=, (int64_t)DIRTY_MIB << 20);
+    } else {
+        g_assert_cmpint(net, <, NET_LIMIT);
+    }
+
+    if (file) {
+        if (c->backing == BACKING_MEM_PATH ||
+            c->backing == BACKING_TEMP_SHARED) {
+            /* The temporary file was unlinked at creation. */
+            GDir *d = g_dir_open(dir, 0, NULL);
+
+            g_assert_nonnull(d);
+            g_assert_null(g_dir_read_name(d));
+            g_dir_close(d);
+        } else {
+            check_file_contents(file, c->backing == BACKING_FILE_KEEP
+                                      ? PATTERN : 0);
+            /* Unlinking drops the kept dirty pages unwritten. */
+            g_assert_cmpint(unlink(file), ==, 0);
+        }
+        g_assert_cmpint(rmdir(dir), ==, 0);
+    }
+    g_free(args);
+    g_free(file);
+    g_free(dir);
+}
+
+int main(int argc, char **argv)
+{
+    TeardownIO io;
+
+    g_test_init(&argc, &argv, NULL);
+    have_proc_io = teardown_read_proc_io(getpid(), &io);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        qtest_add_data_func(cases[i].path, &cases[i], test_teardown);
+    }
+    return g_test_run();
+}
