@@ -17,7 +17,10 @@
 #include "qom/object.h"
 #include "system/memory.h"
 #include "system/hostmem.h"
+#include "hw/acpi/pm.h"
+#include "hw/i386/acpi-build.h"
 #include "system/kvm.h"
+#include "target/i386/cpu.h"
 #include "system/runstate.h"
 #include "system/system.h"
 
@@ -26,13 +29,15 @@
 #define PC_VGA_BASE         0xa0000ULL
 #define PC_BIOS_AREA        0xf0000ULL
 #define PC_ONE_MIB          0x100000ULL
-/* Kept by the firmware at the top of low RAM (tables, later ACPI). */
+/* Kept at the top of low RAM, reserved in e820: the ACPI tables. */
 #define PC_HIGH_TABLES_SIZE 0x20000ULL
 /* KVM's identity map and TSS pages (accel/kvm/kvm-all.c). */
 #define PC_KVM_PAGES_BASE   0xfeffc000ULL
 #define PC_KVM_PAGES_SIZE   0x4000ULL
 #define PC_BIOS_ROM_BASE    0xfffc0000ULL
 #define PC_E820_MAX         8
+/* The RSDP's copy where legacy guests scan for it (0xE0000-0xFFFFF). */
+#define PC_RSDP_LEGACY      0xf0000ULL
 
 typedef struct PCMachineState {
     RAMBlock *ram;
@@ -43,6 +48,9 @@ typedef struct PCMachineState {
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
     const VmConfig *cfg;
+    GByteArray *acpi_tables;        /* placed at acpi_base */
+    uint64_t acpi_base;
+    uint64_t acpi_rsdp;             /* guest address of the RSDP */
 } PCMachineState;
 
 static PCMachineState pcms;
@@ -150,6 +158,64 @@ static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
     return true;
 }
 
+/*
+ * ACPI tables for the vCPUs and the PM device, in the reserved area at
+ * the top of low RAM, and the RSDP also where legacy guests scan.
+ */
+static bool pc_build_acpi(MachineState *ms, Error **errp)
+{
+    X86CPUTopology topo = {
+        .sockets = MAX(ms->cfg->smp.sockets, 1u),
+        .cores = MAX(ms->cfg->smp.cores, 1u),
+        .threads = MAX(ms->cfg->smp.threads, 1u),
+    };
+    unsigned ncpus = MAX(ms->smp_cpus, 1u);
+    uint32_t *apic_ids = g_new(uint32_t, ncpus);
+    AcpiBuildConfig ac = {
+        .ncpus = ncpus,
+        .apic_ids = apic_ids,
+        .pm_io_base = ACPI_PM_DEFAULT_IOBASE,
+        .sci_irq = ACPI_PM_DEFAULT_SCI_IRQ,
+        .ioapic_id = 0,
+        .reset_port = ACPI_PM_RESET_PORT,
+        .has_i8042 = true,
+    };
+    uint64_t rsdp_offset;
+
+    if (pcms.layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
+        /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
+        g_free(apic_ids);
+        return true;
+    }
+    for (unsigned i = 0; i < ncpus; i++) {
+        apic_ids[i] = x86_cpu_apic_id(&topo, i);
+    }
+    pcms.acpi_base = pcms.layout.below_4g - PC_HIGH_TABLES_SIZE;
+    pcms.acpi_tables = acpi_build_tables(&ac, pcms.acpi_base, &rsdp_offset);
+    g_free(apic_ids);
+    if (pcms.acpi_tables->len > PC_HIGH_TABLES_SIZE) {
+        error_setg(errp, "ACPI tables of %u bytes do not fit the reserved "
+                   "area", pcms.acpi_tables->len);
+        return false;
+    }
+    pcms.acpi_rsdp = pcms.acpi_base + rsdp_offset;
+    return true;
+}
+
+/* (Re)write the tables into guest RAM: a guest may have overwritten them. */
+static void pc_place_acpi(void)
+{
+    uint64_t rsdp_offset = pcms.acpi_rsdp - pcms.acpi_base;
+
+    if (!pcms.acpi_tables) {
+        return;
+    }
+    address_space_rw(&address_space_memory, pcms.acpi_base,
+                     pcms.acpi_tables->data, pcms.acpi_tables->len, true);
+    address_space_rw(&address_space_memory, PC_RSDP_LEGACY,
+                     pcms.acpi_tables->data + rsdp_offset, 36, true);
+}
+
 /* Load -kernel into RAM; with fw, also publish QEMU's fw_cfg items. */
 static bool pc_load_kernel(X86BootState *st, FWCfgState *fw, Error **errp)
 {
@@ -160,7 +226,7 @@ static bool pc_load_kernel(X86BootState *st, FWCfgState *fw, Error **errp)
         .kernel_cmdline = pcms.cfg->append,
         .e820 = pcms.e820,
         .e820_entries = pcms.e820_entries,
-        .acpi_rsdp_addr = 0,    /* no ACPI tables yet */
+        .acpi_rsdp_addr = pcms.acpi_rsdp,
     };
     X86BootFwCfg items = { .count = 0 };
 
@@ -191,6 +257,7 @@ static void pc_reset(void *opaque)
     bool loaded = false;
 
     x86_boot_state_init(&st);
+    pc_place_acpi();
     if (pcms.cfg->kernel) {
         loaded = pc_load_kernel(&st, NULL, &err);
         if (!loaded) {
@@ -315,6 +382,7 @@ static bool pc_init_isa_devices(Error **errp)
         }
     }
     return pc_create("mc146818rtc", NULL, NULL, NULL, errp) &&
+           pc_create("acpi-pm", NULL, NULL, NULL, errp) &&
            pc_create("i8042", NULL, NULL, NULL, errp) &&
            pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
                      NULL, errp);
@@ -346,6 +414,10 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (fw) {
         pc_publish_e820(fw);
     }
+    if (!pc_build_acpi(ms, errp)) {
+        return false;
+    }
+    pc_place_acpi();
     x86_boot_state_init(&st);
     ok = !ms->cfg->kernel || pc_load_kernel(&st, fw, errp);
     if (ok && kvm_enabled()) {
@@ -368,6 +440,11 @@ static void pc_cleanup(MachineState *ms)
     pcms.ram = NULL;
     pcms.e820_entries = 0;
     pcms.cfg = NULL;
+    if (pcms.acpi_tables) {
+        g_byte_array_free(pcms.acpi_tables, TRUE);
+        pcms.acpi_tables = NULL;
+    }
+    pcms.acpi_rsdp = 0;
 }
 
 const MachineClass pc_i440fx_machine_class = {

@@ -14,7 +14,7 @@
  * The device comes from -device until the pc board creates it; then
  * this becomes "" (a second acpi-pm would collide at 0x600).
  */
-#define PM_ARGS             "-machine pc -device acpi-pm"
+#define PM_ARGS             "-machine pc"
 
 #define PM_BASE             0x600
 #define PM1_STS             (PM_BASE + 0x00)
