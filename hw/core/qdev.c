@@ -328,6 +328,17 @@ void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque)
     }
 }
 
+void qdev_global_claim(const char *driver)
+{
+    for (guint i = 0; globals && i < globals->len; i++) {
+        GlobalProperty *g = g_ptr_array_index(globals, i);
+
+        if (!strcmp(g->driver, driver)) {
+            g->used = true;
+        }
+    }
+}
+
 void qdev_check_globals(void)
 {
     for (guint i = 0; globals && i < globals->len; i++) {

@@ -400,6 +400,8 @@ static bool pc_init(MachineState *ms, Error **errp)
     bool ok;
 
     pcms.cfg = ms->cfg;
+    /* The in-kernel PIT's globals are read by pc_pit_options(). */
+    qdev_global_claim("kvm-pit");
     if (!pc_init_ram(ms, errp)) {
         return false;
     }
