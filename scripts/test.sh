@@ -10,6 +10,10 @@ sh scripts/build.sh build-asan --werror -Db_sanitize=address,undefined \
     -Db_lundef=false
 # The fallback for hosts without MCL_ONFAULT, forced at build time.
 sh scripts/build.sh build-noonfault --werror -Dmcl_onfault=disabled
+# Debian's kernel and busybox for test-linux (~15 s, cached); without
+# them that test skips.
+sh scripts/fetch-linux-guest.sh build/guest-linux ||
+    echo "test.sh: no Linux guest; test-linux will be skipped" >&2
 
 status=0
 meson test -C build --print-errorlogs || status=1

@@ -13,6 +13,7 @@
 
 #include "hw/i386/linux-boot.h"
 #include "hw/i386/multiboot.h"
+#include "hw/i386/pvh.h"
 #include "hw/i386/x86-boot.h"
 
 #define ONE_MIB     0x100000ULL
@@ -269,15 +270,23 @@ bool x86_boot_load_kernel(const X86BootConfig *cfg, const GuestMemory *mem,
         error_setg(errp, "could not load kernel '%s': file is empty", path);
         return false;
     }
-    /* QEMU's order: a setup header wins, then a multiboot header. */
+    /*
+     * QEMU's order: a setup header wins, then a multiboot header (an ELF
+     * can carry both a multiboot header and the PVH note), then an ELF
+     * with the PVH entry note.
+     */
     if (linux_boot_has_setup_header(f.data, f.size)) {
         ok = linux_boot_load(cfg, f.data, f.size, mem, st, fw, errp);
     } else {
         r = multiboot_load(cfg, f.data, f.size, mem, st, fw, errp);
         if (r == 0) {
-            error_setg(errp, "%s: not a bzImage (no HdrS signature) and not "
+            r = pvh_load(cfg, f.data, f.size, mem, st, fw, errp);
+        }
+        if (r == 0) {
+            error_setg(errp, "%s: not a bzImage (no HdrS signature), not "
                        "a multiboot kernel (no multiboot header in the first "
-                       "8 KiB)", path);
+                       "8 KiB) and not a PVH ELF (no Xen PHYS32_ENTRY note)",
+                       path);
         }
         ok = r > 0;
     }
