@@ -1,0 +1,56 @@
+#!/bin/sh
+# Fetch Debian 12's x86-64 kernel and busybox-static with apt-get download
+# (nothing is installed, nothing goes to /boot) and build the Linux guest:
+#   build/guest-linux/vmlinux         the uncompressed ELF (PVH entry)
+#   build/guest-linux/bzImage         the kernel as Debian ships it
+#   build/guest-linux/initramfs.cpio  busybox, /init printing markers
+# Cached: a second run with all three present does nothing.
+# Needs apt-get, dpkg-deb and python3 (its lzma module unpacks Debian 12's
+# XZ-compressed kernel; zstd(1) is used only for a ZSTD one).
+# Usage: scripts/fetch-linux-guest.sh [OUTDIR]
+set -eu
+cd "$(dirname "$0")/.."
+out=${1:-build/guest-linux}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] &&
+   [ -s "$out/initramfs.cpio" ]; then
+    exit 0
+fi
+
+for tool in apt-get apt-cache dpkg-deb python3; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        echo "fetch-linux-guest.sh: $tool is missing" >&2
+        exit 1
+    }
+done
+
+dl="$out/download"
+rm -rf "$dl"
+mkdir -p "$dl"
+trap 'rm -rf "$dl"' EXIT
+
+# One exact package: the versioned image the metapackage points at.
+pkg=$(apt-cache depends linux-image-amd64 |
+      sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' |
+      head -n 1)
+if [ -z "$pkg" ]; then
+    echo "fetch-linux-guest.sh: apt-cache does not know linux-image-amd64" \
+         "(run apt-get update)" >&2
+    exit 1
+fi
+(cd "$dl" && apt-get download -q "$pkg" busybox-static) >&2
+
+dpkg-deb -x "$dl/$pkg"_*.deb "$dl/kernel"
+dpkg-deb -x "$dl"/busybox-static_*.deb "$dl/busybox"
+
+cp "$dl"/kernel/boot/vmlinuz-* "$out/bzImage.tmp"
+python3 scripts/extract-vmlinux.py "$out/bzImage.tmp" "$out/vmlinux.tmp"
+python3 scripts/make-initramfs.py "$dl/busybox/bin/busybox" \
+    "$out/initramfs.cpio.tmp"
+echo "$pkg" > "$out/VERSION"
+mv "$out/bzImage.tmp" "$out/bzImage"
+mv "$out/vmlinux.tmp" "$out/vmlinux"
+mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
+echo "fetch-linux-guest.sh: $pkg in $out" >&2
