@@ -16,6 +16,8 @@ TAP_LINE = re.compile(r"^(not ok|ok)\b[^#]*(#\s*(SKIP|TODO)\b)?", re.I)
 def count(path, totals):
     with open(path, encoding="utf-8") as f:
         for line in f:
+            if not line.strip():
+                continue
             entry = json.loads(line)
             result = entry.get("result", "")
             out = entry.get("stdout") or ""

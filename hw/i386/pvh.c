@@ -195,6 +195,8 @@ static void pvh_set_cpu_state(X86BootState *st, uint32_t entry)
     st->gdt_base = PVH_GDT_ADDR;
     st->gdt_limit = 3 * 8 - 1;
     x86_boot_system_segments(st);
+    /* The ABI's TR: a busy 32-bit TSS at 0 with limit 0x67. */
+    st->tr.limit = 0x67;
 }
 
 /* Checks and reserves every PT_LOAD segment; returns the highest end. */

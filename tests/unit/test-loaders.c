@@ -1507,6 +1507,8 @@ static void check_pvh_state(Boot *b)
     g_assert_cmphex(st->cs.limit, ==, 0xffffffff);
     g_assert_cmphex(st->ds.selector, ==, PVH_SEL_DATA);
     g_assert_cmphex(st->ss.type, ==, 0x3);
+    g_assert_cmphex(st->tr.type, ==, 0xb);
+    g_assert_cmphex(st->tr.limit, ==, 0x67);
     g_assert_cmphex(st->gdt_base, ==, PVH_GDT_ADDR);
     g_assert_cmphex(st->gdt_limit, ==, 23);
     g_assert_cmphex(ram_q(b, PVH_GDT_ADDR), ==, 0);
