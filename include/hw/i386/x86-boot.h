@@ -1,5 +1,6 @@
 /*
- * Direct kernel boot on x86: what the loaders (multiboot.c, linux-boot.c)
+ * Direct kernel boot on x86: what the loaders (multiboot.c, linux-boot.c,
+ * pvh.c)
  * take from the board and what they hand back.
  *
  * The loaders are pure functions of the kernel files and an
@@ -131,8 +132,10 @@ const X86BootFwCfgItem *x86_boot_fw_cfg_find(const X86BootFwCfg *fw,
 /*
  * Load cfg->kernel_filename: a bzImage (HdrS signature) through
  * linux_boot_load(), otherwise a multiboot v1 kernel through
- * multiboot_load(), otherwise an error. st must be initialised; fw may
- * be NULL when the board publishes nothing in fw_cfg.
+ * multiboot_load(), otherwise an ELF with the Xen PVH entry note through
+ * pvh_load() (QEMU's order: an ELF may carry both), otherwise an error.
+ * st must be initialised; fw may be NULL when the board publishes nothing
+ * in fw_cfg.
  */
 bool x86_boot_load_kernel(const X86BootConfig *cfg, const GuestMemory *mem,
                           X86BootState *st, X86BootFwCfg *fw, Error **errp);
