@@ -701,6 +701,37 @@ static void test_high_ram(void)
     g_free(k);
 }
 
+/*
+ * -overcommit cpu-pm=on leaves HLT, MWAIT and PAUSE to the guest as far
+ * as KVM allows (here: HLT and PAUSE); the timer guest, which waits in
+ * HLT for its interrupts, must still get every one of them.
+ */
+static void test_cpu_pm(void)
+{
+    char *k, *serial, *err;
+    int status;
+
+    if (!kvm_usable()) {
+        return;
+    }
+    k = guest_kit("timer.elf");
+    if (!k) {
+        g_test_skip("tests/guest programs not built");
+        return;
+    }
+    status = run_guest("-overcommit cpu-pm=on", k, &serial, &err);
+    if (WEXITSTATUS(status) == 1 && strstr(err, "cpu-pm=on: this host")) {
+        /* A KVM without KVM_CAP_X86_DISABLE_EXITS: the clear error. */
+        g_test_skip("this host's KVM cannot disable HLT/MWAIT/PAUSE exits");
+    } else {
+        g_assert_cmpint(WEXITSTATUS(status), ==, GUEST_PASS_STATUS);
+        g_assert_nonnull(strstr(serial, "timer: PASS\n"));
+    }
+    g_free(serial);
+    g_free(err);
+    g_free(k);
+}
+
 static void test_options(void)
 {
     char *k, *serial, *err;
@@ -835,6 +866,7 @@ int main(int argc, char **argv)
     g_test_add_func("/kvm/error/triple-fault", test_triple_fault);
     g_test_add_func("/kvm/memory/above-4g", test_high_ram);
     g_test_add_func("/kvm/options/accepted", test_options);
+    g_test_add_func("/kvm/options/cpu-pm", test_cpu_pm);
     g_test_add_func("/kvm/options/rejected", test_bad_cmdline);
     g_test_add_func("/kvm/loader/bzimage-errors", test_bzimage_errors);
     ret = g_test_run();
