@@ -17,6 +17,7 @@ sh scripts/fetch-linux-guest.sh build/guest-linux ||
 
 status=0
 meson test -C build --print-errorlogs || status=1
+LINUX_GUEST_DIR=$PWD/build/guest-linux \
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs || status=1
 

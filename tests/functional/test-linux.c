@@ -64,9 +64,17 @@ static const char *const acpi_patterns[] = {
     "ACPI: APIC 0x[0-9A-F]{16} [0-9A-F]{6} \\(v[0-9]{2} BOCHS  BXPC ",
 };
 
+/* $LINUX_GUEST_DIR lets several build trees share one fetched guest. */
+static const char *guest_dir(void)
+{
+    const char *env = g_getenv("LINUX_GUEST_DIR");
+
+    return env ? env : LINUX_GUEST_DIR;
+}
+
 static char *guest_file(const char *name)
 {
-    return g_build_filename(LINUX_GUEST_DIR, name, NULL);
+    return g_build_filename(guest_dir(), name, NULL);
 }
 
 static int boot_timeout_ms(void)
@@ -161,8 +169,11 @@ static void test_pvh_acpi_e820(void)
     close(fd);
     if (!g_file_test(vmlinux, G_FILE_TEST_IS_REGULAR) ||
         !g_file_test(initrd, G_FILE_TEST_IS_REGULAR)) {
-        g_test_skip("no Linux guest in " LINUX_GUEST_DIR
-                    ": run scripts/fetch-linux-guest.sh");
+        g_autofree char *why = g_strdup_printf("no Linux guest in %s: run "
+                                               "scripts/fetch-linux-guest.sh",
+                                               guest_dir());
+
+        g_test_skip(why);
         return;
     }
 
