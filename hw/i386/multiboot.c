@@ -358,24 +358,10 @@ static bool mb_emit(MbOut *o, uint64_t addr, const void *buf, uint64_t len,
 
 static void mb_set_cpu_state(X86BootState *st, uint32_t entry)
 {
-    st->mode = X86_BOOT_MODE_PROTECTED32;
+    x86_boot_flat32_state(st, entry, SEL_CODE32, SEL_DATA,
+                          MULTIBOOT_GDT_ADDR);
     st->rax = MULTIBOOT_BOOTLOADER_MAGIC;
     st->rbx = MULTIBOOT_INFO_ADDR;
-    st->rip = entry;
-    st->rflags = X86_RFLAGS_FIXED;
-    st->cr0 = X86_CR0_PE | X86_CR0_ET;
-    st->cr3 = 0;
-    st->cr4 = 0;
-    st->efer = 0;
-    st->cs = x86_boot_flat_segment(SEL_CODE32, 0xb, false);
-    st->ds = x86_boot_flat_segment(SEL_DATA, 0x3, false);
-    st->es = st->ds;
-    st->fs = st->ds;
-    st->gs = st->ds;
-    st->ss = st->ds;
-    st->gdt_base = MULTIBOOT_GDT_ADDR;
-    st->gdt_limit = 3 * 8 - 1;
-    x86_boot_system_segments(st);
 }
 
 /* The memory map from the board's e820, in the multiboot entry format. */

@@ -178,23 +178,10 @@ bool pvh_find_entry(const uint8_t *image, size_t size, uint32_t *entry)
 
 static void pvh_set_cpu_state(X86BootState *st, uint32_t entry)
 {
-    st->mode = X86_BOOT_MODE_PROTECTED32;
+    /* IF and VM clear in RFLAGS, as the PVH ABI asks. */
+    x86_boot_flat32_state(st, entry, PVH_SEL_CODE32, PVH_SEL_DATA,
+                          PVH_GDT_ADDR);
     st->rbx = PVH_START_INFO_ADDR;
-    st->rip = entry;
-    st->rflags = X86_RFLAGS_FIXED;      /* IF and VM clear, as asked */
-    st->cr0 = X86_CR0_PE | X86_CR0_ET;
-    st->cr3 = 0;
-    st->cr4 = 0;
-    st->efer = 0;
-    st->cs = x86_boot_flat_segment(PVH_SEL_CODE32, 0xb, false);
-    st->ds = x86_boot_flat_segment(PVH_SEL_DATA, 0x3, false);
-    st->es = st->ds;
-    st->fs = st->ds;
-    st->gs = st->ds;
-    st->ss = st->ds;
-    st->gdt_base = PVH_GDT_ADDR;
-    st->gdt_limit = 3 * 8 - 1;
-    x86_boot_system_segments(st);
     /* The ABI's TR: a busy 32-bit TSS at 0 with limit 0x67. */
     st->tr.limit = 0x67;
 }

@@ -293,3 +293,25 @@ bool x86_boot_load_kernel(const X86BootConfig *cfg, const GuestMemory *mem,
     x86_boot_file_unmap(&f);
     return ok;
 }
+
+void x86_boot_flat32_state(X86BootState *st, uint32_t entry,
+                           uint16_t code_sel, uint16_t data_sel,
+                           uint64_t gdt_base)
+{
+    st->mode = X86_BOOT_MODE_PROTECTED32;
+    st->rip = entry;
+    st->rflags = X86_RFLAGS_FIXED;
+    st->cr0 = X86_CR0_PE | X86_CR0_ET;
+    st->cr3 = 0;
+    st->cr4 = 0;
+    st->efer = 0;
+    st->cs = x86_boot_flat_segment(code_sel, 0xb, false);
+    st->ds = x86_boot_flat_segment(data_sel, 0x3, false);
+    st->es = st->ds;
+    st->fs = st->ds;
+    st->gs = st->ds;
+    st->ss = st->ds;
+    st->gdt_base = gdt_base;
+    st->gdt_limit = 3 * 8 - 1;
+    x86_boot_system_segments(st);
+}

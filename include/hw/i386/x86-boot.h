@@ -178,6 +178,14 @@ X86BootSegment x86_boot_flat_segment(uint16_t selector, uint8_t type,
  * ends in a shutdown instead of a jump through the real-mode IVT.
  */
 void x86_boot_system_segments(X86BootState *st);
+/*
+ * The flat 32-bit protected-mode entry both multiboot and PVH ask for:
+ * paging off, CS/DS-type segments covering 4 GiB from the loader's GDT
+ * at gdt_base (three descriptors: null, code, data).
+ */
+void x86_boot_flat32_state(X86BootState *st, uint32_t entry,
+                           uint16_t code_sel, uint16_t data_sel,
+                           uint64_t gdt_base);
 /* Append an item (takes data) / a little-endian 32-bit item. */
 void x86_boot_fw_cfg_add(X86BootFwCfg *fw, uint16_t key, void *data,
                          size_t len);
