@@ -48,9 +48,8 @@ short spelling of the same option. Repeated `-machine` options merge.
 - `accel=ACCEL[:ACCEL...]`: accelerators to try in order (`kvm`, `tcg`,
   `qtest`); the same as `-accel`. Default: `kvm` where `/dev/kvm` works.
 - `memory-backend=ID`: back guest RAM with the `-object` whose id is `ID`
-  instead of anonymous memory; its size must match `-m`. Accepted and
-  validated; until memory backends land, a machine that needs it stops with a
-  clear error.
+  instead of anonymous memory; its size must match `-m` (see
+  `docs/memory.md`).
 - `kernel-irqchip=on|off|split`: with KVM, emulate the interrupt controllers
   in the kernel (`on`, default), in user space (`off`), or split the two.
 - `dump-guest-core=on|off`: include guest RAM in a core dump (default `on`).
@@ -161,9 +160,8 @@ Create a named object. Each `-object` adds one; `id` is required and must be
 unique. Types: `memory-backend-ram` (anonymous memory), `memory-backend-file`
 (a file or a file made in a directory, `mem-path=`), `memory-backend-memfd`
 (an anonymous `memfd`). Common properties: `size` (required), `share=on|off`,
-`prealloc=on|off`, `merge=on|off`, `dump=on|off`. `-object help` lists types.
-Accepted and validated; until memory backends land, a machine that needs them
-stops with a clear error.
+`prealloc=on|off`, `merge=on|off`, `dump=on|off`. `-object help` lists types;
+`docs/memory.md` has every property and what happens to the memory at exit.
 
 ```sh
 qemu-system-x86_64 -object memory-backend-memfd,id=mem0,size=1G \
@@ -200,9 +198,8 @@ DEF("mem-path", HAS_ARG, QEMU_OPTION_mem_path,
 DOC
 Back guest RAM with a file instead of anonymous memory. If the path is a
 directory (typically a `hugetlbfs` mount), a temporary file is created there
-and unlinked at once; its contents are dropped, never written back, at exit.
-Accepted and validated; until file-backed RAM lands, a machine that needs it
-stops with a clear error.
+and unlinked at once. The mapping is private (`share=off`), so nothing the
+guest writes reaches the file.
 
 ```sh
 qemu-system-x86_64 -m 2G -mem-path /dev/hugepages
@@ -213,9 +210,8 @@ DEF("mem-prealloc", 0, QEMU_OPTION_mem_prealloc,
     "-mem-prealloc    allocate all guest RAM before the guest starts\n")
 DOC
 Touch every page of guest RAM at startup, so the guest never waits for the
-host to allocate memory and an out-of-memory condition shows at once.
-Accepted and validated; until preallocation lands, a machine that needs it
-stops with a clear error.
+host to allocate memory and an out-of-memory condition shows at once (one
+thread per vCPU).
 ENDDOC
 
 DEF("name", HAS_ARG, QEMU_OPTION_name,
@@ -271,7 +267,7 @@ DOC
 Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
-`isa-serial`, `isa-debug-exit`, `pc-testdev`; an unknown driver is an
+`isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`; an unknown driver is an
 error.
 
 ```sh
@@ -335,10 +331,10 @@ DEFHEADING(Boot a Linux kernel directly:)
 DEF("kernel", HAS_ARG, QEMU_OPTION_kernel,
     "-kernel bzImage  boot this Linux kernel (or multiboot image) directly\n")
 DOC
-Load a Linux kernel (bzImage) or a multiboot image into guest memory and
-start it directly, with no firmware boot from disk. Accepted and validated;
-until the kernel loader lands, a machine that needs it stops with a clear
-error.
+Load a Linux kernel (bzImage, through the 64-bit boot protocol), a multiboot
+v1 image (ELF32 or a.out kludge) or a PVH ELF (such as an uncompressed
+`vmlinux`) into guest memory and start it directly. There is no firmware
+yet, so the `pc` machine under KVM needs `-kernel`.
 
 ```sh
 qemu-system-x86_64 -kernel vmlinuz -initrd initrd.img -append console=ttyS0
@@ -349,16 +345,15 @@ DEF("initrd", HAS_ARG, QEMU_OPTION_initrd,
     "-initrd file     use file as the initial RAM disk\n")
 DOC
 Load `file` as the initial RAM disk of the `-kernel` kernel; needs `-kernel`.
-Accepted and validated; until the kernel loader lands, a machine that needs
-it stops with a clear error.
+For a multiboot kernel it is a comma-separated list of modules, each with
+its own arguments (`,,` for a literal comma).
 ENDDOC
 
 DEF("append", HAS_ARG, QEMU_OPTION_append,
     "-append cmdline  pass cmdline to the kernel as its command line\n")
 DOC
 Give the `-kernel` kernel its command line; needs `-kernel`. Quote it for the
-shell when it holds spaces. Accepted and validated; until the kernel loader
-lands, a machine that needs it stops with a clear error.
+shell when it holds spaces.
 
 ```sh
 qemu-system-x86_64 -kernel vmlinuz -append "console=ttyS0 panic=-1"
