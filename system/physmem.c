@@ -137,41 +137,6 @@ RamDiscardAction ram_block_discard_action(const RAMBlock *rb)
                                      : RAM_DISCARD_KEEP;
 }
 
-static bool ram_block_fallocate_hole(RAMBlock *rb)
-{
-#if HAVE_FALLOC_PUNCH_HOLE
-    return fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-                     rb->size) == 0;
-#else
-    errno = EOPNOTSUPP;
-    return false;
-#endif
-}
-
-/* Drop [0, size) of the file from the page cache and from the disk. */
-static void ram_block_punch_hole(RAMBlock *rb)
-{
-    if (ram_block_fallocate_hole(rb)) {
-        return;
-    }
-    /* File systems without hole punching may still honour MADV_REMOVE. */
-    if (madvise(rb->host, rb->size, MADV_REMOVE) < 0 && qemu_loglevel) {
-        qemu_log("guest RAM '%s': cannot discard its contents (%s); the "
-                 "kernel may write them back\n", rb->name, strerror(errno));
-    }
-}
-
-/* ftruncate(fd, 0); a sealed memfd cannot shrink, but can be holed. */
-static bool ram_block_truncate(RAMBlock *rb)
-{
-    int seals = fcntl(rb->fd, F_GET_SEALS);
-
-    if (seals > 0 && (seals & F_SEAL_SHRINK)) {
-        return ram_block_fallocate_hole(rb);
-    }
-    return ftruncate(rb->fd, 0) == 0;
-}
-
 void ram_block_discard_at_exit(RAMBlock *rb)
 {
     switch (ram_block_discard_action(rb)) {
@@ -185,8 +150,13 @@ void ram_block_discard_at_exit(RAMBlock *rb)
         }
         break;
     case RAM_DISCARD_PUNCH_HOLE:
-        /* Before munmap: MADV_REMOVE, the fallback, needs the mapping. */
-        ram_block_punch_hole(rb);
+        /* A child punches it once we have exited (system/ram-discard.c). */
+        if (!ram_discard_defer(rb, true) &&
+            !ram_discard_file(rb->fd, rb->size, true) && qemu_loglevel) {
+            qemu_log("guest RAM '%s': cannot discard its contents (%s); the "
+                     "kernel may write them back\n", rb->name,
+                     strerror(errno));
+        }
         break;
     case RAM_DISCARD_TRUNCATE:
         /*
@@ -199,7 +169,10 @@ void ram_block_discard_at_exit(RAMBlock *rb)
          */
         munmap(rb->host, rb->size);
         rb->host = NULL;
-        if (!ram_block_truncate(rb) && qemu_loglevel) {
+        if (ram_discard_defer(rb, false)) {
+            return;
+        }
+        if (!ram_discard_file(rb->fd, rb->size, false) && qemu_loglevel) {
             qemu_log("guest RAM '%s': cannot truncate its file (%s)\n",
                      rb->name, strerror(errno));
         }

@@ -19,6 +19,7 @@
 #include "qom/object.h"
 #include "system/memory.h"
 #include "system/qtest.h"
+#include "system/ramblock.h"
 #include "qemu/error.h"
 #include "qemu/log.h"
 #include "qemu/option.h"
@@ -1113,6 +1114,8 @@ static bool qemu_build(int argc, char **argv, Error **errp)
         .prealloc = config.memory.mem_prealloc,
         .prealloc_threads = config.smp.cpus,
     };
+    /* Exit fast: a child discards file-backed RAM after we are gone. */
+    ram_discard_set_deferred(true);
     if (!create_memory_backends(&mem_defaults, errp) ||
         !create_machine_ram(mc, &mem_defaults, errp)) {
         return false;
@@ -1172,6 +1175,7 @@ void qemu_cleanup(void)
     memory_cleanup();
     /* After the machine and devices, which map it; see ram_block_free(). */
     host_memory_backends_cleanup();
+    ram_discard_run_deferred();
     qemu_chr_cleanup_all();
     if (serial_chardevs) {
         g_ptr_array_free(serial_chardevs, TRUE);

@@ -66,6 +66,19 @@ RamDiscardAction ram_block_discard_action(const RAMBlock *rb);
  * Guest RAM is never msync'ed or fsync'ed. Leaves rb->fd open.
  */
 void ram_block_discard_at_exit(RAMBlock *rb);
+/*
+ * Deferred discard (system/ram-discard.c): once enabled, truncating and
+ * hole punching are handed to a child that outlives the emulator, so
+ * exiting costs no more than keeping the contents would.
+ * ram_discard_defer() queues the block's file (false: do it now);
+ * ram_discard_run_deferred() starts the child, once, late in the exit.
+ */
+void ram_discard_set_deferred(bool on);
+bool ram_discard_defer(RAMBlock *rb, bool punch);
+void ram_discard_run_deferred(void);
+/* Truncate (or, punch true, punch a hole in) [0, size) of fd now. */
+bool ram_discard_file(int fd, uint64_t size, bool punch);
+
 /* Discard per the policy, close the fd and free the block. */
 void ram_block_free(RAMBlock *rb);
 

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +59,8 @@ bool teardown_read_proc_io(pid_t pid, TeardownIO *io)
 
 QTestState *teardown_start(unsigned ram_mib, const char *extra_args)
 {
+    /* Orphaned discard helpers come to us, not to init. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     return qtest_initf("-machine pc -m %uM -device isa-debug-exit,"
                        "iobase=0x%x,iosize=0x4 %s", ram_mib,
                        TEARDOWN_DEBUG_EXIT, extra_args);
@@ -115,7 +118,56 @@ static bool wait_zombie(pid_t pid)
     }
 }
 
+/*
+ * The emulator leaves discarding file-backed RAM to a child that
+ * outlives it (system/ram-discard.c); the kernel charges the cancelled
+ * bytes to that child. As the children's subreaper we inherit it when
+ * the emulator exits: wait for it to become a zombie too, add its
+ * accounting, reap it.
+ */
+static void collect_helpers(TeardownResult *r, int64_t start)
+{
+    int64_t deadline = g_get_monotonic_time() + TEARDOWN_EXIT_TIMEOUT_US;
+
+    for (;;) {
+        siginfo_t info = { 0 };
+        TeardownIO io;
+
+        if (waitid(P_ALL, 0, &info, WEXITED | WNOWAIT | WNOHANG) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            g_assert_cmpint(errno, ==, ECHILD);
+            return;                             /* no children left */
+        }
+        if (info.si_pid == 0) {
+            if (g_get_monotonic_time() > deadline) {
+                g_error("a discard helper did not finish within %d s",
+                        (int)(TEARDOWN_EXIT_TIMEOUT_US / G_USEC_PER_SEC));
+            }
+            g_usleep(500);
+            continue;
+        }
+        if (!teardown_read_proc_io(info.si_pid, &io)) {
+            g_error("cannot read /proc/%d/io of the discard helper",
+                    (int)info.si_pid);
+        }
+        r->io.write_bytes += io.write_bytes;
+        r->io.cancelled_write_bytes += io.cancelled_write_bytes;
+        r->helpers++;
+        r->helpers_done_us = g_get_monotonic_time() - start;
+        waitpid(info.si_pid, NULL, 0);
+    }
+}
+
 TeardownResult teardown_exit(QTestState *s, TeardownExit how)
+{
+    return teardown_exit_then(s, how, NULL, NULL);
+}
+
+TeardownResult teardown_exit_then(QTestState *s, TeardownExit how,
+                                  void (*after_exit)(void *opaque),
+                                  void *opaque)
 {
     static const char quit[] = "{\"execute\": \"quit\"}\n";
     static const char outl[] = "outl 0xf4 0x0\n";
@@ -153,14 +205,23 @@ TeardownResult teardown_exit(QTestState *s, TeardownExit how)
     if (!teardown_read_proc_io(pid, &r.io)) {
         g_error("cannot read /proc/%d/io of the exited emulator", (int)pid);
     }
+    r.emulator_io = r.io;
     r.wstatus = qtest_wait_exit(s);
     qtest_quit(s);              /* reaped already: this only frees s */
+    if (after_exit) {
+        after_exit(opaque);
+    }
+    collect_helpers(&r, start);
     g_test_message("%s: exit %d after %" PRId64 " us, write_bytes %" PRIu64
-                   ", cancelled_write_bytes %" PRIu64 ", net %" PRId64,
+                   ", cancelled_write_bytes %" PRIu64 " (emulator %" PRIu64
+                   "/%" PRIu64 ", %u helper(s) done after %" PRId64
+                   " us), net %" PRId64,
                    teardown_exit_name(how),
                    WIFEXITED(r.wstatus) ? WEXITSTATUS(r.wstatus) : -1,
                    r.exit_us, r.io.write_bytes, r.io.cancelled_write_bytes,
-                   teardown_net_bytes(&r.io));
+                   r.emulator_io.write_bytes,
+                   r.emulator_io.cancelled_write_bytes, r.helpers,
+                   r.helpers_done_us, teardown_net_bytes(&r.io));
     return r;
 }
 

@@ -32,8 +32,11 @@ typedef struct TeardownIO {
 
 typedef struct TeardownResult {
     int wstatus;
-    TeardownIO io;
+    TeardownIO io;              /* the emulator and its discard helpers */
+    TeardownIO emulator_io;     /* the emulator's own */
+    unsigned helpers;           /* discard helpers that outlived it */
     int64_t exit_us;            /* exit request sent -> process a zombie */
+    int64_t helpers_done_us;    /* exit request sent -> helpers done */
 } TeardownResult;
 
 /* The process's write accounting; false if /proc/PID/io is unreadable. */
@@ -52,9 +55,15 @@ QTestState *teardown_start(unsigned ram_mib, const char *extra_args);
 void teardown_dirty(QTestState *s, unsigned mib, uint8_t pattern);
 /*
  * Make the emulator exit the way asked, wait until it is a zombie, read
- * its /proc/PID/io, then reap it and free s.
+ * its /proc/PID/io, then reap it and free s; then the same for each
+ * discard helper it left behind (the caller is their subreaper:
+ * teardown_start sets PR_SET_CHILD_SUBREAPER).
  */
 TeardownResult teardown_exit(QTestState *s, TeardownExit how);
+/* The same, calling after_exit once the emulator is reaped. */
+TeardownResult teardown_exit_then(QTestState *s, TeardownExit how,
+                                  void (*after_exit)(void *opaque),
+                                  void *opaque);
 const char *teardown_exit_name(TeardownExit how);
 
 /*

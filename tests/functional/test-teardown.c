@@ -11,10 +11,21 @@
  *   share=on, file share=on,discard-data=on: net < 4 MiB
  *   file share=on,discard-data=off (the control): net >= 256 MiB, and the
  *   file holds what the guest wrote
+ * The emulator leaves truncating and hole punching to a child that
+ * outlives it (system/ram-discard.c), which the kernel charges with the
+ * cancelled bytes: the figures are the sum of both, and every discarding
+ * case checks that the child did the work.
+ *
+ * Named files are the user's: the next VM may open one right after this
+ * one exits, or another process may hold it open. The child must then
+ * leave it alone: "successor" writes markers the moment the emulator has
+ * gone and checks that they survive; "in-use" holds the file open across
+ * the exit and checks the contents are kept.
  * Files live on a filesystem with writeback: tmpfs counts no write_bytes,
  * so there the file cases are skipped.
  */
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,10 +45,17 @@ typedef enum Backing {
     BACKING_FILE_KEEP,          /* named file, share=on,discard-data=off */
 } Backing;
 
+typedef enum Peer {
+    PEER_NONE,
+    PEER_SUCCESSOR,             /* opens the file as the emulator exits */
+    PEER_IN_USE,                /* holds the file open across the exit */
+} Peer;
+
 typedef struct TeardownCase {
     const char *path;
     Backing backing;
     TeardownExit how;
+    Peer peer;
 } TeardownCase;
 
 static const TeardownCase cases[] = {
@@ -52,7 +70,62 @@ static const TeardownCase cases[] = {
     { "/teardown/discard-data/sigterm", BACKING_FILE_DISCARD,
       TEARDOWN_EXIT_SIGTERM },
     { "/teardown/keep-data/quit", BACKING_FILE_KEEP, TEARDOWN_EXIT_QUIT },
+    { "/teardown/discard-data/successor", BACKING_FILE_DISCARD,
+      TEARDOWN_EXIT_QUIT, PEER_SUCCESSOR },
+    { "/teardown/discard-data/in-use", BACKING_FILE_DISCARD,
+      TEARDOWN_EXIT_SIGTERM, PEER_IN_USE },
 };
+
+/* Marker pages a successor writes, one every 32 MiB of the dirty range. */
+#define MARKER          0x5a
+#define MARKER_STEP     (32 << 20)
+
+typedef struct PeerState {
+    const char *file;
+    int fd;
+} PeerState;
+
+static void write_markers(int fd)
+{
+    uint8_t page[4096];
+
+    memset(page, MARKER, sizeof(page));
+    for (off_t off = TEARDOWN_DIRTY_BASE;
+         off < TEARDOWN_DIRTY_BASE + ((off_t)DIRTY_MIB << 20);
+         off += MARKER_STEP) {
+        g_assert_cmpint(pwrite(fd, page, sizeof(page), off), ==,
+                        sizeof(page));
+    }
+}
+
+static void check_markers(int fd)
+{
+    uint8_t page[4096];
+
+    for (off_t off = TEARDOWN_DIRTY_BASE;
+         off < TEARDOWN_DIRTY_BASE + ((off_t)DIRTY_MIB << 20);
+         off += MARKER_STEP) {
+        g_assert_cmpint(pread(fd, page, sizeof(page), off), ==,
+                        sizeof(page));
+        for (size_t i = 0; i < sizeof(page); i++) {
+            if (page[i] != MARKER) {
+                g_error("the discard helper destroyed what a later user "
+                        "wrote: offset 0x%llx holds 0x%02x",
+                        (unsigned long long)(off + i), page[i]);
+            }
+        }
+    }
+}
+
+/* The next VM: opens the file read-write as soon as we have exited. */
+static void successor_opens(void *opaque)
+{
+    PeerState *p = opaque;
+
+    p->fd = open(p->file, O_RDWR);
+    g_assert_cmpint(p->fd, >=, 0);
+    write_markers(p->fd);
+}
 
 static bool have_proc_io;
 
@@ -120,6 +193,7 @@ static void test_teardown(const void *data)
     char *dir = NULL, *file = NULL, *args;
     QTestState *s;
     TeardownResult r;
+    PeerState peer = { .fd = -1 };
     int64_t net;
 
     if (!have_proc_io) {
@@ -147,14 +221,49 @@ static void test_teardown(const void *data)
      */
     sync();
 
+    /* Give the successor time to open the file before the child acts. */
+    if (c->peer == PEER_SUCCESSOR) {
+        g_setenv("QEMU_DISCARD_HELPER_DELAY_MS", "300", TRUE);
+    }
     s = teardown_start(RAM_MIB, args);
+    g_unsetenv("QEMU_DISCARD_HELPER_DELAY_MS");
     teardown_dirty(s, DIRTY_MIB, PATTERN);
-    r = teardown_exit(s, c->how);
+    peer.file = file;
+    if (c->peer == PEER_IN_USE) {
+        peer.fd = open(file, O_RDWR);
+        g_assert_cmpint(peer.fd, >=, 0);
+    }
+    r = teardown_exit_then(s, c->how,
+                           c->peer == PEER_SUCCESSOR ? successor_opens : NULL,
+                           &peer);
 
     g_assert_true(WIFEXITED(r.wstatus));
     g_assert_cmpint(WEXITSTATUS(r.wstatus), ==,
                     c->how == TEARDOWN_EXIT_GUEST ? 1 : 0);
     net = teardown_net_bytes(&r.io);
+    if (c->peer != PEER_NONE) {
+        if (c->peer == PEER_SUCCESSOR) {
+            check_markers(peer.fd);
+        } else {
+            /* Someone had it open: the contents are theirs too. */
+            g_assert_cmpint(r.io.cancelled_write_bytes, <, NET_LIMIT);
+            check_file_contents(file, PATTERN);
+        }
+        close(peer.fd);
+        g_assert_cmpint(unlink(file), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+        g_free(args);
+        g_free(file);
+        g_free(dir);
+        return;
+    }
+    if (c->backing == BACKING_FILE_KEEP) {
+        g_assert_cmpuint(r.helpers, ==, 0);
+    } else {
+        /* The emulator exited without discarding; its child did. */
+        g_assert_cmpuint(r.helpers, ==, 1);
+        g_assert_cmpuint(r.emulator_io.cancelled_write_bytes, ==, 0);
+    }
     if (c->backing == BACKING_FILE_KEEP) {
         g_assert_cmpint(net, >=, (int64_t)DIRTY_MIB << 20);
     } else {

@@ -188,6 +188,38 @@ static void test_teardown_memfd(void)
 }
 
 /* A sealed memfd cannot shrink; its pages are punched out instead. */
+/*
+ * Deferred: the emulator's exit hands the truncate to a child
+ * (system/ram-discard.c). Before the child runs nothing is discarded;
+ * once it has exited, the memfd is empty.
+ */
+static void test_teardown_deferred(void)
+{
+    HostMemoryBackend *be;
+    struct stat st;
+    int fd, status;
+    pid_t child;
+
+    ram_discard_set_deferred(true);
+    be = backend_new("memory-backend-memfd,id=m,size=4M,seal=off");
+    fill(be->ram, 0x5a);
+    fd = dup(be->ram->fd);
+    cleanup();
+    /* Queued, not done: the contents are still there. */
+    g_assert_cmpint(fstat(fd, &st), ==, 0);
+    g_assert_cmpint(st.st_size, ==, 4 * MiB);
+    ram_discard_run_deferred();
+    ram_discard_set_deferred(false);
+    child = waitpid(-1, &status, 0);
+    g_assert_cmpint(child, >, 0);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_cmpint(fstat(fd, &st), ==, 0);
+    g_assert_cmpint(st.st_size, ==, 0);
+    g_assert_cmpint(st.st_blocks, ==, 0);
+    close(fd);
+}
+
 static void test_teardown_memfd_sealed(void)
 {
     HostMemoryBackend *be = backend_new("memory-backend-memfd,id=m,size=4M");
@@ -646,6 +678,7 @@ int main(int argc, char **argv)
     g_test_add_func("/hostmem/policy/exported-flag",
                     test_policy_exported_flag);
     g_test_add_func("/hostmem/teardown/memfd", test_teardown_memfd);
+    g_test_add_func("/hostmem/teardown/deferred", test_teardown_deferred);
     g_test_add_func("/hostmem/teardown/memfd-sealed",
                     test_teardown_memfd_sealed);
     g_test_add_func("/hostmem/teardown/exported", test_teardown_exported);
