@@ -118,16 +118,10 @@ static bool wait_zombie(pid_t pid)
     }
 }
 
-/*
- * The emulator leaves discarding file-backed RAM to a child that
- * outlives it (system/ram-discard.c); the kernel charges the cancelled
- * bytes to that child. As the children's subreaper we inherit it when
- * the emulator exits: wait for it to become a zombie too, add its
- * accounting, reap it.
- */
-static void collect_helpers(TeardownResult *r, int64_t start)
+unsigned teardown_collect_helpers(TeardownIO *sum)
 {
     int64_t deadline = g_get_monotonic_time() + TEARDOWN_EXIT_TIMEOUT_US;
+    unsigned n = 0;
 
     for (;;) {
         siginfo_t info = { 0 };
@@ -138,7 +132,7 @@ static void collect_helpers(TeardownResult *r, int64_t start)
                 continue;
             }
             g_assert_cmpint(errno, ==, ECHILD);
-            return;                             /* no children left */
+            return n;                           /* no children left */
         }
         if (info.si_pid == 0) {
             if (g_get_monotonic_time() > deadline) {
@@ -152,10 +146,9 @@ static void collect_helpers(TeardownResult *r, int64_t start)
             g_error("cannot read /proc/%d/io of the discard helper",
                     (int)info.si_pid);
         }
-        r->io.write_bytes += io.write_bytes;
-        r->io.cancelled_write_bytes += io.cancelled_write_bytes;
-        r->helpers++;
-        r->helpers_done_us = g_get_monotonic_time() - start;
+        sum->write_bytes += io.write_bytes;
+        sum->cancelled_write_bytes += io.cancelled_write_bytes;
+        n++;
         waitpid(info.si_pid, NULL, 0);
     }
 }
@@ -211,7 +204,8 @@ TeardownResult teardown_exit_then(QTestState *s, TeardownExit how,
     if (after_exit) {
         after_exit(opaque);
     }
-    collect_helpers(&r, start);
+    r.helpers = teardown_collect_helpers(&r.io);
+    r.helpers_done_us = g_get_monotonic_time() - start;
     g_test_message("%s: exit %d after %" PRId64 " us, write_bytes %" PRIu64
                    ", cancelled_write_bytes %" PRIu64 " (emulator %" PRIu64
                    "/%" PRIu64 ", %u helper(s) done after %" PRId64

@@ -60,6 +60,16 @@ void teardown_dirty(QTestState *s, unsigned mib, uint8_t pattern);
  * teardown_start sets PR_SET_CHILD_SUBREAPER).
  */
 TeardownResult teardown_exit(QTestState *s, TeardownExit how);
+/*
+ * The emulator leaves discarding file-backed RAM to a child that
+ * outlives it (system/ram-discard.c); the kernel charges the cancelled
+ * bytes to that child. The caller, made the children's subreaper
+ * (prctl(PR_SET_CHILD_SUBREAPER), as teardown_start does), inherits it
+ * when the emulator exits: call this after reaping the emulator to wait
+ * for every remaining child, add its accounting to sum and reap it.
+ * Returns how many there were.
+ */
+unsigned teardown_collect_helpers(TeardownIO *sum);
 /* The same, calling after_exit once the emulator is reaped. */
 TeardownResult teardown_exit_then(QTestState *s, TeardownExit how,
                                   void (*after_exit)(void *opaque),

@@ -26,6 +26,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@
 
 #include "config-host.h"
 #include "qemu-run.h"
+#include "teardown-helper.h"
 
 #define GUEST_RAM_MIB       1024
 #define GUEST_RAM_KB        (GUEST_RAM_MIB * 1024L)
@@ -292,6 +294,8 @@ static void test_teardown(gconstpointer data)
     const char *backend = data;
     char *kernel, *dir, *ram, *extra, *path, *io = NULL, *serial;
     uint64_t written = 0, cancelled = 0;
+    TeardownIO helper_io;
+    unsigned helpers;
     int64_t net;
     Guest g;
     int status;
@@ -335,9 +339,15 @@ static void test_teardown(gconstpointer data)
     g_assert_true(proc_io_field(io, "cancelled_write_bytes", &cancelled));
     serial = guest_serial(&g);
     status = guest_reap(&g);
+    /* The child that discards after the emulator's exit (ram-discard.c). */
+    helper_io = (TeardownIO) { 0 };
+    helpers = teardown_collect_helpers(&helper_io);
+    written += helper_io.write_bytes;
+    cancelled += helper_io.cancelled_write_bytes;
     net = (int64_t)written - (int64_t)cancelled;
     g_test_message("%s in %s: write_bytes %" PRIu64 ", cancelled %" PRIu64
-                   ", net %" PRId64, backend, dir, written, cancelled, net);
+                   " (%u discard helper(s)), net %" PRId64, backend, dir,
+                   written, cancelled, helpers, net);
 
     g_assert_nonnull(strstr(serial, "dirty: 512 MiB verified\n"));
     g_assert_nonnull(strstr(serial, "dirty: PASS\n"));
@@ -360,6 +370,8 @@ int main(int argc, char **argv)
     int ret;
 
     g_test_init(&argc, &argv, NULL);
+    /* Discard helpers the emulator leaves behind become our children. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     tmpdir = g_dir_make_tmp("test-kvm-memory-XXXXXX", NULL);
     g_assert_nonnull(tmpdir);
 
