@@ -45,7 +45,8 @@ link() { # name entry-object objects...
     $OBJCOPY -O elf32-i386 --strip-debug "$out/$name.elf64" "$out/$name.elf"
 }
 
-for p in hello dirty timer exceptions triple-fault; do
+for p in hello dirty timer exceptions triple-fault syscall privilege pgedge \
+         cpubench apictimer; do
     cc "$src/$p.c" "$out/obj/$p.o" ""
     link "$p" "$out/obj/entry.o" "$out/obj/$p.o"
 done

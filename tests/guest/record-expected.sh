@@ -4,6 +4,7 @@
 # CASE.kvm.txt and CASE.tcg.txt when the loader's input differs (the e820
 # map).  Prints exit status and timings per run.  Usage, after build.sh:
 #   tests/guest/record-expected.sh [QEMU] [BUILDDIR]
+# ONLY="case ..." in the environment records just those cases.
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 qemu=${1:-/usr/bin/qemu-system-x86_64}
@@ -24,6 +25,15 @@ cases=(
   "exceptions|30|tcg|-m 512M -kernel $b/exceptions.elf"
   "exceptions-soft-int-off|30|kvm tcg|-m 512M -kernel $b/exceptions.elf -append soft_int=off"
   "triple-fault|20|kvm tcg|-m 512M -kernel $b/triple-fault.elf"
+  "syscall|30|tcg|-m 512M -kernel $b/syscall.elf"
+  "syscall-int3-only|30|kvm tcg|-m 512M -kernel $b/syscall.elf -append syscall_insn=off+soft_int=off"
+  "privilege|30|tcg|-m 512M -kernel $b/privilege.elf"
+  "privilege-soft-int-off|30|kvm tcg|-m 512M -kernel $b/privilege.elf -append soft_int=off"
+  "pgedge|30|kvm|-m 512M -kernel $b/pgedge.elf"
+  "pgedge-rsvd-off|30|kvm tcg|-m 512M -kernel $b/pgedge.elf -append rsvd=off"
+  "cpubench|60|kvm tcg|-m 512M -kernel $b/cpubench.elf"
+  "apictimer|30|kvm|-m 512M -cpu qemu64,+tsc-deadline -kernel $b/apictimer.elf"
+  "apictimer-oneshot|30|kvm tcg|-m 512M -kernel $b/apictimer.elf -append tsc_deadline=off"
 )
 
 run() { # out timeout args... ; prints "rc first_ms total_ms"
@@ -43,6 +53,9 @@ run() { # out timeout args... ; prints "rc first_ms total_ms"
 printf '%-24s %-4s %4s %9s %9s\n' case accel rc first_ms total_ms
 for c in "${cases[@]}"; do
     IFS='|' read -r name t accels args <<< "$c"
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
+        continue
+    fi
     # Arguments are split on spaces; "+" in -append stands for a space.
     read -r -a argv <<< "$args"
     for i in "${!argv[@]}"; do
