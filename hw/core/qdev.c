@@ -9,6 +9,7 @@
 
 /* Every device type of this binary, in -device help order. */
 extern const DeviceClass ioapic_device_class;
+extern const DeviceClass apic_device_class;
 extern const DeviceClass isa_serial_device_class;
 extern const DeviceClass isa_debug_exit_device_class;
 extern const DeviceClass pc_testdev_device_class;
@@ -16,9 +17,12 @@ extern const DeviceClass i8042_device_class;
 extern const DeviceClass fw_cfg_io_device_class;
 extern const DeviceClass mc146818rtc_device_class;
 extern const DeviceClass acpi_pm_device_class;
+extern const DeviceClass i8259_device_class;
+extern const DeviceClass i8254_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
+    &apic_device_class,
     &isa_serial_device_class,
     &isa_debug_exit_device_class,
     &pc_testdev_device_class,
@@ -26,6 +30,8 @@ static const DeviceClass *const device_classes[] = {
     &fw_cfg_io_device_class,
     &mc146818rtc_device_class,
     &acpi_pm_device_class,
+    &i8259_device_class,
+    &i8254_device_class,
     NULL,
 };
 

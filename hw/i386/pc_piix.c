@@ -2,7 +2,9 @@
  * The i440FX PC: guest RAM split around the PCI hole, the I/O APIC's
  * input lines as the ISA interrupt lines, the ISA devices, the e820 map
  * and direct kernel boot (-kernel; there is no firmware yet), and under
- * KVM the in-kernel irqchip, PIT and the vCPUs.
+ * KVM the in-kernel irqchip, PIT and the vCPUs. Without KVM the i8259
+ * pair and the PIT are userspace devices and each ISA line fans out to
+ * the i8259 and the I/O APIC.
  */
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "hw/boards.h"
 #include "hw/i386/pc.h"
 #include "hw/i386/x86-boot.h"
+#include "hw/intc/apic.h"
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
@@ -20,6 +23,7 @@
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
 #include "system/kvm.h"
+#include "system/qtest.h"
 #include "target/i386/cpu.h"
 #include "system/runstate.h"
 #include "system/system.h"
@@ -45,6 +49,10 @@ typedef struct PCMachineState {
     MemoryRegion ram_above_4g;
     PCRamLayout layout;
     qemu_irq isa_irqs[ISA_NUM_IRQS];
+    /* Without KVM: ISA line n -> i8259 input n and I/O APIC input n. */
+    qemu_irq *isa_fanout;
+    qemu_irq pic_in[ISA_NUM_IRQS];
+    qemu_irq ioapic_in[ISA_NUM_IRQS];
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
     const VmConfig *cfg;
@@ -313,6 +321,58 @@ static bool pc_init_kvm(MachineState *ms, Error **errp)
            kvm_pc_init(pit, discard, errp) && kvm_cpus_create(ms, errp);
 }
 
+/*
+ * Under qtest no vCPU runs, but the local APIC page answers: one APIC
+ * per CPU with no CPU behind it (CPU 0's serves qtest's accesses).
+ */
+static bool pc_init_qtest_apics(MachineState *ms, Error **errp)
+{
+    X86CPUTopology topo = {
+        .sockets = MAX(ms->cfg->smp.sockets, 1u),
+        .cores = MAX(ms->cfg->smp.cores, 1u),
+        .threads = MAX(ms->cfg->smp.threads, 1u),
+    };
+
+    for (unsigned i = 0; i < MAX(ms->smp_cpus, 1u); i++) {
+        if (!apic_new(x86_cpu_apic_id(&topo, i), i == 0, NULL, NULL,
+                      errp)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void pc_isa_irq_fanout(void *opaque, int n, int level)
+{
+    qemu_set_irq(pcms.pic_in[n], level);
+    qemu_set_irq(pcms.ioapic_in[n], level);
+}
+
+static DeviceState *pc_create(const char *type, Object *parent,
+                              const char *name, const char *const *props,
+                              Error **errp);
+
+/* The i8259 pair, the slave's INT on the master's input 2, as QEMU's. */
+static bool pc_init_pic(Error **errp)
+{
+    DeviceState *master, *slave;
+
+    master = pc_create("isa-i8259", NULL, NULL, (const char *const[]){
+        "iobase", "0x20", "elcr_addr", "0x4d0", "elcr_mask", "0xf8",
+        "master", "true", NULL }, errp);
+    slave = master ? pc_create("isa-i8259", NULL, NULL, (const char *const[]){
+        "iobase", "0xa0", "elcr_addr", "0x4d1", "elcr_mask", "0xde",
+        "master", "false", NULL }, errp) : NULL;
+    if (!slave) {
+        return false;
+    }
+    qdev_connect_gpio_out_named(slave, NULL, 0, qdev_get_gpio_in(master, 2));
+    for (int i = 0; i < ISA_NUM_IRQS; i++) {
+        pcms.pic_in[i] = qdev_get_gpio_in(i < 8 ? master : slave, i % 8);
+    }
+    return true;
+}
+
 static bool pc_init_irqs(Error **errp)
 {
     Object *host = object_get_container("/machine/i440fx");
@@ -330,6 +390,19 @@ static bool pc_init_irqs(Error **errp)
     /* ISA IRQ n is GSI n; the IOAPIC maps ISA IRQ 0 to pin 2 itself. */
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
         pcms.isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
+    }
+    if (!kvm_enabled()) {
+        /*
+         * The I/O APIC's lines stay what it receives (qtest's
+         * irq_intercept_in ioapic replaces their handlers in place).
+         */
+        if (!pc_init_pic(errp)) {
+            return false;
+        }
+        memcpy(pcms.ioapic_in, pcms.isa_irqs, sizeof(pcms.ioapic_in));
+        pcms.isa_fanout = qemu_allocate_irqs(pc_isa_irq_fanout, NULL,
+                                             ISA_NUM_IRQS);
+        memcpy(pcms.isa_irqs, pcms.isa_fanout, sizeof(pcms.isa_irqs));
     }
     isa_bus_set_irqs(pcms.isa_irqs);
     return true;
@@ -364,6 +437,20 @@ static const struct {
     { "0x3f8", "4" }, { "0x2f8", "3" }, { "0x3e8", "4" }, { "0x2e8", "3" },
 };
 
+/* Without KVM, the userspace PIT unless -machine pit=off. */
+static bool pc_init_pit(Error **errp)
+{
+    bool pit = true;
+
+    if (kvm_enabled()) {
+        return true;    /* the in-kernel PIT, made by pc_init_kvm() */
+    }
+    if (!qemu_opt_get_bool(pcms.cfg->machine.opts, "pit", &pit, errp)) {
+        return false;
+    }
+    return !pit || pc_create("isa-pit", NULL, NULL, NULL, errp);
+}
+
 static bool pc_init_isa_devices(Error **errp)
 {
     for (int i = 0; i < (int)G_N_ELEMENTS(pc_serial_ports); i++) {
@@ -382,6 +469,7 @@ static bool pc_init_isa_devices(Error **errp)
         }
     }
     return pc_create("mc146818rtc", NULL, NULL, NULL, errp) &&
+           pc_init_pit(errp) &&
            pc_create("acpi-pm", NULL, NULL, NULL, errp) &&
            pc_create("i8042", NULL, NULL, NULL, errp) &&
            pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
@@ -407,6 +495,9 @@ static bool pc_init(MachineState *ms, Error **errp)
     }
     pc_build_e820(kvm_enabled());
     if (kvm_enabled() && !pc_init_kvm(ms, errp)) {
+        return false;
+    }
+    if (qtest_enabled() && !pc_init_qtest_apics(ms, errp)) {
         return false;
     }
     if (!pc_init_irqs(errp) || !pc_init_isa_devices(errp)) {
@@ -435,7 +526,10 @@ static bool pc_init(MachineState *ms, Error **errp)
 
 static void pc_cleanup(MachineState *ms)
 {
+    apic_free_all();
     isa_bus_set_irqs(NULL);
+    qemu_free_irqs(pcms.isa_fanout, ISA_NUM_IRQS);
+    pcms.isa_fanout = NULL;
     memory_region_finalize(&pcms.ram_below_4g);
     memory_region_finalize(&pcms.ram_above_4g);
     /* The backend owns the RAM and releases it after the machine. */

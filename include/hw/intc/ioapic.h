@@ -1,8 +1,8 @@
 /*
- * The I/O APIC's 24 input lines (GSIs). Until the userspace interrupt
- * controllers land, an input only records its level and forwards it to
- * the accelerator's irqchip hook (KVM's in-kernel IOAPIC); under qtest,
- * irq_intercept_in ioapic replaces the inputs.
+ * The I/O APIC's 24 input lines (GSIs). Under kvm an input goes to the
+ * accelerator's irqchip hook (KVM's in-kernel IOAPIC); otherwise the
+ * register model in hw/intc/ioapic.c turns it into an APIC message.
+ * Under qtest, irq_intercept_in ioapic replaces the inputs.
  */
 #ifndef HW_INTC_IOAPIC_H
 #define HW_INTC_IOAPIC_H
