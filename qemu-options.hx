@@ -43,8 +43,8 @@ Select the machine type (the board) and set machine properties. `-M` is a
 short spelling of the same option. Repeated `-machine` options merge.
 
 - `type=NAME`: the machine type; `-machine help` lists the known types:
-  `pc` (`pc-i440fx-7.2`, the default) and `none`. Until vCPUs land, `pc`
-  runs only under `-accel qtest`; elsewhere it stops with a clear error.
+  `pc` (`pc-i440fx-7.2`, the default) and `none`. There is no firmware
+  yet: under `kvm` and `tcg`, `pc` boots a kernel given with `-kernel`.
 - `accel=ACCEL[:ACCEL...]`: accelerators to try in order (`kvm`, `tcg`,
   `qtest`); the same as `-accel`. Default: `kvm` where `/dev/kvm` works.
 - `memory-backend=ID`: back guest RAM with the `-object` whose id is `ID`
@@ -68,22 +68,29 @@ DEF("accel", HAS_ARG, QEMU_OPTION_accel,
     "                a fallback order\n"
     "                kernel-irqchip=on|off|split (kvm) where the interrupt\n"
     "                controllers are emulated\n"
-    "                tb-size=n (tcg) translation cache size in MiB\n"
-    "                thread=single|multi (tcg) one host thread for all vCPUs,\n"
-    "                or one per vCPU\n")
+    "                tb-size=n (tcg) decoded-block cache size in MiB\n"
+    "                thread=single|multi (tcg) accepted as QEMU does; all\n"
+    "                vCPUs share one host thread either way\n")
 DOC
 Choose the accelerator that runs the guest CPUs. `kvm` uses the host's
-hardware virtualisation through `/dev/kvm` and is the default where it works.
+hardware virtualisation through `/dev/kvm` and is the default where it works;
+elsewhere the default is `tcg`, without a warning about KVM.
 `tcg` is the built-in x86-64 interpreter; `qtest` runs no CPU at all and lets
 a test drive devices and memory. Give `-accel` several times, or write
 `-accel kvm:tcg`, to try accelerators in order; the first that starts wins.
-`-accel help` lists them. `tcg` is accepted and validated; until it lands,
-asking for it stops with a clear error (never a silent fallback).
+`-accel help` lists them. An accelerator that cannot start is reported as
+a warning when another one follows.
 
 - `kernel-irqchip=on|off|split` (kvm): as for `-machine`; default `on`.
-- `tb-size=N` (tcg): size of the translation cache in MiB.
-- `thread=single|multi` (tcg): run all vCPUs on one host thread, or give each
-  vCPU its own.
+- `tb-size=N` (tcg): bound of the cache of decoded guest code, in MiB
+  (default 32; 0 means the default). Memory is taken as code is decoded,
+  never up front, so `-overcommit mem-lock=on` locks only what is used;
+  when the bound is reached the cache starts over.
+- `thread=single|multi` (tcg): accepted as QEMU accepts them. Both run
+  every vCPU on one host thread, in turns of 100,000 instructions (a vCPU
+  gives its turn up early when it halts, or spins on `pause` while others
+  wait). Guest time (the TSC at 1 GHz, the APIC timer, the PIT) follows the
+  host clock while the VM runs.
 
 ```sh
 qemu-system-x86_64 -accel kvm -accel tcg,thread=single
@@ -106,6 +113,8 @@ Choose the CPU model the guest sees, then adjust its CPUID features:
 `+feature` or `feature=on` adds one, `-feature` or `feature=off` removes it.
 Models: `host` (pass the host CPU's features through; KVM only), `max`
 (everything the accelerator can offer), `qemu64` (a conservative baseline).
+The default is `host` under kvm and `qemu64` under tcg, whose models have
+no x87, MMX or SSE yet (their instructions raise #UD).
 `-cpu help` lists models and feature names.
 
 ```sh

@@ -6,14 +6,13 @@
 
 #include "system/accel.h"
 
+/* In QEMU's "-accel help" order. */
 static const AccelClass *const accel_classes[] = {
+    &tcg_accel_class,
     &kvm_accel_class,
     &qtest_accel_class,
     NULL,
 };
-
-/* Names QEMU users may ask for that this build does not have yet. */
-static const char *const accel_not_built[] = { "tcg", NULL };
 
 static const AccelClass *current_accel;
 
@@ -25,16 +24,6 @@ const AccelClass *accel_find(const char *name)
         }
     }
     return NULL;
-}
-
-static bool accel_is_unbuilt(const char *name)
-{
-    for (int i = 0; accel_not_built[i]; i++) {
-        if (!strcmp(accel_not_built[i], name)) {
-            return true;
-        }
-    }
-    return false;
 }
 
 void accel_print_list(void)
@@ -50,12 +39,7 @@ static bool accel_name_valid(const char *name, Error **errp)
     if (accel_find(name)) {
         return true;
     }
-    if (accel_is_unbuilt(name)) {
-        error_setg(errp, "accelerator '%s' is not built into this binary "
-                   "yet (the software CPU has not landed); use kvm", name);
-    } else {
-        error_setg(errp, "invalid accelerator %s", name);
-    }
+    error_setg(errp, "invalid accelerator %s", name);
     return false;
 }
 
@@ -94,13 +78,16 @@ bool accel_check_options(const QemuOpts *opts, Error **errp)
                 break;
             }
         }
+        if (ok && ac->check) {
+            ok = ac->check(opts, errp);
+        }
     }
     g_strfreev(list);
     return ok;
 }
 
 static bool try_accel(MachineState *ms, const char *name, const QemuOpts *props,
-                      bool last, Error **errp)
+                      bool last, bool quiet, Error **errp)
 {
     const AccelClass *ac = accel_find(name);
     Error *err = NULL;
@@ -116,6 +103,8 @@ static bool try_accel(MachineState *ms, const char *name, const QemuOpts *props,
 fail:
     if (last) {
         error_propagate(errp, err);
+    } else if (quiet) {
+        error_free(err);
     } else {
         warn_report_err(err);
     }
@@ -126,7 +115,7 @@ bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp)
 {
     GPtrArray *tries = g_ptr_array_new_with_free_func(g_free);
     GPtrArray *props = g_ptr_array_new();
-    bool ok = false;
+    bool ok = false, quiet = false;
 
     if (cfg->accels->len) {
         for (unsigned i = 0; i < cfg->accels->len; i++) {
@@ -141,8 +130,14 @@ bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp)
             g_strfreev(names);
         }
     } else {
+        /*
+         * Nothing asked: KVM where it works, else the software CPU,
+         * without a word about KVM (the user did not ask for it).
+         */
         char **names = g_strsplit(cfg->machine.accel ? cfg->machine.accel
-                                                     : "kvm", ":", -1);
+                                                     : "kvm:tcg", ":", -1);
+
+        quiet = !cfg->machine.accel;
 
         for (char **n = names; *n; n++) {
             g_ptr_array_add(tries, g_strdup(*n));
@@ -152,7 +147,8 @@ bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp)
     }
     for (unsigned i = 0; i < tries->len && !ok; i++) {
         ok = try_accel(ms, g_ptr_array_index(tries, i),
-                       g_ptr_array_index(props, i), i + 1 == tries->len, errp);
+                       g_ptr_array_index(props, i), i + 1 == tries->len,
+                       quiet, errp);
     }
     g_ptr_array_free(tries, TRUE);
     g_ptr_array_free(props, TRUE);

@@ -6,6 +6,7 @@
 
 #include "qemu/log.h"
 #include "system/memory.h"
+#include "system/tcg.h"
 
 struct AddressSpace {
     const char *name;
@@ -42,6 +43,14 @@ void memory_region_finalize(MemoryRegion *mr)
         address_space_unmap_region(mr);
     }
     g_clear_pointer(&mr->name, g_free);
+}
+
+/* Guest RAM changed under the software CPU: its decoded code goes. */
+static void ram_written(AddressSpace *as, uint64_t addr, uint64_t len)
+{
+    if (as == &address_space_memory && tcg_enabled()) {
+        tcg_ram_written(addr, len);
+    }
 }
 
 static GPtrArray *regions_of(AddressSpace *as)
@@ -268,6 +277,7 @@ void address_space_write_sized(AddressSpace *as, uint64_t addr,
     if (mr && mr->ram && addr - mr->addr + size <= mr->size) {
         if (!mr->readonly) {
             memcpy(mr->ram + (addr - mr->addr), &value, size);
+            ram_written(as, addr, size);
         }
         return;
     }
@@ -333,6 +343,7 @@ bool address_space_rw(AddressSpace *as, uint64_t addr, void *buf,
                     memcpy(p, mr->ram + off, chunk);
                 } else if (!mr->readonly) {
                     memcpy(mr->ram + off, p, chunk);
+                    ram_written(as, addr, chunk);
                 }
             } else {
                 for (uint64_t i = 0; i < chunk; i++) {
@@ -375,6 +386,7 @@ void address_space_set(AddressSpace *as, uint64_t addr, uint8_t value,
         if (mr->ram) {
             if (!mr->readonly) {
                 memset(mr->ram + (start - mr->addr), value, end - start + 1);
+                ram_written(as, start, end - start + 1);
             }
             continue;
         }

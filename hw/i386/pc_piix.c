@@ -23,6 +23,7 @@
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
 #include "system/kvm.h"
+#include "system/tcg.h"
 #include "system/qtest.h"
 #include "target/i386/cpu.h"
 #include "system/runstate.h"
@@ -39,6 +40,9 @@
 #define PC_KVM_PAGES_BASE   0xfeffc000ULL
 #define PC_KVM_PAGES_SIZE   0x4000ULL
 #define PC_BIOS_ROM_BASE    0xfffc0000ULL
+/* AMD's HyperTransport range below 1 TiB (QEMU reserves it for AMD CPUs). */
+#define PC_AMD_HT_START     0xfd00000000ULL
+#define PC_AMD_HT_SIZE      0x0300000000ULL
 #define PC_E820_MAX         8
 /* The RSDP's copy where legacy guests scan for it (0xE0000-0xFFFFF). */
 #define PC_RSDP_LEGACY      0xf0000ULL
@@ -134,6 +138,9 @@ static void pc_build_e820(bool kvm)
     e820_add(PC_BIOS_ROM_BASE, PC_4GIB - PC_BIOS_ROM_BASE, E820_RESERVED);
     if (pcms.layout.above_4g) {
         e820_add(PC_4GIB, pcms.layout.above_4g, E820_RAM);
+    }
+    if (tcg_enabled() && tcg_cpus_amd_ht_hole()) {
+        e820_add(PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
     }
 }
 
@@ -275,6 +282,8 @@ static void pc_reset(void *opaque)
     }
     if (kvm_enabled()) {
         kvm_cpus_reset(loaded ? &st : NULL);
+    } else if (tcg_enabled()) {
+        tcg_cpus_reset(loaded ? &st : NULL);
     }
     x86_boot_state_free(&st);
 }
@@ -308,16 +317,22 @@ static bool pc_pit_options(const VmConfig *cfg, bool *pit, bool *discard,
     return true;
 }
 
-static bool pc_init_kvm(MachineState *ms, Error **errp)
+static bool pc_need_kernel(MachineState *ms, Error **errp)
 {
-    bool pit, discard;
-
     if (!ms->cfg->kernel) {
         error_setg(errp, "no firmware yet: use -kernel to boot a multiboot "
                    "or Linux kernel");
         return false;
     }
-    return pc_pit_options(ms->cfg, &pit, &discard, errp) &&
+    return true;
+}
+
+static bool pc_init_kvm(MachineState *ms, Error **errp)
+{
+    bool pit, discard;
+
+    return pc_need_kernel(ms, errp) &&
+           pc_pit_options(ms->cfg, &pit, &discard, errp) &&
            kvm_pc_init(pit, discard, errp) && kvm_cpus_create(ms, errp);
 }
 
@@ -493,6 +508,11 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!pc_init_ram(ms, errp)) {
         return false;
     }
+    /* Under tcg the CPU model decides the e820 map (the AMD HT hole). */
+    if (tcg_enabled() && (!pc_need_kernel(ms, errp) ||
+                          !tcg_cpus_create(ms, errp))) {
+        return false;
+    }
     pc_build_e820(kvm_enabled());
     if (kvm_enabled() && !pc_init_kvm(ms, errp)) {
         return false;
@@ -516,6 +536,8 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (ok && kvm_enabled()) {
         ok = kvm_memory_init(errp);
         kvm_cpus_reset(ms->cfg->kernel ? &st : NULL);
+    } else if (ok && tcg_enabled()) {
+        tcg_cpus_reset(ms->cfg->kernel ? &st : NULL);
     }
     x86_boot_state_free(&st);
     if (ok) {

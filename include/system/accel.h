@@ -1,5 +1,5 @@
 /*
- * Accelerators: what runs the guest's CPUs (kvm), or nothing (qtest).
+ * Accelerators: what runs the guest's CPUs (kvm, tcg), or nothing (qtest).
  */
 #ifndef SYSTEM_ACCEL_H
 #define SYSTEM_ACCEL_H
@@ -12,11 +12,14 @@
 typedef struct AccelClass {
     const char *name;
     const QemuOptDesc *props;   /* besides "accel" itself */
+    /* Check property values when -accel is parsed (may be NULL). */
+    bool (*check)(const QemuOpts *props, Error **errp);
     bool (*init)(MachineState *ms, const QemuOpts *props, Error **errp);
     void (*cleanup)(void);
 } AccelClass;
 
 extern const AccelClass kvm_accel_class;
+extern const AccelClass tcg_accel_class;
 extern const AccelClass qtest_accel_class;
 
 const AccelClass *accel_find(const char *name);

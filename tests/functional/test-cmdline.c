@@ -142,8 +142,8 @@ static const struct {
     { "-M none -accel foo", "-accel foo: invalid accelerator foo" },
     { "-M none -accel kvm,foo=1", "-accel kvm,foo=1: Property "
       "'kvm-accel.foo' not found" },
-    { "-M none -accel tcg", "-accel tcg: accelerator 'tcg' is not built "
-      "into this binary yet (the software CPU has not landed); use kvm" },
+    { "-M none -accel tcg,thread=foo", "-accel tcg,thread=foo: Invalid "
+      "'thread' setting foo" },
     { "-M none,accel=kvm -accel kvm", "The -accel and \"-machine accel=\" "
       "options are incompatible" },
     { "-M none -smp abc", "-smp abc: Parameter 'smp.cpus' expects integer" },

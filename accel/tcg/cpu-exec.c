@@ -1,0 +1,245 @@
+/*
+ * The execution loop of one vCPU: find the block at rip (a link from the
+ * previous block, the vCPU's jump cache, the global cache, or the
+ * decoder), run it (its first handler runs the rest, each tail-calling
+ * the next: target/i386/ops.h), and between blocks take interrupts and
+ * count instructions against the budget.
+ *
+ * Exceptions unwind to the setjmp here with rip at the faulting
+ * instruction (handlers move rip only once nothing can fault); the loop
+ * counts the instructions the block retired before it and delivers the
+ * exception through x86_do_exception().
+ *
+ * A direct branch to a block in the same page and mode runs straight on
+ * into it (tb_chain_jump) until an interrupt is pending or the budget is
+ * used; links are made here when such a branch is seen to lead to a
+ * block.
+ *
+ * The interrupt shadow of sti, mov ss and pop ss: those instructions end
+ * their block; in the shadow a block of one instruction runs, then
+ * interrupts are looked at again.
+ */
+#include "accel/tcg/tb.h"
+#include "target/i386/helper.h"
+
+/*
+ * Instructions of tb that retired before the one at rip. Offsets are
+ * kept modulo 2^16 (a block followed into by a jump may go backwards
+ * within its page).
+ */
+static unsigned insns_before(const TranslationBlock *tb, uint64_t rip)
+{
+    uint16_t off = rip - tb->pc;
+
+    for (unsigned i = 0; i < tb->ninsns; i++) {
+        if (tb->insns[i].off == off) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+static inline uint64_t code_lin(CPUX86State *env)
+{
+    uint64_t lin = env->segs[R_CS].base + env->rip;
+
+    return (env->hflags & HF_CS64_MASK) ? lin : (uint32_t)lin;
+}
+
+static inline unsigned jc_hash(uint64_t lin)
+{
+    return (lin ^ (lin >> TB_JMP_CACHE_BITS)) & (TB_JMP_CACHE_SIZE - 1);
+}
+
+/* May to run straight after from, without a lookup? */
+static bool can_link(const TranslationBlock *from, const TranslationBlock *to)
+{
+    return from->valid && to->valid && from->npages == 1 &&
+           to->npages == 1 && from->phys[0] == to->phys[0] &&
+           ((from->lin ^ to->lin) & X86_PAGE_MASK) == 0 &&
+           from->cs_base == to->cs_base && from->flags == to->flags;
+}
+
+/*
+ * How far a chain of blocks got. One for the process: every vCPU runs
+ * on the one tcg thread, in turn (accel/tcg/tcg-cpus.c).
+ */
+typedef struct TBChain {
+    TranslationBlock *running;  /* the block being run */
+    uint64_t count;             /* instructions the chain retired before */
+    int64_t budget;             /* instructions left to the loop's check */
+} TBChain;
+
+static TBChain tb_chain;
+
+/*
+ * Instructions a chain may run before the loop looks again. Handlers
+ * tail-call each other, so a chain does not grow the stack, unless the
+ * compiler leaves a call in place (no optimisation, sanitizers): this
+ * bounds the stack then.
+ */
+#define TB_CHAIN_MAX    4096
+
+uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
+{
+    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
+
+    if (G_LIKELY(next && next->valid) &&
+        (tb_chain.budget -= in->base) > 0 &&
+        !__atomic_load_n(&env->interrupt_request, __ATOMIC_RELAXED)) {
+        tb_chain.count += in->base;
+        tb_chain.running = next;
+        return next->insns[0].fn(env, next->insns);
+    }
+    return X86_EXIT(in, why);
+}
+
+/*
+ * The block to run next. last is the block just left by a jump or its
+ * end (or NULL), exit_in the instruction it left by: a direct branch
+ * that gets the block it leads to cached for direct chaining.
+ */
+static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
+                                    TranslationBlock *last,
+                                    const Insn *exit_in)
+{
+    uint64_t lin, gen;
+    TranslationBlock *tb;
+    unsigned h;
+
+    if (last) {
+        /* Links hold only within one page and mode: rip decides. */
+        tb = last->link[0];
+        if (tb && tb->pc == env->rip && tb->valid) {
+            return tb;
+        }
+        tb = last->link[1];
+        if (tb && tb->pc == env->rip && tb->valid) {
+            return tb;
+        }
+    }
+    lin = code_lin(env);
+    if (G_UNLIKELY(env->hflags & HF_INHIBIT_IRQ_MASK)) {
+        /* One instruction in the interrupt shadow, then a look again. */
+        return tb_find(env, lin, TB_FLAG_SINGLE);
+    }
+    h = jc_hash(lin);
+    tb = jc->tbs[h];
+    if (!(tb && tb->pc == env->rip && tb->valid &&
+          tb->cs_base == env->segs[R_CS].base &&
+          tb->flags == (env->hflags & HF_DECODE_MASK) &&
+          tb_pages_match(env, tb))) {
+        gen = tb_generation;
+        tb = tb_find(env, lin, 0);
+        if (gen != tb_generation) {
+            /* The cache was flushed: last is gone with everything else. */
+            memset(jc->tbs, 0, sizeof(jc->tbs));
+            jc->generation = tb_generation;
+            return tb;
+        }
+        if (tb->cached) {
+            jc->tbs[h] = tb;
+        }
+    }
+    if (last && can_link(last, tb)) {
+        tb_link(last, tb);
+        if (exit_in->eaf & EA_CHAIN) {
+            __atomic_store_n(&((Insn *)exit_in)->disp,
+                             (int64_t)(uintptr_t)tb, __ATOMIC_RELAXED);
+        }
+    }
+    return tb;
+}
+
+/* What survives an exception's unwinding to the setjmp. */
+typedef struct ExecState {
+    uint64_t executed;          /* up to the chain being run */
+} ExecState;
+
+/*
+ * Run blocks until the budget is used, the vCPU halts or stops, or an
+ * exit is requested. Returns normally; exceptions longjmp out with
+ * st->executed and tb_chain telling how far it got.
+ */
+static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
+                        TBJmpCache *jc)
+{
+    CPUX86State *env = &cpu->env;
+    TranslationBlock *last = NULL;
+    const Insn *exit_in = NULL;
+    uint64_t executed = st->executed;
+
+    for (;;) {
+        uint32_t req = __atomic_load_n(&env->interrupt_request,
+                                       __ATOMIC_ACQUIRE);
+        TranslationBlock *tb;
+        uintptr_t r;
+        int why;
+
+        if (G_UNLIKELY(req)) {
+            if (req & CPU_INTERRUPT_EXIT) {
+                break;
+            }
+            x86_handle_interrupts(env);
+            last = NULL;
+            if (cpu->stopped || (env->hflags & HF_HALTED_MASK)) {
+                break;
+            }
+        }
+        if (executed >= budget) {
+            break;
+        }
+        tb = next_block(env, jc, last, exit_in);
+        tb_chain.running = tb;
+        tb_chain.count = 0;
+        tb_chain.budget = MIN(budget - executed, (uint64_t)TB_CHAIN_MAX);
+        r = tb->insns[0].fn(env, tb->insns);
+        tb = tb_chain.running;
+        tb_chain.running = NULL;
+        exit_in = X86_EXIT_INSN(r);
+        why = X86_EXIT_WHY(r);
+        executed += tb_chain.count + (exit_in - tb->insns) +
+                    (why == X86_END || why == X86_KILLED ? 0 : 1);
+        st->executed = executed;
+        if (why == X86_JUMP || why == X86_END) {
+            last = tb->valid ? tb : NULL;
+            continue;
+        }
+        last = NULL;
+        if (tb->flags & TB_FLAG_SINGLE) {
+            env->hflags &= ~HF_INHIBIT_IRQ_MASK;
+        }
+        if (cpu->stopped || (env->hflags & HF_HALTED_MASK)) {
+            break;
+        }
+    }
+    st->executed = executed;
+}
+
+uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget)
+{
+    CPUX86State *env = &cpu->env;
+    TBJmpCache *jc = tb_jmp_cache_get(cpu);
+    ExecState st = { 0 };
+    ExecState *volatile stp = &st;
+
+    if (jc->generation != tb_generation) {
+        /* Flushed while this vCPU was not running. */
+        memset(jc->tbs, 0, sizeof(jc->tbs));
+        jc->generation = tb_generation;
+    }
+    tb_chain.running = NULL;
+    if (setjmp(env->jmp_env)) {
+        TranslationBlock *tb = tb_chain.running;
+
+        tb_chain.running = NULL;
+        if (tb) {
+            stp->executed += tb_chain.count + insns_before(tb, env->rip) +
+                             (env->exception_is_int ? 1 : 0);
+        }
+        env->hflags &= ~HF_INHIBIT_IRQ_MASK;
+        x86_do_exception(env);
+    }
+    exec_blocks(cpu, budget, stp, jc);
+    return stp->executed;
+}

@@ -1,0 +1,685 @@
+/*
+ * The vCPUs of the software CPU: one host thread runs all of them in
+ * turn ("round-robin", QEMU's thread=single), parks while the VM is
+ * stopped, and sleeps while every vCPU is halted or waits for a SIPI.
+ *
+ * Scheduling: each vCPU with work runs for TCG_QUANTUM (100,000)
+ * instructions or until it halts, then the next one gets its turn; a
+ * vCPU that executes pause with others present gives its turn up early.
+ * Guest time is QEMU_CLOCK_VIRTUAL, which follows host time while the VM
+ * runs (there is no instruction counting): a vCPU waiting for its turn
+ * sees time pass, as a descheduled host thread would.
+ *
+ * Locking: the thread holds the big lock while it decides what to run
+ * and drops it while guest code runs; device accesses take it around
+ * each access (target/i386/mmu.c, misc.c). The APIC calls the hooks
+ * below with the big lock held: they set interrupt_request atomically
+ * and wake the thread (a condition variable on the big lock) or make
+ * the running vCPU leave its loop so the interrupted one runs soon.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+#include <linux/kvm.h>
+
+#include "accel/kvm/kvm-exit.h"
+#include "accel/tcg/tb-cache.h"
+#include "hw/i386/x86-boot.h"
+#include "hw/intc/apic.h"
+#include "monitor/monitor.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "system/cpus.h"
+#include "system/runstate.h"
+#include "system/system.h"
+#include "system/tcg.h"
+#include "target/i386/sys-internal.h"
+
+typedef struct TCGVcpu {
+    X86CPU cpu;
+    unsigned socket, core, thread;
+    bool wait_reset;                    /* triple fault or fatal error */
+    Object *obj;
+} TCGVcpu;
+
+static struct {
+    TCGVcpu **cpus;
+    unsigned ncpus;
+    char *type;                         /* "qemu64-x86_64-cpu" */
+    bool amd;
+    pthread_t thread_id;
+    bool thread_started;
+    pid_t tid;
+    bool running;                       /* the VM runs */
+    bool stop;                          /* the thread must end */
+    bool parked;
+    TCGVcpu *current;                   /* running guest code */
+    unsigned next;                      /* round-robin position */
+    GCond parked_cond, wake_cond;
+    bool debug_threads;
+} tcg_cpus;
+
+static __thread X86CPU *current_cpu;
+
+X86CPU *tcg_current_cpu(void)
+{
+    return current_cpu;
+}
+
+unsigned tcg_cpu_count(void)
+{
+    return tcg_cpus.ncpus;
+}
+
+static void request(X86CPU *cpu, uint32_t bits)
+{
+    __atomic_fetch_or(&cpu->env.interrupt_request, bits, __ATOMIC_SEQ_CST);
+}
+
+void tcg_cpu_exit(X86CPU *cpu)
+{
+    request(cpu, CPU_INTERRUPT_EXIT);
+}
+
+/* Something changed for target: let the thread look again soon. */
+static void kick(TCGVcpu *target)
+{
+    TCGVcpu *cur = tcg_cpus.current;
+
+    g_cond_broadcast(&tcg_cpus.wake_cond);
+    if (cur && cur != target) {
+        tcg_cpu_exit(&cur->cpu);
+    }
+}
+
+/* --- APIC hooks (called with the big lock held) ------------------------ */
+
+static void hook_interrupt(void *opaque, bool level)
+{
+    TCGVcpu *v = opaque;
+
+    if (level) {
+        request(&v->cpu, CPU_INTERRUPT_HARD);
+        kick(v);
+    } else {
+        __atomic_fetch_and(&v->cpu.env.interrupt_request,
+                           ~CPU_INTERRUPT_HARD, __ATOMIC_SEQ_CST);
+    }
+}
+
+static void hook_nmi(void *opaque)
+{
+    TCGVcpu *v = opaque;
+
+    request(&v->cpu, CPU_INTERRUPT_NMI);
+    kick(v);
+}
+
+static void hook_init(void *opaque)
+{
+    TCGVcpu *v = opaque;
+
+    request(&v->cpu, CPU_INTERRUPT_INIT);
+    kick(v);
+}
+
+static void hook_sipi(void *opaque, uint8_t vector)
+{
+    TCGVcpu *v = opaque;
+
+    v->cpu.env.sipi_vector = vector;
+    request(&v->cpu, CPU_INTERRUPT_SIPI);
+    kick(v);
+}
+
+static uint64_t hook_get_tsc(void *opaque)
+{
+    TCGVcpu *v = opaque;
+
+    return x86_cpu_get_tsc(&v->cpu.env);
+}
+
+static int64_t hook_tsc_to_ns(void *opaque, uint64_t tsc)
+{
+    TCGVcpu *v = opaque;
+    int64_t ticks = tsc - v->cpu.env.tsc_offset;
+
+    return (__int128)ticks * NANOSECONDS_PER_SECOND / (int64_t)x86_tsc_hz;
+}
+
+static const APICCpuHooks tcg_apic_hooks = {
+    .interrupt = hook_interrupt,
+    .nmi = hook_nmi,
+    .init = hook_init,
+    .sipi = hook_sipi,
+    .get_tsc = hook_get_tsc,
+    .tsc_to_ns = hook_tsc_to_ns,
+};
+
+/* --- stops: triple fault and internal errors --------------------------- */
+
+/* The vCPU that holds cpu (NULL for a CPU of a unit test). */
+static TCGVcpu *vcpu_of(X86CPU *cpu)
+{
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        if (&tcg_cpus.cpus[i]->cpu == cpu) {
+            return tcg_cpus.cpus[i];
+        }
+    }
+    return NULL;
+}
+
+/* Stop cpu until the next reset. */
+static void wait_for_reset(X86CPU *cpu)
+{
+    TCGVcpu *v = vcpu_of(cpu);
+
+    if (v) {
+        v->wait_reset = true;
+    }
+    cpu->env.hflags |= HF_HALTED_MASK;
+    tcg_cpu_exit(cpu);
+}
+
+void tcg_cpu_shutdown(X86CPU *cpu)
+{
+    bool taken = x86_bql_acquire();
+
+    wait_for_reset(cpu);
+    qemu_system_reset_request(SHUTDOWN_CAUSE_GUEST_RESET);
+    x86_bql_release(taken);
+}
+
+/* QEMU's "info registers" layout, shared with the kvm diagnostic. */
+static struct kvm_segment dump_segment(const SegmentCache *s)
+{
+    return (struct kvm_segment) {
+        .base = s->base, .limit = s->limit, .selector = s->selector,
+        .type = (s->flags >> DESC_TYPE_SHIFT) & 15,
+        .s = !!(s->flags & DESC_S_MASK),
+        .dpl = (s->flags >> DESC_DPL_SHIFT) & 3,
+        .present = !!(s->flags & DESC_P_MASK),
+        .avl = !!(s->flags & DESC_AVL_MASK),
+        .l = !!(s->flags & DESC_L_MASK),
+        .db = !!(s->flags & DESC_B_MASK),
+        .g = !!(s->flags & DESC_G_MASK),
+    };
+}
+
+static void dump_registers(X86CPU *cpu, GString *out)
+{
+    CPUX86State *env = &cpu->env;
+    struct kvm_regs r = {
+        .rax = env->regs[R_EAX], .rbx = env->regs[R_EBX],
+        .rcx = env->regs[R_ECX], .rdx = env->regs[R_EDX],
+        .rsi = env->regs[R_ESI], .rdi = env->regs[R_EDI],
+        .rsp = env->regs[R_ESP], .rbp = env->regs[R_EBP],
+        .r8 = env->regs[R_R8], .r9 = env->regs[R_R9],
+        .r10 = env->regs[R_R10], .r11 = env->regs[R_R11],
+        .r12 = env->regs[R_R12], .r13 = env->regs[R_R13],
+        .r14 = env->regs[R_R14], .r15 = env->regs[R_R15],
+        .rip = env->rip, .rflags = x86_get_eflags(env),
+    };
+    struct kvm_sregs s = {
+        .es = dump_segment(&env->segs[R_ES]),
+        .cs = dump_segment(&env->segs[R_CS]),
+        .ss = dump_segment(&env->segs[R_SS]),
+        .ds = dump_segment(&env->segs[R_DS]),
+        .fs = dump_segment(&env->segs[R_FS]),
+        .gs = dump_segment(&env->segs[R_GS]),
+        .ldt = dump_segment(&env->ldt),
+        .tr = dump_segment(&env->tr),
+        .gdt = { .base = env->gdt.base, .limit = env->gdt.limit },
+        .idt = { .base = env->idt.base, .limit = env->idt.limit },
+        .cr0 = env->cr[0], .cr2 = env->cr[2], .cr3 = env->cr[3],
+        .cr4 = env->cr[4], .efer = env->efer, .apic_base = env->apic_base,
+    };
+
+    kvm_dump_registers(&r, &s, out);
+}
+
+/*
+ * As KVM's fatal exits: the diagnostic, then the VM stops in
+ * internal-error (-no-shutdown) or ends with status 1.
+ */
+void tcg_cpu_fatal(X86CPU *cpu, const char *msg)
+{
+    GString *out = g_string_new(NULL);
+    bool taken = x86_bql_acquire();
+
+    g_string_printf(out, "TCG internal error: %s\n", msg);
+    dump_registers(cpu, out);
+    fprintf(stderr, "%s", out->str);
+    fflush(stderr);
+    g_string_free(out, true);
+    wait_for_reset(cpu);
+    if (no_shutdown) {
+        qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
+    } else {
+        qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
+    }
+    x86_bql_release(taken);
+}
+
+void tcg_flush_all_tlbs(void)
+{
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        x86_tlb_flush(&tcg_cpus.cpus[i]->cpu.env, true);
+    }
+}
+
+/* --- the thread -------------------------------------------------------- */
+
+/* Could this vCPU do anything if it ran now? */
+static bool vcpu_has_work(TCGVcpu *v)
+{
+    CPUX86State *env = &v->cpu.env;
+    uint32_t req = __atomic_load_n(&env->interrupt_request,
+                                   __ATOMIC_ACQUIRE);
+
+    if (v->wait_reset) {
+        return false;
+    }
+    if (req & (CPU_INTERRUPT_INIT | CPU_INTERRUPT_SIPI)) {
+        return true;
+    }
+    if (v->cpu.stopped) {
+        return false;
+    }
+    if (!(env->hflags & HF_HALTED_MASK)) {
+        return true;
+    }
+    return (req & CPU_INTERRUPT_NMI) ||
+           ((req & CPU_INTERRUPT_HARD) && (env->eflags & IF_MASK));
+}
+
+static TCGVcpu *next_runnable(void)
+{
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        unsigned n = (tcg_cpus.next + i) % tcg_cpus.ncpus;
+
+        if (vcpu_has_work(tcg_cpus.cpus[n])) {
+            tcg_cpus.next = n + 1;
+            return tcg_cpus.cpus[n];
+        }
+    }
+    return NULL;
+}
+
+/* With the big lock: wait until the VM runs again or the end. */
+static void park(void)
+{
+    tcg_cpus.parked = true;
+    g_cond_broadcast(&tcg_cpus.parked_cond);
+    while (!tcg_cpus.running && !tcg_cpus.stop) {
+        bql_cond_wait(&tcg_cpus.wake_cond);
+    }
+    tcg_cpus.parked = false;
+}
+
+/* One turn of v: its pending events, then up to a quantum of code. */
+static void run_turn(TCGVcpu *v)
+{
+    X86CPU *cpu = &v->cpu;
+    CPUX86State *env = &cpu->env;
+
+    __atomic_fetch_and(&env->interrupt_request, ~CPU_INTERRUPT_EXIT,
+                       __ATOMIC_SEQ_CST);
+    tcg_cpus.current = v;
+    current_cpu = cpu;
+    apic_set_current(cpu->apic);
+    bql_unlock();
+    /* A halted or waiting vCPU wakes here (delivery is self-contained). */
+    if (cpu->stopped || (env->hflags & HF_HALTED_MASK)) {
+        x86_handle_interrupts(env);
+    }
+    if (!cpu->stopped && !(env->hflags & HF_HALTED_MASK) && !v->wait_reset) {
+        cpu->icount += x86_cpu_exec(cpu, TCG_QUANTUM);
+    }
+    bql_lock();
+    tcg_cpus.current = NULL;
+}
+
+static void *tcg_cpu_thread(void *opaque)
+{
+    tcg_cpus.tid = gettid();
+    bql_lock();
+    for (;;) {
+        TCGVcpu *v;
+
+        if (tcg_cpus.stop) {
+            break;
+        }
+        if (!tcg_cpus.running) {
+            park();
+            continue;
+        }
+        v = next_runnable();
+        if (!v) {
+            /* Every vCPU halted: an interrupt or INIT/SIPI kicks us. */
+            bql_cond_wait(&tcg_cpus.wake_cond);
+            continue;
+        }
+        run_turn(v);
+    }
+    tcg_cpus.parked = true;
+    g_cond_broadcast(&tcg_cpus.parked_cond);
+    bql_unlock();
+    current_cpu = NULL;
+    return NULL;
+}
+
+/* --- pause, resume, reset ---------------------------------------------- */
+
+/* With the big lock, from the main loop or (guest shutdown) the thread. */
+static void tcg_cpus_pause(void)
+{
+    tcg_cpus.running = false;
+    if (tcg_cpus.current) {
+        tcg_cpu_exit(&tcg_cpus.current->cpu);
+    }
+    g_cond_broadcast(&tcg_cpus.wake_cond);
+    if (pthread_equal(pthread_self(), tcg_cpus.thread_id)) {
+        return;                 /* it parks after this turn */
+    }
+    while (tcg_cpus.thread_started && !tcg_cpus.parked) {
+        bql_cond_wait(&tcg_cpus.parked_cond);
+    }
+}
+
+static void tcg_cpus_resume(void)
+{
+    tcg_cpus.running = true;
+    g_cond_broadcast(&tcg_cpus.wake_cond);
+}
+
+static uint32_t boot_flags(const X86BootSegment *s)
+{
+    if (s->unusable) {
+        return 0;
+    }
+    return ((uint32_t)s->type << DESC_TYPE_SHIFT) |
+           (s->s ? DESC_S_MASK : 0) |
+           ((uint32_t)s->dpl << DESC_DPL_SHIFT) |
+           (s->present ? DESC_P_MASK : 0) | (s->l ? DESC_L_MASK : 0) |
+           (s->db ? DESC_B_MASK : 0) | (s->g ? DESC_G_MASK : 0);
+}
+
+static SegmentCache boot_segment(const X86BootSegment *s)
+{
+    return (SegmentCache) {
+        .selector = s->selector, .base = s->base, .limit = s->limit,
+        .flags = boot_flags(s),
+    };
+}
+
+/* The loader's entry state, as kvm_cpus_reset() applies it. */
+static void apply_boot_state(X86CPU *cpu, const X86BootState *st)
+{
+    CPUX86State *env = &cpu->env;
+
+    env->segs[R_CS] = boot_segment(&st->cs);
+    env->segs[R_DS] = boot_segment(&st->ds);
+    env->segs[R_ES] = boot_segment(&st->es);
+    env->segs[R_FS] = boot_segment(&st->fs);
+    env->segs[R_GS] = boot_segment(&st->gs);
+    env->segs[R_SS] = boot_segment(&st->ss);
+    env->tr = boot_segment(&st->tr);
+    env->ldt = boot_segment(&st->ldt);
+    env->gdt = (DescTable) { .base = st->gdt_base, .limit = st->gdt_limit };
+    env->idt = (DescTable) { .base = st->idt_base, .limit = st->idt_limit };
+    env->cr[0] = st->cr0;
+    env->cr[3] = st->cr3;
+    env->cr[4] = st->cr4;
+    env->efer = st->efer;
+    env->regs[R_EAX] = st->rax;
+    env->regs[R_EBX] = st->rbx;
+    env->regs[R_ECX] = st->rcx;
+    env->regs[R_EDX] = st->rdx;
+    env->regs[R_ESI] = st->rsi;
+    env->regs[R_EDI] = st->rdi;
+    env->regs[R_ESP] = st->rsp;
+    env->regs[R_EBP] = st->rbp;
+    env->rip = st->rip;
+    x86_set_eflags(env, st->rflags | EFLAGS_FIXED, ~0u);
+    x86_tlb_flush(env, true);
+    x86_update_hflags(env);
+}
+
+void tcg_cpus_reset(const X86BootState *boot)
+{
+    /* The loader rewrote RAM behind the vCPUs' back. */
+    tb_flush_all();
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        TCGVcpu *v = tcg_cpus.cpus[i];
+
+        v->wait_reset = false;
+        x86_cpu_reset_state(&v->cpu, i == 0);
+        if (i == 0 && boot) {
+            apply_boot_state(&v->cpu, boot);
+        }
+    }
+    g_cond_broadcast(&tcg_cpus.wake_cond);
+}
+
+/* --- query-cpus-fast --------------------------------------------------- */
+
+static JsonArray *tcg_query_cpus_fast(void)
+{
+    JsonArray *list = json_array_new();
+
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        TCGVcpu *v = tcg_cpus.cpus[i];
+        JsonObject *o = json_object_new();
+        JsonObject *props = json_object_new();
+        char *path = object_get_canonical_path(v->obj);
+
+        json_object_set_int_member(o, "cpu-index", i);
+        json_object_set_string_member(o, "qom-path", path);
+        /* One thread runs them all, as QEMU's round-robin TCG. */
+        json_object_set_int_member(o, "thread-id", tcg_cpus.tid);
+        json_object_set_int_member(props, "core-id", v->core);
+        json_object_set_int_member(props, "thread-id", v->thread);
+        json_object_set_int_member(props, "socket-id", v->socket);
+        json_object_set_object_member(o, "props", props);
+        json_object_set_string_member(o, "target", "x86_64");
+        json_array_add_object_element(list, o);
+        g_free(path);
+    }
+    return list;
+}
+
+/* --- creation and teardown --------------------------------------------- */
+
+/*
+ * The CPUID table of every vCPU from the model applied to what the
+ * interpreter implements. Features asked for with +feat that it lacks
+ * get QEMU's TCG warning.
+ */
+static bool build_cpuid_tables(MachineState *ms, const X86CPUTopology *topo,
+                               Error **errp)
+{
+    const VmConfig *cfg = ms->cfg;
+    X86CPUIDEntry supported[32], scratch[X86_CPUID_MAX_ENTRIES];
+    GPtrArray *warnings = g_ptr_array_new_with_free_func(g_free);
+    unsigned nsupported = x86_tcg_supported_cpuid(supported,
+                                                  G_N_ELEMENTS(supported));
+    X86CPUDef def, asked;
+    X86CPUIDEntry *vendor;
+
+    loc_restore(&cfg->cpu.loc);
+    if (!x86_cpu_def_init(&def, cfg->cpu.model ? cfg->cpu.model : "qemu64",
+                          cfg->cpu.features, errp)) {
+        g_ptr_array_free(warnings, true);
+        return false;
+    }
+    loc_clear();
+    if (def.kind == X86_CPU_MODEL_HOST) {
+        error_setg(errp, "CPU model 'host' requires KVM or HVF");
+        x86_cpu_def_free(&def);
+        g_ptr_array_free(warnings, true);
+        return false;
+    }
+    /* Only what was asked for explicitly: the models fit the table. */
+    asked = def;
+    asked.kind = X86_CPU_MODEL_MAX;
+    x86_cpu_build_cpuid(&asked, topo, 0, supported, nsupported, scratch,
+                        G_N_ELEMENTS(scratch), warnings);
+    for (guint i = 0; i < warnings->len; i++) {
+        const char *w = g_ptr_array_index(warnings, i);
+
+        warn_report("TCG%s", g_str_has_prefix(w, "host") ? w + 4 : w);
+    }
+    g_ptr_array_free(warnings, true);
+    tcg_cpus.type = g_strdup_printf("%s-x86_64-cpu", def.name);
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        X86CPU *cpu = &tcg_cpus.cpus[i]->cpu;
+
+        cpu->ncpuid = x86_cpu_build_cpuid(&def, topo, i, supported,
+                                          nsupported, cpu->cpuid,
+                                          X86_CPUID_MAX_ENTRIES, NULL);
+    }
+    vendor = x86_cpuid_find(tcg_cpus.cpus[0]->cpu.cpuid,
+                            tcg_cpus.cpus[0]->cpu.ncpuid, 0, 0);
+    tcg_cpus.amd = vendor && vendor->regs[X86_R_EBX] == 0x68747541;
+    x86_cpu_def_free(&def);
+    return true;
+}
+
+static bool start_thread(Error **errp)
+{
+    sigset_t all, old;
+    int err;
+
+    /* Signals belong to the main loop's signalfd. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    err = pthread_create(&tcg_cpus.thread_id, NULL, tcg_cpu_thread, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err) {
+        error_setg_errno(errp, err, "cannot create the vCPU thread");
+        return false;
+    }
+    tcg_cpus.thread_started = true;
+    if (tcg_cpus.debug_threads) {
+        pthread_setname_np(tcg_cpus.thread_id, "ALL CPUs/TCG");
+    }
+    return true;
+}
+
+bool tcg_cpus_create(MachineState *ms, Error **errp)
+{
+    const VmConfig *cfg = ms->cfg;
+    X86CPUTopology topo = {
+        .sockets = MAX(cfg->smp.sockets, 1u),
+        .cores = MAX(cfg->smp.cores, 1u),
+        .threads = MAX(cfg->smp.threads, 1u),
+    };
+    unsigned n = MAX(ms->smp_cpus, 1u);
+
+    tcg_cpus.cpus = g_new0(TCGVcpu *, n);
+    for (unsigned i = 0; i < n; i++) {
+        TCGVcpu *v = g_new0(TCGVcpu, 1);
+
+        v->cpu.index = i;
+        v->cpu.env.cpu = &v->cpu;
+        v->cpu.apic_id = x86_cpu_apic_id(&topo, i);
+        x86_cpu_topo_ids(&topo, i, &v->socket, &v->core, &v->thread);
+        tcg_cpus.cpus[tcg_cpus.ncpus++] = v;
+    }
+    if (!build_cpuid_tables(ms, &topo, errp)) {
+        return false;
+    }
+    /* From here on the main thread holds the big lock but to poll. */
+    bql_init_main_loop();
+    tcg_cpus.debug_threads = cfg->debug_threads;
+    for (unsigned i = 0; i < n; i++) {
+        TCGVcpu *v = tcg_cpus.cpus[i];
+
+        /* QEMU's CPUs are the first unattached devices. */
+        v->obj = object_add_child(object_get_container("/machine/unattached"),
+                                  "device[*]", tcg_cpus.type, NULL, NULL,
+                                  errp);
+        if (!v->obj) {
+            return false;
+        }
+        v->cpu.apic = apic_new(v->cpu.apic_id, i == 0, &tcg_apic_hooks, v,
+                               errp);
+        if (!v->cpu.apic) {
+            return false;
+        }
+        x86_cpu_reset_state(&v->cpu, i == 0);
+    }
+    if (!start_thread(errp)) {
+        return false;
+    }
+    runstate_set_vcpu_hooks(tcg_cpus_pause, tcg_cpus_resume);
+    qmp_set_query_cpus_fast_provider(tcg_query_cpus_fast);
+    return true;
+}
+
+bool tcg_cpus_amd_ht_hole(void)
+{
+    return tcg_cpus.amd && X86_PHYS_BITS >= 40;
+}
+
+void tcg_cpus_cleanup(void)
+{
+    /* The main thread holds the big lock once the thread may exist. */
+    bool held = bql_locked();
+
+    runstate_set_vcpu_hooks(NULL, NULL);
+    qmp_set_query_cpus_fast_provider(NULL);
+    if (tcg_cpus.thread_started) {
+        if (!held) {
+            bql_lock();
+        }
+        tcg_cpus.stop = true;
+        if (tcg_cpus.current) {
+            tcg_cpu_exit(&tcg_cpus.current->cpu);
+        }
+        g_cond_broadcast(&tcg_cpus.wake_cond);
+        bql_unlock();
+        pthread_join(tcg_cpus.thread_id, NULL);
+        if (held) {
+            bql_lock();
+        }
+    }
+    if (held) {
+        bql_fini_main_loop();
+    }
+    /* The APICs are devices of the board, which frees them (pc_cleanup). */
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        g_free(tcg_cpus.cpus[i]);
+    }
+    g_free(tcg_cpus.cpus);
+    g_free(tcg_cpus.type);
+    memset(&tcg_cpus, 0, sizeof(tcg_cpus));
+}
+
+/* --- RAM written behind the vCPUs' back -------------------------------- */
+
+void tcg_ram_written(uint64_t addr, uint64_t len)
+{
+    uint64_t last, page;
+
+    if (!len) {
+        return;
+    }
+    last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
+    for (page = addr & X86_PAGE_MASK; ; page += X86_PAGE_SIZE) {
+        if (tb_page_has_code(page)) {
+            uint64_t start = MAX(page, addr);
+            uint64_t end = MIN(page + X86_PAGE_SIZE - 1, last);
+
+            tb_invalidate_phys_range(start, end - start + 1);
+        }
+        if (page == (last & X86_PAGE_MASK)) {
+            break;
+        }
+    }
+}

@@ -1,0 +1,396 @@
+/*
+ * The architectural state of one x86-64 vCPU as the software CPU (tcg)
+ * keeps it, and the interface between its parts:
+ *
+ *   target/i386/decode.c, ops-*.c, flags.c   decoder, instruction
+ *       semantics, lazy flags (the integer ISA)
+ *   target/i386/mmu.c                        soft MMU: page walk, TLB,
+ *       guest memory accesses, code-page tracking
+ *   target/i386/excp.c, seg.c, misc.c         exceptions and interrupt
+ *       delivery, segmentation and privilege changes, system
+ *       instructions (CRs, MSRs, CPUID, I/O, hlt)
+ *   accel/tcg/tb.c, cpu-exec.c               block cache and the
+ *       execution loop of one vCPU
+ *   accel/tcg/tcg-all.c, tcg-cpus.c          the accelerator: vCPUs,
+ *       round-robin scheduling, halt, kicks, reset, INIT/SIPI
+ *
+ * Facts (bit positions, register numbers, reset values) follow the
+ * Intel SDM vol. 3A and AMD's APM vol. 2.
+ */
+#ifndef TARGET_I386_CPU_STATE_H
+#define TARGET_I386_CPU_STATE_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "target/i386/cpu.h"
+
+/* General registers, in encoding order. */
+enum {
+    R_EAX, R_ECX, R_EDX, R_EBX, R_ESP, R_EBP, R_ESI, R_EDI,
+    R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15,
+};
+
+/* Segment registers, in encoding order. */
+enum { R_ES, R_CS, R_SS, R_DS, R_FS, R_GS, X86_NUM_SEGS };
+
+/*
+ * A segment register's hidden part. flags holds the descriptor's high
+ * dword bits 8..23 in place (type, S, DPL, P, AVL, L, D/B, G), so the
+ * DESC_* masks below apply to it directly; limit is the expanded byte
+ * limit (granularity applied).
+ */
+typedef struct SegmentCache {
+    uint16_t selector;
+    uint64_t base;
+    uint32_t limit;
+    uint32_t flags;
+} SegmentCache;
+
+#define DESC_TYPE_SHIFT     8
+#define DESC_TYPE_MASK      (15u << DESC_TYPE_SHIFT)
+#define DESC_A_MASK         (1u << 8)       /* accessed (code/data) */
+#define DESC_W_MASK         (1u << 9)       /* writable data */
+#define DESC_R_MASK         (1u << 9)       /* readable code */
+#define DESC_E_MASK         (1u << 10)      /* expand-down data */
+#define DESC_C_MASK         (1u << 10)      /* conforming code */
+#define DESC_CS_MASK        (1u << 11)      /* code (with S) */
+#define DESC_S_MASK         (1u << 12)      /* code/data, not system */
+#define DESC_DPL_SHIFT      13
+#define DESC_DPL_MASK       (3u << DESC_DPL_SHIFT)
+#define DESC_P_MASK         (1u << 15)
+#define DESC_AVL_MASK       (1u << 20)
+#define DESC_L_MASK         (1u << 21)      /* 64-bit code */
+#define DESC_B_MASK         (1u << 22)      /* 32-bit default size */
+#define DESC_G_MASK         (1u << 23)
+
+/* A descriptor table register (GDTR, IDTR) or LDTR/TR's hidden part. */
+typedef struct DescTable {
+    uint64_t base;
+    uint32_t limit;
+} DescTable;
+
+/* EFLAGS bits. */
+#define CC_C    0x0001u
+#define CC_P    0x0004u
+#define CC_A    0x0010u
+#define CC_Z    0x0040u
+#define CC_S    0x0080u
+#define CC_O    0x0800u
+#define CC_MASK (CC_C | CC_P | CC_A | CC_Z | CC_S | CC_O)
+#define TF_MASK     0x00000100u
+#define IF_MASK     0x00000200u
+#define DF_MASK     0x00000400u
+#define IOPL_MASK   0x00003000u
+#define IOPL_SHIFT  12
+#define NT_MASK     0x00004000u
+#define RF_MASK     0x00010000u
+#define VM_MASK     0x00020000u
+#define AC_MASK     0x00040000u
+#define VIF_MASK    0x00080000u
+#define VIP_MASK    0x00100000u
+#define ID_MASK     0x00200000u
+#define EFLAGS_FIXED 0x00000002u                    /* bit 1 reads as 1 */
+
+/* Control register bits. */
+#define CR0_PE_MASK (1u << 0)
+#define CR0_MP_MASK (1u << 1)
+#define CR0_EM_MASK (1u << 2)
+#define CR0_TS_MASK (1u << 3)
+#define CR0_ET_MASK (1u << 4)
+#define CR0_NE_MASK (1u << 5)
+#define CR0_WP_MASK (1u << 16)
+#define CR0_AM_MASK (1u << 18)
+#define CR0_NW_MASK (1u << 29)
+#define CR0_CD_MASK (1u << 30)
+#define CR0_PG_MASK (1u << 31)
+#define CR4_VME_MASK        (1u << 0)
+#define CR4_PVI_MASK        (1u << 1)
+#define CR4_TSD_MASK        (1u << 2)
+#define CR4_DE_MASK         (1u << 3)
+#define CR4_PSE_MASK        (1u << 4)
+#define CR4_PAE_MASK        (1u << 5)
+#define CR4_MCE_MASK        (1u << 6)
+#define CR4_PGE_MASK        (1u << 7)
+#define CR4_PCE_MASK        (1u << 8)
+#define CR4_OSFXSR_MASK     (1u << 9)
+#define CR4_OSXMMEXCPT_MASK (1u << 10)
+#define CR4_FSGSBASE_MASK   (1u << 16)
+#define CR4_PCIDE_MASK      (1u << 17)
+#define CR4_SMEP_MASK       (1u << 20)
+#define CR4_SMAP_MASK       (1u << 21)
+#define EFER_SCE    (1u << 0)
+#define EFER_LME    (1u << 8)
+#define EFER_LMA    (1u << 10)
+#define EFER_NXE    (1u << 11)
+
+/* Exception vectors. */
+enum {
+    EXCP00_DIVZ = 0, EXCP01_DB = 1, EXCP02_NMI = 2, EXCP03_INT3 = 3,
+    EXCP04_INTO = 4, EXCP05_BOUND = 5, EXCP06_ILLOP = 6, EXCP07_PREX = 7,
+    EXCP08_DBLE = 8, EXCP0A_TSS = 10, EXCP0B_NOSEG = 11, EXCP0C_STACK = 12,
+    EXCP0D_GPF = 13, EXCP0E_PAGE = 14, EXCP10_COPR = 16, EXCP11_ALGN = 17,
+    EXCP12_MCHK = 18,
+};
+
+/* #PF error code bits. */
+#define PG_ERROR_P_MASK     0x01u
+#define PG_ERROR_W_MASK     0x02u
+#define PG_ERROR_U_MASK     0x04u
+#define PG_ERROR_RSVD_MASK  0x08u
+#define PG_ERROR_I_D_MASK   0x10u
+
+/*
+ * hflags: what the decoder and the memory accesses need to know about
+ * the current mode, recomputed by x86_update_hflags() whenever CR0,
+ * CR4, EFER, CS or SS change. A decoded block is only reused under the
+ * hflags it was decoded with (HF_DECODE_MASK).
+ */
+#define HF_CPL_MASK     0x0003u     /* current privilege level */
+#define HF_PE_MASK      0x0004u     /* protected mode (CR0.PE) */
+#define HF_CS32_MASK    0x0008u     /* CS.D: 32-bit default operand size */
+#define HF_SS32_MASK    0x0010u     /* SS.B: 32-bit stack */
+#define HF_LMA_MASK     0x0020u     /* long mode active */
+#define HF_CS64_MASK    0x0040u     /* 64-bit code segment */
+#define HF_VM_MASK      0x0080u     /* virtual-8086 mode */
+#define HF_PG_MASK      0x0100u     /* paging on */
+#define HF_ADDSEG_MASK  0x0200u     /* DS/ES/SS may have a non-zero base */
+#define HF_DECODE_MASK  0x03ffu
+#define HF_INHIBIT_IRQ_MASK 0x1000u /* interrupt shadow after sti/mov ss */
+#define HF_HALTED_MASK  0x2000u     /* hlt: waiting for an interrupt */
+
+/* interrupt_request bits: set from any thread, taken by the vCPU. */
+#define CPU_INTERRUPT_HARD  0x01u   /* INTR: the APIC or PIC has a vector */
+#define CPU_INTERRUPT_NMI   0x02u
+#define CPU_INTERRUPT_INIT  0x04u
+#define CPU_INTERRUPT_SIPI  0x08u
+#define CPU_INTERRUPT_EXIT  0x10u   /* leave the execution loop */
+#define CPU_INTERRUPT_TLB   0x20u   /* flush the TLB (another CPU asked) */
+
+/* Soft TLB: direct mapped, guest-virtual page to host page or device. */
+#define TLB_BITS        8
+#define TLB_SIZE        (1u << TLB_BITS)
+#define X86_PAGE_SIZE   4096u
+#define X86_PAGE_MASK   (~(uint64_t)(X86_PAGE_SIZE - 1))
+#define TLB_INVALID     (~(uint64_t)0)
+
+/*
+ * One entry per access kind (read, write, fetch) holds the page-aligned
+ * virtual address the kind may use directly, or TLB_INVALID. An
+ * address that matches uses host + (vaddr & ~X86_PAGE_MASK). Pages that
+ * are not plain RAM (devices, pages holding decoded code for writes)
+ * never match a fast-path tag: they go through the slow path.
+ */
+typedef struct TLBEntry {
+    uint64_t tag_read;
+    uint64_t tag_write;
+    uint64_t tag_fetch;
+    uint8_t *host;          /* host address of the page's first byte */
+    uint64_t paddr;         /* guest-physical page */
+    uint64_t large_vbase;   /* for invlpg of large pages */
+    uint64_t large_vmask;
+    bool global;
+} TLBEntry;
+
+/* Memory access kinds for the MMU. */
+typedef enum MMUAccess { MMU_READ, MMU_WRITE, MMU_FETCH } MMUAccess;
+
+typedef struct X86CPU X86CPU;
+
+typedef struct CPUX86State {
+    uint64_t regs[16];
+    uint64_t rip;               /* of the instruction being executed */
+
+    /*
+     * Lazy flags: the arithmetic flags are computed from cc_op and its
+     * operands only when read (flags.c). eflags holds every other bit
+     * (DF, IF, IOPL, ...) and, under CC_OP_EFLAGS, the arithmetic ones.
+     */
+    uint64_t cc_dst, cc_src, cc_src2;
+    uint32_t cc_op;
+    uint32_t eflags;
+
+    uint32_t hflags;
+    SegmentCache segs[X86_NUM_SEGS];
+    SegmentCache ldt, tr;
+    DescTable gdt, idt;
+
+    uint64_t cr[5];             /* cr[1] unused; CR8 lives in the APIC */
+    uint64_t dr[8];             /* stored only: no debug traps yet */
+    uint64_t efer;
+    uint64_t star, lstar, cstar, fmask, kernel_gs_base;
+    uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
+    uint64_t pat, tsc_aux, misc_enable, apic_base;
+    uint64_t mtrr_def_type, mtrr_fixed[11], mtrr_var[16];
+    int64_t tsc_offset;         /* guest TSC = x86_tsc_now() + offset */
+    uint64_t tsc_deadline;
+
+    /* Exceptions raised mid-instruction unwind here (excp.c). */
+    jmp_buf jmp_env;
+    int exception_index;        /* pending vector, -1 for none */
+    uint32_t error_code;
+    bool exception_is_int;      /* software int n: pushes next rip */
+    uint64_t exception_next_rip;
+    int old_exception;          /* for #DF and triple faults */
+
+    uint32_t interrupt_request; /* CPU_INTERRUPT_*, atomic */
+    uint32_t sipi_vector;
+
+    TLBEntry tlb[TLB_SIZE];
+
+    X86CPU *cpu;
+} CPUX86State;
+
+/* One vCPU of the software CPU. */
+struct X86CPU {
+    CPUX86State env;
+    unsigned index;             /* 0 .. smp_cpus-1 */
+    uint32_t apic_id;
+    struct APICState *apic;     /* hw/intc/apic.c */
+    X86CPUIDEntry cpuid[X86_CPUID_MAX_ENTRIES];
+    unsigned ncpuid;
+    uint64_t icount;            /* instructions retired (for MIPS) */
+    bool stopped;               /* waiting for INIT/SIPI (APs) */
+};
+
+/*
+ * The integer ISA and flags (target/i386/flags.c, ops-*.c).
+ * x86_get_eflags() materialises all of EFLAGS; x86_set_eflags() writes
+ * the bits in mask (the arithmetic ones switch cc_op to CC_OP_EFLAGS).
+ */
+uint32_t x86_get_eflags(CPUX86State *env);
+void x86_set_eflags(CPUX86State *env, uint32_t value, uint32_t mask);
+
+/* hflags from CR0/CR4/EFER/CS/SS/EFLAGS.VM (excp.c). */
+void x86_update_hflags(CPUX86State *env);
+
+/*
+ * Raise an exception from inside an instruction: unwinds to the
+ * execution loop's setjmp with env->rip still at the faulting
+ * instruction (excp.c). Never returns.
+ */
+G_NORETURN void x86_raise_exception(CPUX86State *env, int vector);
+G_NORETURN void x86_raise_exception_err(CPUX86State *env, int vector,
+                                        uint32_t error_code);
+/* A software interrupt (int n, int3, into): next_rip is pushed. */
+G_NORETURN void x86_raise_interrupt(CPUX86State *env, int vector,
+                                    uint64_t next_rip);
+/*
+ * Deliver env->exception_index through the IDT (real-mode IVT, 32-bit
+ * or long-mode gates, privilege change, TSS/IST stack switch), turning
+ * faults during delivery into #DF and a fault on #DF into a triple
+ * fault (a shutdown/reset request). Called by the execution loop.
+ */
+void x86_do_exception(CPUX86State *env);
+/*
+ * Between blocks: take a pending INIT/SIPI/NMI/INTR when EFLAGS.IF and
+ * the interrupt shadow allow. Returns true if control flow changed.
+ */
+bool x86_handle_interrupts(CPUX86State *env);
+
+/* Soft MMU (mmu.c). Virtual addresses are linear (segment base added). */
+uint64_t x86_ld_slow(CPUX86State *env, uint64_t vaddr, unsigned size,
+                     MMUAccess access);
+void x86_st_slow(CPUX86State *env, uint64_t vaddr, uint64_t value,
+                 unsigned size);
+/*
+ * Translate for an access, raising #PF on failure: the guest-physical
+ * address; *host is the host pointer when it is RAM, else NULL.
+ */
+uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
+                       uint8_t **host);
+void x86_tlb_flush(CPUX86State *env, bool include_global);
+void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr);
+
+/* Fast paths: a TLB hit within one page; else the slow path. */
+static inline TLBEntry *x86_tlb_entry(CPUX86State *env, uint64_t vaddr)
+{
+    return &env->tlb[(vaddr >> 12) & (TLB_SIZE - 1)];
+}
+
+#define X86_DEFINE_LD(name, type, size)                                   \
+static inline type name(CPUX86State *env, uint64_t vaddr)                 \
+{                                                                         \
+    TLBEntry *e = x86_tlb_entry(env, vaddr);                              \
+    if (G_LIKELY(e->tag_read == (vaddr & X86_PAGE_MASK) &&                \
+                 (vaddr & ~X86_PAGE_MASK) <= X86_PAGE_SIZE - (size))) {   \
+        type v;                                                           \
+        memcpy(&v, e->host + (vaddr & ~X86_PAGE_MASK), size);             \
+        return v;                                                         \
+    }                                                                     \
+    return (type)x86_ld_slow(env, vaddr, size, MMU_READ);                 \
+}
+#define X86_DEFINE_ST(name, type, size)                                   \
+static inline void name(CPUX86State *env, uint64_t vaddr, type v)        \
+{                                                                         \
+    TLBEntry *e = x86_tlb_entry(env, vaddr);                              \
+    if (G_LIKELY(e->tag_write == (vaddr & X86_PAGE_MASK) &&               \
+                 (vaddr & ~X86_PAGE_MASK) <= X86_PAGE_SIZE - (size))) {   \
+        memcpy(e->host + (vaddr & ~X86_PAGE_MASK), &v, size);             \
+        return;                                                           \
+    }                                                                     \
+    x86_st_slow(env, vaddr, v, size);                                     \
+}
+X86_DEFINE_LD(x86_ldub, uint8_t, 1)
+X86_DEFINE_LD(x86_lduw, uint16_t, 2)
+X86_DEFINE_LD(x86_ldl, uint32_t, 4)
+X86_DEFINE_LD(x86_ldq, uint64_t, 8)
+X86_DEFINE_ST(x86_stb, uint8_t, 1)
+X86_DEFINE_ST(x86_stw, uint16_t, 2)
+X86_DEFINE_ST(x86_stl, uint32_t, 4)
+X86_DEFINE_ST(x86_stq, uint64_t, 8)
+#undef X86_DEFINE_LD
+#undef X86_DEFINE_ST
+
+/*
+ * Code pages: the decoder fetches through x86_translate(MMU_FETCH) and
+ * reports each guest-physical page it decoded from; writes to such a
+ * page (any CPU, DMA, qtest) call tb_invalidate_phys_range() and the
+ * page stops being "code" once no block uses it (accel/tcg/tb.c).
+ */
+void tb_invalidate_phys_range(uint64_t paddr, uint64_t len);
+bool tb_page_has_code(uint64_t paddr);
+/*
+ * When a page first holds decoded code, every vCPU's TLB is flushed
+ * (accel/tcg/tcg-cpus.c) so no fast-path write tag for it survives.
+ */
+void tcg_flush_all_tlbs(void);
+
+/* Guest TSC and the virtual clock (misc.c): TSC ticks at x86_tsc_hz. */
+extern uint64_t x86_tsc_hz;
+uint64_t x86_cpu_get_tsc(CPUX86State *env);
+
+/*
+ * Run one vCPU until its budget of instructions is used up, it halts,
+ * or interrupt_request has CPU_INTERRUPT_EXIT (accel/tcg/cpu-exec.c).
+ * Returns the number of instructions executed.
+ */
+uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget);
+
+/* Power-on/INIT reset of the architectural state (misc.c). */
+void x86_cpu_reset_state(X86CPU *cpu, bool bsp);
+
+/* The vCPU currently executing on this thread, or NULL (accel/tcg). */
+X86CPU *tcg_current_cpu(void);
+
+/*
+ * Added by the system side (C2, target/i386/excp.c):
+ *
+ * HF_NMI_MASK: an NMI handler runs; further NMIs wait for the next iret.
+ */
+#define HF_NMI_MASK     0x4000u
+/*
+ * An internal error of the emulator inside an instruction (a path not
+ * implemented yet): prints the message and the registers like KVM's
+ * internal errors, stops the vCPU (the VM ends with status 1, or stops
+ * in internal-error with -no-shutdown) and unwinds to the execution
+ * loop like an exception that x86_do_exception() ignores.
+ */
+G_NORETURN void x86_cpu_internal_error(CPUX86State *env, const char *fmt,
+                                       ...) G_GNUC_PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * The decoder's working state, shared by decode.c (prefixes, modrm,
+ * the one-byte map, blocks) and decode-0f.c (the two-byte map).
+ */
+#ifndef TARGET_I386_DECODE_H
+#define TARGET_I386_DECODE_H
+
+#include <setjmp.h>
+
+#include "target/i386/ops-tables.h"
+
+/* Legacy prefixes seen (Dec.prefix). */
+#define P_66    0x01u
+#define P_67    0x02u
+#define P_F2    0x04u
+#define P_F3    0x08u
+#define P_LOCK  0x10u
+#define P_REX   0x20u
+
+/* REX bits (Dec.rex). */
+#define REX_B   0x1u
+#define REX_X   0x2u
+#define REX_R   0x4u
+#define REX_W   0x8u
+
+/*
+ * Optional instructions, decoded only when the vCPU's CPUID offers them
+ * (otherwise #UD, or the older meaning: bsf/bsr for tzcnt/lzcnt).
+ */
+#define ISA_POPCNT  (1u << 0)       /* CPUID.1:ECX[23] */
+#define ISA_MOVBE   (1u << 1)       /* CPUID.1:ECX[22] */
+#define ISA_CX16    (1u << 2)       /* CPUID.1:ECX[13] */
+#define ISA_LZCNT   (1u << 3)       /* CPUID.80000001h:ECX[5] (ABM) */
+#define ISA_LAHF64  (1u << 4)       /* CPUID.80000001h:ECX[0] */
+#define ISA_RDTSCP  (1u << 5)       /* CPUID.80000001h:EDX[27] */
+#define ISA_TZCNT   (1u << 6)       /* CPUID.7.0:EBX[3] (BMI1) */
+#define ISA_ALL     0x7fu
+
+/* What decoding one instruction asks of the block (Dec.end). */
+enum { DEC_GO_ON, DEC_END_BLOCK };
+
+typedef struct Dec {
+    CPUX86State *env;
+    DecodedBlock *db;
+    jmp_buf abort;          /* leave the instruction: DEC_ABORT_* */
+
+    /* Code fetch: the pages of the block (linear) and their host copy. */
+    uint64_t page_lin[2];
+    const uint8_t *page_host[2];
+    unsigned npages;
+    bool first;             /* decoding the block's first instruction */
+    uint64_t pc;            /* rip of the instruction */
+    uint64_t lin;           /* its linear address */
+    unsigned pos;           /* bytes fetched so far */
+
+    /* The mode. */
+    bool code64;
+    int def_ot;             /* OT_W or OT_L */
+    int def_aot;            /* OT_W, OT_L or OT_Q */
+    unsigned stk;           /* STK_* of this mode */
+    bool addseg;            /* DS/ES/SS bases may be non-zero */
+    unsigned isa;           /* ISA_* the vCPU offers */
+
+    /* The instruction. */
+    unsigned prefix;
+    unsigned rex;
+    int seg_override;       /* -1 for none */
+    int ot, aot;
+    bool lock_ok;           /* a lock prefix is allowed here */
+    bool riprel;
+    bool chain;             /* a direct branch: EA_CHAIN */
+    int follow;             /* jmp/call rel: BR_*_IN to go on at imm */
+    int fuse;               /* an ALU op a jcc may pair with: DEC_FUSE() */
+    int jcc;                /* a jcc: its condition */
+    int end;                /* DEC_* */
+
+    /* modrm */
+    int mod, regf, rmf;     /* rmf includes REX.B; regf REX.R */
+} Dec;
+
+enum { DEC_ABORT_TOO_LONG = 1, DEC_ABORT_CROSS };
+
+/* FUSE_* operation, F_* form and size of an instruction, for pairing. */
+#define DEC_FUSE(op, form, ot)  ((op) << 6 | (form) << 2 | (ot))
+
+uint8_t dec_u8(Dec *d);
+uint16_t dec_u16(Dec *d);
+uint32_t dec_u32(Dec *d);
+/* The immediate of operand size ot (imm32 sign-extended for OT_Q). */
+uint64_t dec_imm(Dec *d, int ot);
+
+/* Read modrm and the address it names into in (eaf, base, ...). */
+void dec_modrm(Dec *d, Insn *in);
+/* The register operand encoding of register n at size ot. */
+unsigned dec_reg(Dec *d, int ot, unsigned n);
+/* in->reg and in->rm from the modrm fields at size ot. */
+void dec_regs(Dec *d, Insn *in, int ot);
+/* The operand size of instructions that default to 64 bits in 64-bit
+ * code (push, pop, near branches). */
+int dec_ot64(Dec *d);
+
+/* An invalid encoding: #UD when reached; the block ends. */
+void dec_ud(Dec *d, Insn *in);
+
+/* The two-byte map (0f xx), after the 0f. */
+void dec_0f(Dec *d, Insn *in, uint8_t b);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * Control transfers: jmp/jcc/call/ret near (direct and indirect),
+ * loop/loope/loopne/jcxz, the far forms and iret through the system
+ * helpers, and the software interrupts int n/int3/int1/into. Direct
+ * targets are computed by the decoder (Insn.imm), already wrapped to the
+ * operand size. A jcc that is not taken goes on inside its block.
+ */
+#include "accel/tcg/tb.h"
+#include "target/i386/ops-tables.h"
+#include "target/i386/helper.h"
+
+/* Near targets in 64-bit code must be canonical (#GP at the branch). */
+static inline uint64_t near_target(CPUX86State *env, const Insn *in,
+                                   uint64_t v)
+{
+    switch (in->aux2) {
+    case OT_W:
+        return (uint16_t)v;
+    case OT_L:
+        return (uint32_t)v;
+    default:
+        if ((uint64_t)(((int64_t)v << 16) >> 16) != v) {
+            x86_raise_exception_err(env, EXCP0D_GPF, 0);
+        }
+        return v;
+    }
+}
+
+static uintptr_t jmp_rel(CPUX86State *env, const Insn *in)
+{
+    env->rip = in->imm;
+    return tb_chain_jump(env, in, X86_JUMP);
+}
+
+#define DEF_JCC(c)                                                        \
+static uintptr_t jcc_##c(CPUX86State *env, const Insn *in)                \
+{                                                                         \
+    if (x86_cond(env, c)) {                                               \
+        env->rip = in->imm;                                               \
+        return tb_chain_jump(env, in, X86_JUMP);                          \
+    }                                                                     \
+    return x86_next(env, in);                                             \
+}
+DEF_JCC(0)
+DEF_JCC(1)
+DEF_JCC(2)
+DEF_JCC(3)
+DEF_JCC(4)
+DEF_JCC(5)
+DEF_JCC(6)
+DEF_JCC(7)
+DEF_JCC(8)
+DEF_JCC(9)
+DEF_JCC(10)
+DEF_JCC(11)
+DEF_JCC(12)
+DEF_JCC(13)
+DEF_JCC(14)
+DEF_JCC(15)
+
+const InsnFn x86_jcc_fn[16] = {
+    jcc_0, jcc_1, jcc_2, jcc_3, jcc_4, jcc_5, jcc_6, jcc_7,
+    jcc_8, jcc_9, jcc_10, jcc_11, jcc_12, jcc_13, jcc_14, jcc_15,
+};
+
+static uintptr_t jmp_r(CPUX86State *env, const Insn *in)
+{
+    env->rip = near_target(env, in, env->regs[in->rm]);
+    return X86_EXIT(in, X86_JUMP);
+}
+
+static uintptr_t jmp_m(CPUX86State *env, const Insn *in)
+{
+    env->rip = near_target(env, in,
+                           mem_read(env, in->aux2, x86_ea(env, in)));
+    return X86_EXIT(in, X86_JUMP);
+}
+
+/* 64-bit code: the common call and ret, without the generic stack. */
+static uintptr_t call_rel_64(CPUX86State *env, const Insn *in)
+{
+    uint64_t sp = env->regs[R_ESP] - 8;
+
+    x86_stq(env, sp, env->rip + in->len);
+    env->regs[R_ESP] = sp;
+    env->rip = in->imm;
+    return tb_chain_jump(env, in, X86_JUMP);
+}
+
+static uintptr_t ret_64(CPUX86State *env, const Insn *in)
+{
+    uint64_t v = x86_ldq(env, env->regs[R_ESP]);
+
+    if ((uint64_t)(((int64_t)v << 16) >> 16) != v) {
+        x86_raise_exception_err(env, EXCP0D_GPF, 0);
+    }
+    env->regs[R_ESP] += 8 + in->imm2;
+    env->rip = v;
+    return X86_EXIT(in, X86_JUMP);
+}
+
+static uintptr_t call_rel(CPUX86State *env, const Insn *in)
+{
+    stk_push(env, in->stk, in->aux2, env->rip + in->len);
+    env->rip = in->imm;
+    return tb_chain_jump(env, in, X86_JUMP);
+}
+
+static uintptr_t call_r(CPUX86State *env, const Insn *in)
+{
+    uint64_t t = near_target(env, in, env->regs[in->rm]);
+
+    stk_push(env, in->stk, in->aux2, env->rip + in->len);
+    env->rip = t;
+    return X86_EXIT(in, X86_JUMP);
+}
+
+static uintptr_t call_m(CPUX86State *env, const Insn *in)
+{
+    uint64_t t = near_target(env, in,
+                             mem_read(env, in->aux2, x86_ea(env, in)));
+
+    stk_push(env, in->stk, in->aux2, env->rip + in->len);
+    env->rip = t;
+    return X86_EXIT(in, X86_JUMP);
+}
+
+static uintptr_t ret_near(CPUX86State *env, const Insn *in)
+{
+    uint64_t t = near_target(env, in, stk_peek(env, in->stk, in->aux2, 0));
+
+    stk_adjust(env, in->stk, (1u << in->aux2) + in->imm2);
+    env->rip = t;
+    return X86_EXIT(in, X86_JUMP);
+}
+
+/*
+ * The same inside a block: the decoder went on decoding at the target
+ * (in the same page), so the block goes on with the next Insn.
+ */
+static uintptr_t jmp_in(CPUX86State *env, const Insn *in)
+{
+    env->rip = in->imm;
+    return in[1].fn(env, in + 1);
+}
+
+static uintptr_t call_in_64(CPUX86State *env, const Insn *in)
+{
+    uint64_t sp = env->regs[R_ESP] - 8;
+
+    x86_stq(env, sp, env->rip + in->len);
+    env->regs[R_ESP] = sp;
+    env->rip = in->imm;
+    return in[1].fn(env, in + 1);
+}
+
+static uintptr_t call_in(CPUX86State *env, const Insn *in)
+{
+    stk_push(env, in->stk, in->aux2, env->rip + in->len);
+    env->rip = in->imm;
+    return in[1].fn(env, in + 1);
+}
+
+const InsnFn x86_branch_fn[BR_NUM] = {
+    [BR_JMP] = jmp_rel, [BR_JMP_R] = jmp_r, [BR_JMP_M] = jmp_m,
+    [BR_CALL64] = call_rel_64, [BR_CALL] = call_rel, [BR_CALL_R] = call_r,
+    [BR_CALL_M] = call_m, [BR_RET64] = ret_64, [BR_RET] = ret_near,
+    [BR_JMP_IN] = jmp_in, [BR_CALL64_IN] = call_in_64, [BR_CALL_IN] = call_in,
+};
+
+/* loop/loope/loopne/jcxz (aux: LOOP_*): the counter is address-sized. */
+static uintptr_t op_loop(CPUX86State *env, const Insn *in)
+{
+    uint64_t m = x86_amask(in);
+    uint64_t cx = env->regs[R_ECX] & m;
+    bool take;
+
+    if (in->aux != LOOP_JCXZ) {
+        cx = (cx - 1) & m;
+        if (m == 0xffff) {
+            reg_write(env, OT_W, R_ECX, cx);
+        } else {
+            env->regs[R_ECX] = cx;
+        }
+    }
+    switch (in->aux) {
+    case LOOP_NE:
+        take = cx != 0 && !x86_cond(env, 4);
+        break;
+    case LOOP_E:
+        take = cx != 0 && x86_cond(env, 4);
+        break;
+    case LOOP_LOOP:
+        take = cx != 0;
+        break;
+    default:
+        take = cx == 0;
+        break;
+    }
+    if (take) {
+        env->rip = in->imm;
+        return tb_chain_jump(env, in, X86_JUMP);
+    }
+    return x86_next(env, in);
+}
+
+/* Far transfers: all may change CS and the mode. */
+static uintptr_t ljmp_i(CPUX86State *env, const Insn *in)
+{
+    helper_ljmp(env, in->imm2, in->imm, env->rip + in->len);
+    return X86_EXIT(in, X86_STOP);
+}
+
+static uintptr_t lcall_i(CPUX86State *env, const Insn *in)
+{
+    helper_lcall(env, in->imm2, in->imm, 1u << in->aux2,
+                 env->rip + in->len);
+    return X86_EXIT(in, X86_STOP);
+}
+
+/* m16:16, m16:32 or m16:64: the offset, then the selector. */
+static void far_pointer(CPUX86State *env, const Insn *in, uint16_t *sel,
+                        uint64_t *off)
+{
+    uint64_t a = x86_ea(env, in);
+    unsigned sz = 1u << in->aux2;
+
+    *off = mem_read(env, in->aux2, a);
+    *sel = x86_lduw(env, (in->eaf & EA_LIN32) ? (uint32_t)(a + sz) : a + sz);
+}
+
+static uintptr_t ljmp_m(CPUX86State *env, const Insn *in)
+{
+    uint16_t sel;
+    uint64_t off;
+
+    far_pointer(env, in, &sel, &off);
+    helper_ljmp(env, sel, off, env->rip + in->len);
+    return X86_EXIT(in, X86_STOP);
+}
+
+static uintptr_t lcall_m(CPUX86State *env, const Insn *in)
+{
+    uint16_t sel;
+    uint64_t off;
+
+    far_pointer(env, in, &sel, &off);
+    helper_lcall(env, sel, off, 1u << in->aux2, env->rip + in->len);
+    return X86_EXIT(in, X86_STOP);
+}
+
+static uintptr_t op_lret(CPUX86State *env, const Insn *in)
+{
+    helper_lret(env, 1u << in->aux2, in->imm2);
+    return X86_EXIT(in, X86_STOP);
+}
+
+static uintptr_t op_iret(CPUX86State *env, const Insn *in)
+{
+    helper_iret(env, 1u << in->aux2);
+    return X86_EXIT(in, X86_STOP);
+}
+
+/* int n (imm), int3, int1, into. */
+static uintptr_t op_int(CPUX86State *env, const Insn *in)
+{
+    x86_raise_interrupt(env, in->imm, env->rip + in->len);
+}
+
+static uintptr_t op_into(CPUX86State *env, const Insn *in)
+{
+    if (x86_cond(env, 0)) {
+        x86_raise_interrupt(env, EXCP04_INTO, env->rip + in->len);
+    }
+    return x86_next(env, in);
+}
+
+const InsnFn x86_far_fn[FAR_NUM] = {
+    [FAR_LJMP_I] = ljmp_i, [FAR_LJMP_M] = ljmp_m,
+    [FAR_LCALL_I] = lcall_i, [FAR_LCALL_M] = lcall_m,
+    [FAR_LRET] = op_lret, [FAR_IRET] = op_iret,
+    [FAR_INT] = op_int, [FAR_INTO] = op_into,
+};
+const InsnFn x86_loop_fn = op_loop;

@@ -1,0 +1,462 @@
+/*
+ * The integer ISA of the software CPU, internal to target/i386 and
+ * accel/tcg: pre-decoded instructions, the handlers that run them, the
+ * lazy flags and the inline accessors the handlers share.
+ *
+ * A guest basic block is decoded once (decode.c) into an array of Insn:
+ * a handler specialised by operation and operand size, and the operands
+ * resolved (register numbers, the effective-address form, immediates).
+ * The execution loop (accel/tcg/cpu-exec.c) calls the first handler;
+ * each one leaves env->rip at the next instruction and goes on to it,
+ * until one leaves the block with an X86_* reason below.
+ */
+#ifndef TARGET_I386_OPS_H
+#define TARGET_I386_OPS_H
+
+#include "target/i386/cpu-state.h"
+
+typedef struct Insn Insn;
+/*
+ * A handler runs its instruction and then the rest of the block: it
+ * tail-calls the next instruction's handler (x86_next), so dispatch is
+ * one indirect jump per instruction, each from its own handler. The
+ * instruction that leaves the block returns X86_EXIT(itself, why).
+ */
+typedef uintptr_t (*InsnFn)(CPUX86State *env, const Insn *in);
+
+/* Why a block was left (the low bits of a handler's return value). */
+enum {
+    X86_JUMP = 1,   /* retired; control moved (the next block may chain) */
+    X86_STOP,       /* retired; state the block depends on may have
+                     * changed: look the next block up afresh */
+    X86_END,        /* not an instruction: the block's end sentinel */
+    X86_KILLED,     /* not an instruction: the block was invalidated */
+    X86_REPEAT,     /* a rep string instruction paused part way: rip is
+                     * unchanged so interrupts can be taken */
+};
+#define X86_EXIT(in, why)   ((uintptr_t)(in) | (why))
+#define X86_EXIT_WHY(r)     ((int)((r) & 7))
+#define X86_EXIT_INSN(r)    ((const Insn *)((r) & ~(uintptr_t)7))
+
+/* Effective-address form (Insn.eaf). */
+#define EA_BASE     0x01u   /* add regs[base] */
+#define EA_INDEX    0x02u   /* add regs[index] << scale */
+#define EA_A16      0x04u   /* 16-bit address size: wrap the offset */
+#define EA_A32      0x08u   /* 32-bit address size */
+#define EA_SEG      0x10u   /* add segs[seg].base */
+#define EA_LIN32    0x20u   /* not 64-bit code: linear addresses wrap
+                             * at 4 GiB */
+#define EA_MEM      0x40u   /* the modrm operand is memory */
+/*
+ * A direct branch (or the block's end) that may go straight on into the
+ * block it leads to: disp then caches that block (accel/tcg/tb.h) and
+ * base holds how many instructions of the block retire with it.
+ */
+#define EA_CHAIN    0x80u
+
+struct Insn {
+    InsnFn fn;
+    uint64_t imm;       /* immediate (sign-extended), branch target, moffs */
+    int64_t disp;       /* displacement; rip-relative targets folded in */
+    uint16_t off;       /* rip of this instruction minus the block's */
+    uint8_t len;
+    uint8_t reg;        /* modrm.reg operand (a byte offset into regs[]
+                         * for 8-bit operands, so AH..BH need no case) */
+    uint8_t rm;         /* modrm.rm register when the operand is one */
+    uint8_t base;
+    uint8_t index;
+    uint8_t scale;
+    uint8_t seg;        /* segment of the memory operand */
+    uint8_t eaf;        /* EA_* */
+    uint8_t aux;        /* per handler: condition, segment, rep kind ... */
+    uint8_t aux2;       /* per handler: usually the operand size */
+    uint8_t stk;        /* stack form of stack users (STK_*) */
+    uint16_t imm2;      /* second immediate: ret/enter imm16, selector */
+};
+
+/* Operand sizes: log2 of the byte count. */
+enum { OT_B, OT_W, OT_L, OT_Q };
+
+/* Rep kinds of string instructions (Insn.aux). */
+enum { REP_NONE, REP_E, REP_NE };
+
+/*
+ * Lazy flags. cc_op is kind * 4 + operand size; cc_dst holds the result
+ * truncated to the operand size (so ZF is cc_dst == 0 for every kind but
+ * EFLAGS), cc_src the second operand or the kind's extra value:
+ *   ADD, SUB       cc_src = second operand
+ *   ADC, SBB       cc_src = second operand, cc_src2 = carry in
+ *   LOGIC          -
+ *   INC, DEC       cc_src = CF before the instruction
+ *   SHL            cc_src = the value shifted by count - 1
+ *   SAR, SHR       cc_src = the value shifted by count - 1
+ *   MUL            cc_src = 1 when the high half is significant
+ * CC_OP_EFLAGS is 0 so a zeroed state holds its flags in eflags.
+ */
+enum {
+    CC_K_EFLAGS, CC_K_ADD, CC_K_ADC, CC_K_SUB, CC_K_SBB, CC_K_LOGIC,
+    CC_K_INC, CC_K_DEC, CC_K_SHL, CC_K_SAR, CC_K_SHR, CC_K_MUL,
+};
+#define CC_OP(kind, ot) ((kind) * 4 + (ot))
+#define CC_OP_EFLAGS    0
+
+uint32_t x86_cc_compute_all(CPUX86State *env);
+bool x86_cc_compute_c(CPUX86State *env);
+/* Make eflags hold the arithmetic flags and switch to CC_OP_EFLAGS. */
+void x86_cc_materialize(CPUX86State *env);
+
+static inline uint64_t ot_mask(int ot)
+{
+    return ot == OT_Q ? ~(uint64_t)0 : ((uint64_t)1 << (8 << ot)) - 1;
+}
+
+static inline unsigned ot_bits(int ot)
+{
+    return 8u << ot;
+}
+
+static inline bool ot_msb(int ot, uint64_t v)
+{
+    return (v >> (ot_bits(ot) - 1)) & 1;
+}
+
+/* Sign-extend the low 8 << ot bits of v. */
+static inline int64_t ot_sext(int ot, uint64_t v)
+{
+    unsigned sh = 64 - ot_bits(ot);
+    return (int64_t)(v << sh) >> sh;
+}
+
+static inline void cc_set(CPUX86State *env, int kind, int ot, uint64_t dst,
+                          uint64_t src)
+{
+    env->cc_dst = dst & ot_mask(ot);
+    env->cc_src = src;
+    env->cc_op = CC_OP(kind, ot);
+}
+
+static inline bool cc_parity(uint64_t v)
+{
+    return !__builtin_parity((unsigned)(v & 0xff));
+}
+
+/*
+ * Condition codes in encoding order (jcc's low nibble): O, NO, B, AE,
+ * Z, NZ, BE, A, S, NS, P, NP, L, GE, LE, G. The compare and logic
+ * kinds answer without computing the flags.
+ */
+static inline bool x86_cond(CPUX86State *env, int cond)
+{
+    uint32_t op = env->cc_op;
+    unsigned kind = op >> 2, ot = op & 3;
+    uint64_t dst = env->cc_dst, src = env->cc_src;
+    bool r;
+
+    switch (cond >> 1) {
+    case 0:
+        r = x86_cc_compute_all(env) & CC_O;
+        break;
+    case 1:
+        if (kind == CC_K_SUB) {
+            r = ((dst + src) & ot_mask(ot)) < src;
+        } else if (kind == CC_K_LOGIC) {
+            r = false;
+        } else {
+            r = x86_cc_compute_c(env);
+        }
+        break;
+    case 2:
+        r = op == CC_OP_EFLAGS ? (env->eflags & CC_Z) != 0 : dst == 0;
+        break;
+    case 3:
+        if (kind == CC_K_SUB) {
+            r = ((dst + src) & ot_mask(ot)) <= src;
+        } else if (kind == CC_K_LOGIC) {
+            r = dst == 0;
+        } else {
+            r = (x86_cc_compute_all(env) & (CC_C | CC_Z)) != 0;
+        }
+        break;
+    case 4:
+        r = op == CC_OP_EFLAGS ? (env->eflags & CC_S) != 0 : ot_msb(ot, dst);
+        break;
+    case 5:
+        r = op == CC_OP_EFLAGS ? (env->eflags & CC_P) != 0 : cc_parity(dst);
+        break;
+    case 6:
+        if (kind == CC_K_SUB) {
+            r = ot_sext(ot, dst + src) < ot_sext(ot, src);
+        } else if (kind == CC_K_LOGIC) {
+            r = ot_msb(ot, dst);
+        } else {
+            uint32_t f = x86_cc_compute_all(env);
+            r = !(f & CC_S) != !(f & CC_O);
+        }
+        break;
+    default:
+        if (kind == CC_K_SUB) {
+            r = ot_sext(ot, dst + src) <= ot_sext(ot, src);
+        } else if (kind == CC_K_LOGIC) {
+            r = dst == 0 || ot_msb(ot, dst);
+        } else {
+            uint32_t f = x86_cc_compute_all(env);
+            r = (f & CC_Z) || !(f & CC_S) != !(f & CC_O);
+        }
+        break;
+    }
+    return r ^ (cond & 1);
+}
+
+/* Registers. For OT_B, r is a byte offset into regs[] (see Insn.reg). */
+static inline uint64_t reg_read(CPUX86State *env, int ot, unsigned r)
+{
+    switch (ot) {
+    case OT_B:
+        return ((uint8_t *)env->regs)[r];
+    case OT_W:
+        return (uint16_t)env->regs[r];
+    case OT_L:
+        return (uint32_t)env->regs[r];
+    default:
+        return env->regs[r];
+    }
+}
+
+static inline void reg_write(CPUX86State *env, int ot, unsigned r,
+                             uint64_t v)
+{
+    uint16_t w = v;
+
+    switch (ot) {
+    case OT_B:
+        ((uint8_t *)env->regs)[r] = v;
+        break;
+    case OT_W:
+        memcpy(&env->regs[r], &w, 2);
+        break;
+    case OT_L:
+        env->regs[r] = (uint32_t)v;
+        break;
+    default:
+        env->regs[r] = v;
+        break;
+    }
+}
+
+/* The byte offset of 8-bit register n (AH..BH without REX). */
+static inline unsigned reg8_offset(unsigned n, bool rex)
+{
+    if (n >= 4 && n < 8 && !rex) {
+        return (n - 4) * 8 + 1;
+    }
+    return n * 8;
+}
+
+/* Memory through the soft TLB's fast paths. */
+static inline uint64_t mem_read(CPUX86State *env, int ot, uint64_t a)
+{
+    switch (ot) {
+    case OT_B:
+        return x86_ldub(env, a);
+    case OT_W:
+        return x86_lduw(env, a);
+    case OT_L:
+        return x86_ldl(env, a);
+    default:
+        return x86_ldq(env, a);
+    }
+}
+
+static inline void mem_write(CPUX86State *env, int ot, uint64_t a,
+                             uint64_t v)
+{
+    switch (ot) {
+    case OT_B:
+        x86_stb(env, a, v);
+        break;
+    case OT_W:
+        x86_stw(env, a, v);
+        break;
+    case OT_L:
+        x86_stl(env, a, v);
+        break;
+    default:
+        x86_stq(env, a, v);
+        break;
+    }
+}
+
+/* Linear address of the instruction's memory operand. */
+static inline uint64_t x86_ea(CPUX86State *env, const Insn *in)
+{
+    uint64_t a = in->disp;
+    unsigned f = in->eaf;
+
+    if (f & EA_BASE) {
+        a += env->regs[in->base];
+    }
+    if (f & EA_INDEX) {
+        a += env->regs[in->index] << in->scale;
+    }
+    if (f & EA_A32) {
+        a = (uint32_t)a;
+    } else if (f & EA_A16) {
+        a = (uint16_t)a;
+    }
+    if (f & EA_SEG) {
+        a += env->segs[in->seg].base;
+        if (f & EA_LIN32) {
+            a = (uint32_t)a;
+        }
+    }
+    return a;
+}
+
+/*
+ * The linear address of seg:offset for implicit operands (string
+ * instructions, xlat, the stack) under the instruction's EA flags.
+ */
+static inline uint64_t x86_seg_addr(CPUX86State *env, const Insn *in,
+                                    int seg, uint64_t offset)
+{
+    if (in->eaf & EA_LIN32) {
+        return (uint32_t)(env->segs[seg].base + offset);
+    }
+    if (seg >= R_FS) {
+        return env->segs[seg].base + offset;
+    }
+    return offset;
+}
+
+/* Address-size mask of the instruction. */
+static inline uint64_t x86_amask(const Insn *in)
+{
+    if (in->eaf & EA_A16) {
+        return 0xffff;
+    }
+    if (in->eaf & EA_A32) {
+        return 0xffffffffu;
+    }
+    return ~(uint64_t)0;
+}
+
+/*
+ * The stack. Insn.stk of stack instructions carries the stack form:
+ * STK_64 (64-bit code), STK_32 (SS.B) or STK_16, plus STK_SEG when SS's
+ * base must be added.
+ */
+#define STK_16      0x00u
+#define STK_32      0x01u
+#define STK_64      0x02u
+#define STK_SIZE    0x03u
+#define STK_SEG     0x04u
+
+static inline uint64_t stk_mask(unsigned stk)
+{
+    switch (stk & STK_SIZE) {
+    case STK_16:
+        return 0xffff;
+    case STK_32:
+        return 0xffffffffu;
+    default:
+        return ~(uint64_t)0;
+    }
+}
+
+static inline uint64_t stk_addr(CPUX86State *env, unsigned stk, uint64_t sp)
+{
+    sp &= stk_mask(stk);
+    if (stk & STK_SEG) {
+        return (uint32_t)(env->segs[R_SS].base + sp);
+    }
+    return sp;
+}
+
+/* Write the stack pointer keeping the bits above the stack size. */
+static inline void stk_set_sp(CPUX86State *env, unsigned stk, uint64_t sp)
+{
+    uint64_t m = stk_mask(stk);
+
+    if (m == 0xffffffffu) {
+        env->regs[R_ESP] = (uint32_t)sp;
+    } else {
+        env->regs[R_ESP] = (env->regs[R_ESP] & ~m) | (sp & m);
+    }
+}
+
+static inline void stk_push(CPUX86State *env, unsigned stk, int ot,
+                            uint64_t v)
+{
+    uint64_t sp = env->regs[R_ESP] - (1u << ot);
+
+    mem_write(env, ot, stk_addr(env, stk, sp), v);
+    stk_set_sp(env, stk, sp);
+}
+
+/* Read the top of the stack; stk_pop_commit() then moves the pointer. */
+static inline uint64_t stk_peek(CPUX86State *env, unsigned stk, int ot,
+                                unsigned offset)
+{
+    return mem_read(env, ot, stk_addr(env, stk, env->regs[R_ESP] + offset));
+}
+
+static inline void stk_adjust(CPUX86State *env, unsigned stk, int64_t n)
+{
+    stk_set_sp(env, stk, env->regs[R_ESP] + n);
+}
+
+/* Done: on to the next instruction (a tail call). */
+static inline uintptr_t x86_next(CPUX86State *env, const Insn *in)
+{
+    env->rip += in->len;
+    return in[1].fn(env, in + 1);
+}
+
+/* Go on, or end the block when a helper said so. */
+static inline uintptr_t x86_next_or_stop(CPUX86State *env, const Insn *in,
+                                         bool stop)
+{
+    env->rip += in->len;
+    if (stop) {
+        return X86_EXIT(in, X86_STOP);
+    }
+    return in[1].fn(env, in + 1);
+}
+
+/*
+ * A decoded block (decode.c fills it; accel/tcg/tb.c copies it into the
+ * cache). Blocks stay within one page, except that their first
+ * instruction may straddle into a second.
+ */
+#define TB_MAX_INSNS    64
+
+typedef struct DecodedBlock {
+    uint64_t pc;                /* rip of the first instruction */
+    uint64_t cs_base;
+    uint32_t flags;             /* hflags & HF_DECODE_MASK */
+    unsigned n;                 /* instructions, not counting the end */
+    unsigned npages;
+    uint64_t phys[2];           /* guest-physical pages of the code */
+    uint16_t start0, end0;      /* byte range used in phys[0] */
+    uint16_t end1;              /* bytes used in phys[1] (from 0) */
+    bool cacheable;             /* all bytes came from RAM */
+    Insn insns[TB_MAX_INSNS + 1];
+} DecodedBlock;
+
+/*
+ * Decode the block of at most max_insns (<= TB_MAX_INSNS) instructions
+ * at env->rip under env->hflags. Faults while fetching
+ * the first instruction raise the exception (#PF, #GP); later
+ * instructions that cannot be fetched end the block instead.
+ */
+void x86_decode_block(CPUX86State *env, DecodedBlock *db,
+                      unsigned max_insns);
+
+/* Handlers shared across files. */
+uintptr_t op_ud(CPUX86State *env, const Insn *in);
+uintptr_t op_gp0(CPUX86State *env, const Insn *in);
+uintptr_t op_nop(CPUX86State *env, const Insn *in);
+uintptr_t op_block_end(CPUX86State *env, const Insn *in);
+uintptr_t op_killed(CPUX86State *env, const Insn *in);
+
+#endif

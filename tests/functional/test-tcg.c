@@ -1,0 +1,870 @@
+/*
+ * The software CPU (-accel tcg) against the guest kit and against KVM.
+ *
+ * Every case of tests/guest/record-expected.sh (the one list of guest
+ * programs and their command lines) runs under -accel tcg: its serial
+ * output must equal the expected file recorded from QEMU 7.2 (CASE.tcg.txt
+ * where QEMU's TCG and KVM differ, else CASE.txt, else CASE.kvm.txt: the
+ * software CPU must then do what KVM does) and its exit status must be
+ * the program's (1 after "NAME: PASS", 0 for the triple fault with
+ * -no-reboot). The same with the smallest block cache (tb-size=1).
+ * Where /dev/kvm works, the cases QEMU ran under KVM run under -accel kvm
+ * too, and must give their kvm expected output, identical to tcg's where
+ * the recorded files are the same. Then the accelerator selection
+ * (-machine accel=tcg, the kvm:tcg fallback with KVM unusable, -accel
+ * help, the property errors) and the run-state paths under tcg: -S/cont,
+ * stop/cont, quit, system_reset, SIGTERM, query-cpus-fast with -smp 2,
+ * and the reset a triple fault causes without -no-reboot.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "qemu-run.h"
+
+#define UID_NOBODY          65534
+#define TIMEOUT_MS          20000
+
+static char *tmpdir;
+
+/* --- the case list ----------------------------------------------------- */
+
+typedef struct GuestCase {
+    char *name;
+    unsigned timeout_s;             /* QEMU's, from the recording */
+    bool qemu_kvm;                  /* recorded under KVM */
+    GPtrArray *args;                /* after the common part */
+} GuestCase;
+
+static GPtrArray *cases;            /* of GuestCase * */
+static GHashTable *tcg_serial;      /* case name -> serial under tcg */
+
+/* The script's $b (the build's guest directory) and $src. */
+static char *expand(const char *word)
+{
+    char **p = g_strsplit(word, "$b", -1);
+    char *a = g_strjoinv(GUEST_DIR, p), *b;
+
+    g_strfreev(p);
+    p = g_strsplit(a, "$src", -1);
+    b = g_strjoinv(GUEST_SRC_DIR, p);
+    g_strfreev(p);
+    g_free(a);
+    return b;
+}
+
+/*
+ * One line of the script's cases=( ... ) array:
+ *   "NAME|TIMEOUT|ACCELS|ARGS"
+ * ARGS are split on spaces; in the word after -append '+' is a space;
+ * everything after -initrd is one word ("path args,path").
+ */
+static GuestCase *parse_case(const char *line)
+{
+    char **f = g_strsplit(line, "|", 4);
+    GuestCase *c;
+    char **words;
+
+    if (g_strv_length(f) != 4) {
+        g_strfreev(f);
+        return NULL;
+    }
+    c = g_new0(GuestCase, 1);
+    c->name = g_strdup(f[0]);
+    c->timeout_s = atoi(f[1]);
+    c->qemu_kvm = strstr(f[2], "kvm") != NULL;
+    c->args = g_ptr_array_new_with_free_func(g_free);
+    words = g_strsplit(f[3], " ", -1);
+    for (unsigned i = 0; words[i]; i++) {
+        if (!*words[i]) {
+            continue;
+        }
+        if (i > 0 && !strcmp(words[i - 1], "-append")) {
+            g_strdelimit(words[i], "+", ' ');
+        }
+        if (!strcmp(words[i], "-initrd") && words[i + 1]) {
+            char *rest = g_strjoinv(" ", words + i + 1);
+
+            g_ptr_array_add(c->args, g_strdup("-initrd"));
+            g_ptr_array_add(c->args, expand(rest));
+            g_free(rest);
+            break;
+        }
+        g_ptr_array_add(c->args, expand(words[i]));
+    }
+    g_strfreev(words);
+    g_strfreev(f);
+    return c;
+}
+
+static void load_cases(void)
+{
+    char *script, **lines;
+    bool in_array = false;
+
+    cases = g_ptr_array_new();
+    g_assert_true(g_file_get_contents(GUEST_SRC_DIR "/record-expected.sh",
+                                      &script, NULL, NULL));
+    lines = g_strsplit(script, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        char *s = g_strstrip(*l);
+
+        if (g_str_has_prefix(s, "cases=(")) {
+            in_array = true;
+        } else if (in_array && !strcmp(s, ")")) {
+            in_array = false;
+        } else if (in_array && s[0] == '"' && g_str_has_suffix(s, "\"")) {
+            GuestCase *c;
+
+            s[strlen(s) - 1] = 0;
+            c = parse_case(s + 1);
+            g_assert_nonnull(c);
+            g_ptr_array_add(cases, c);
+        }
+    }
+    g_strfreev(lines);
+    g_free(script);
+    /* The kit had 10 cases when this test was written. */
+    g_assert_cmpuint(cases->len, >=, 10);
+}
+
+/* The recorded output for accel: its own file, else the shared one. */
+static char *expected_path(const char *name, const char *accel)
+{
+    const char *other = !strcmp(accel, "tcg") ? "kvm" : NULL;
+    const char *const tries[] = { accel, "", other };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(tries); i++) {
+        char *p;
+
+        if (!tries[i]) {
+            continue;
+        }
+        p = g_strdup_printf("%s/expected/%s%s%s.txt", GUEST_SRC_DIR, name,
+                            *tries[i] ? "." : "", tries[i]);
+        if (g_file_test(p, G_FILE_TEST_EXISTS)) {
+            return p;
+        }
+        g_free(p);
+    }
+    return NULL;
+}
+
+/* isa-debug-exit status 0 after "NAME: PASS"; else the reset path's 0. */
+static int expected_status(const char *expected)
+{
+    const char *pass = strstr(expected, ": PASS\n");
+
+    return pass && !pass[strlen(": PASS\n")] ? 1 : 0;
+}
+
+static bool guests_built(void)
+{
+    if (!g_file_test(GUEST_DIR "/hello.elf", G_FILE_TEST_EXISTS)) {
+        g_test_skip("tests/guest programs not built");
+        return false;
+    }
+    return true;
+}
+
+static bool kvm_usable(void)
+{
+    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+    if (fd < 0) {
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+/* --- running ----------------------------------------------------------- */
+
+typedef struct Run {
+    int status;                     /* wait status; -1: timed out */
+    char *serial;
+    char *err;
+} Run;
+
+static void run_free(Run *r)
+{
+    g_free(r->serial);
+    g_free(r->err);
+}
+
+static char *slurp(const char *path)
+{
+    char *s = NULL;
+
+    if (!g_file_get_contents(path, &s, NULL, NULL)) {
+        s = g_strdup("");
+    }
+    return s;
+}
+
+/*
+ * Run the emulator with argv (after the binary) to its end or the
+ * timeout; serial (COM1) and stderr go to files the parent opened, so a
+ * child running as another user still writes them.
+ */
+static Run run_argv(GPtrArray *args, unsigned timeout_s, bool as_nobody)
+{
+    char *ser = g_build_filename(tmpdir, "serial.out", NULL);
+    char *errp = g_build_filename(tmpdir, "stderr.out", NULL);
+    GPtrArray *argv = g_ptr_array_new();
+    Run r = { .status = -1 };
+    int ser_fd, err_fd, null_fd;
+    pid_t pid;
+
+    ser_fd = open(ser, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    err_fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    g_assert_cmpint(ser_fd, >=, 0);
+    g_assert_cmpint(err_fd, >=, 0);
+    g_ptr_array_add(argv, (char *)qemu_binary());
+    for (guint i = 0; i < args->len; i++) {
+        g_ptr_array_add(argv, g_ptr_array_index(args, i));
+    }
+    g_ptr_array_add(argv, (char *)"-serial");
+    g_ptr_array_add(argv, (char *)"stdio");
+    g_ptr_array_add(argv, NULL);
+    pid = fork();
+    g_assert_cmpint(pid, >=, 0);
+    if (pid == 0) {
+        dup2(null_fd, 0);
+        dup2(ser_fd, 1);
+        dup2(err_fd, 2);
+        if (as_nobody && (setgroups(0, NULL) || setgid(UID_NOBODY) ||
+                          setuid(UID_NOBODY))) {
+            _exit(126);
+        }
+        execv(argv->pdata[0], (char **)argv->pdata);
+        _exit(127);
+    }
+    close(ser_fd);
+    close(err_fd);
+    close(null_fd);
+    for (unsigned ms = 0; ms < timeout_s * 1000; ms += 10) {
+        int st;
+
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            r.status = st;
+            break;
+        }
+        g_usleep(10 * 1000);
+    }
+    if (r.status == -1) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    r.serial = slurp(ser);
+    r.err = slurp(errp);
+    g_ptr_array_free(argv, TRUE);
+    g_free(ser);
+    g_free(errp);
+    return r;
+}
+
+static GPtrArray *case_args(const GuestCase *c, const char *accel)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+    const char *common[] = {
+        "-M", "pc", "-display", "none", "-nodefaults", "-no-reboot",
+        "-device", "isa-debug-exit,iobase=0xf4,iosize=0x4", "-accel",
+    };
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(common); i++) {
+        g_ptr_array_add(a, g_strdup(common[i]));
+    }
+    g_ptr_array_add(a, g_strdup(accel));
+    for (guint i = 0; i < c->args->len; i++) {
+        g_ptr_array_add(a, g_strdup(g_ptr_array_index(c->args, i)));
+    }
+    return a;
+}
+
+/* The interpreter may be slower than QEMU's TCG: give it room. */
+static unsigned tcg_timeout(const GuestCase *c)
+{
+    return c->timeout_s * 4 + 30;
+}
+
+static Run run_case(const GuestCase *c, const char *accel)
+{
+    GPtrArray *a = case_args(c, accel);
+    Run r = run_argv(a, tcg_timeout(c), false);
+
+    g_ptr_array_free(a, TRUE);
+    return r;
+}
+
+static void assert_run(const GuestCase *c, const Run *r, const char *accel,
+                       const char *expected)
+{
+    if (r->status == -1) {
+        g_test_message("%s under %s timed out; serial so far:\n%s\n"
+                       "stderr:\n%s", c->name, accel, r->serial, r->err);
+    } else if (!WIFEXITED(r->status) ||
+               WEXITSTATUS(r->status) != expected_status(expected) ||
+               strcmp(r->serial, expected)) {
+        g_test_message("%s under %s: status 0x%x, stderr:\n%s", c->name,
+                       accel, r->status, r->err);
+    }
+    g_assert_cmpint(r->status, !=, -1);
+    g_assert_cmpstr(r->serial, ==, expected);
+    g_assert_true(WIFEXITED(r->status));
+    g_assert_cmpint(WEXITSTATUS(r->status), ==, expected_status(expected));
+}
+
+static void test_guest(gconstpointer data)
+{
+    const GuestCase *c = data;
+    char *path, *expected;
+    Run r;
+
+    if (!guests_built()) {
+        return;
+    }
+    path = expected_path(c->name, "tcg");
+    g_assert_nonnull(path);
+    g_assert_true(g_file_get_contents(path, &expected, NULL, NULL));
+    r = run_case(c, "tcg");
+    assert_run(c, &r, "tcg", expected);
+    g_hash_table_replace(tcg_serial, g_strdup(c->name), g_strdup(r.serial));
+    run_free(&r);
+    g_free(expected);
+    g_free(path);
+}
+
+/* The smallest block cache: blocks are dropped and decoded again. */
+static void test_guest_small_cache(gconstpointer data)
+{
+    const GuestCase *c = data;
+    char *path, *expected;
+    Run r;
+
+    if (!guests_built()) {
+        return;
+    }
+    path = expected_path(c->name, "tcg");
+    g_assert_true(g_file_get_contents(path, &expected, NULL, NULL));
+    r = run_case(c, "tcg,tb-size=1");
+    assert_run(c, &r, "tcg,tb-size=1", expected);
+    run_free(&r);
+    g_free(expected);
+    g_free(path);
+}
+
+static void test_kvm_vs_tcg(gconstpointer data)
+{
+    const GuestCase *c = data;
+    char *kvm_path, *tcg_path, *expected, *tcg_out;
+    Run r;
+
+    if (!guests_built()) {
+        return;
+    }
+    if (!kvm_usable()) {
+        g_test_skip("no usable /dev/kvm: the KVM half is skipped");
+        return;
+    }
+    kvm_path = expected_path(c->name, "kvm");
+    tcg_path = expected_path(c->name, "tcg");
+    g_assert_true(g_file_get_contents(kvm_path, &expected, NULL, NULL));
+    r = run_case(c, "kvm");
+    assert_run(c, &r, "kvm", expected);
+    if (!strcmp(kvm_path, tcg_path)) {
+        tcg_out = g_strdup(g_hash_table_lookup(tcg_serial, c->name));
+        if (!tcg_out) {
+            Run t = run_case(c, "tcg");
+
+            tcg_out = g_strdup(t.serial);
+            run_free(&t);
+        }
+        g_assert_cmpstr(r.serial, ==, tcg_out);
+        g_free(tcg_out);
+    }
+    run_free(&r);
+    g_free(expected);
+    g_free(kvm_path);
+    g_free(tcg_path);
+}
+
+/* --- accelerator selection --------------------------------------------- */
+
+static GuestCase *find_case(const char *name)
+{
+    for (guint i = 0; i < cases->len; i++) {
+        GuestCase *c = g_ptr_array_index(cases, i);
+
+        if (!strcmp(c->name, name)) {
+            return c;
+        }
+    }
+    g_assert_not_reached();
+}
+
+/* hello under the given accelerator words; returns the run. */
+static Run run_hello(const char *const *accel_args, bool as_nobody)
+{
+    const GuestCase *c = find_case("hello");
+    GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+    Run r;
+
+    g_ptr_array_add(a, g_strdup("-display"));
+    g_ptr_array_add(a, g_strdup("none"));
+    g_ptr_array_add(a, g_strdup("-nodefaults"));
+    g_ptr_array_add(a, g_strdup("-device"));
+    g_ptr_array_add(a, g_strdup("isa-debug-exit,iobase=0xf4,iosize=0x4"));
+    for (; *accel_args; accel_args++) {
+        g_ptr_array_add(a, g_strdup(*accel_args));
+    }
+    for (guint i = 0; i < c->args->len; i++) {
+        g_ptr_array_add(a, g_strdup(g_ptr_array_index(c->args, i)));
+    }
+    r = run_argv(a, tcg_timeout(c), as_nobody);
+    g_ptr_array_free(a, TRUE);
+    return r;
+}
+
+static char *hello_tcg_expected(void)
+{
+    char *path = expected_path("hello", "tcg"), *s;
+
+    g_assert_true(g_file_get_contents(path, &s, NULL, NULL));
+    g_free(path);
+    return s;
+}
+
+static void test_machine_accel(void)
+{
+    char *expected;
+    Run r;
+
+    if (!guests_built()) {
+        return;
+    }
+    expected = hello_tcg_expected();
+    r = run_hello((const char *[]) { "-M", "pc,accel=tcg", NULL }, false);
+    g_assert_cmpstr(r.serial, ==, expected);
+    g_assert_cmpint(WEXITSTATUS(r.status), ==, 1);
+    g_assert_cmpstr(r.err, ==, "");
+    run_free(&r);
+    g_free(expected);
+}
+
+/*
+ * kvm:tcg falls back to tcg when KVM cannot be used. Made honestly: as
+ * root the emulator runs as uid nobody, which may not open /dev/kvm
+ * (mode 0600 root); as another user KVM must already be unusable.
+ */
+static void test_kvm_fallback(gconstpointer data)
+{
+    const char *how = data;
+    const char *m_accel[] = { "-M", "pc,accel=kvm:tcg", NULL };
+    const char *accel2[] = { "-M", "pc", "-accel", "kvm", "-accel", "tcg",
+                             NULL };
+    const char *none[] = { "-M", "pc", NULL };
+    bool as_nobody = geteuid() == 0;
+    struct stat st;
+    char *expected;
+    Run r;
+
+    if (!guests_built()) {
+        return;
+    }
+    if (!as_nobody && kvm_usable()) {
+        g_test_skip("KVM works for this user and only root can take it "
+                    "away (by running the emulator as nobody)");
+        return;
+    }
+    if (as_nobody && stat("/dev/kvm", &st) == 0 && (st.st_mode & 0006)) {
+        g_test_skip("/dev/kvm is open to every user here");
+        return;
+    }
+    expected = hello_tcg_expected();
+    r = run_hello(!strcmp(how, "machine") ? m_accel :
+                  !strcmp(how, "default") ? none : accel2, as_nobody);
+    if (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 126) {
+        g_test_skip("cannot switch to uid nobody");
+    } else {
+        g_assert_cmpstr(r.serial, ==, expected);
+        g_assert_cmpint(WEXITSTATUS(r.status), ==, 1);
+        if (!strcmp(how, "default")) {
+            /* Nobody asked for kvm: tcg runs without a word. */
+            g_assert_cmpstr(r.err, ==, "");
+        } else {
+            /* The failed kvm is reported as a warning, then tcg runs. */
+            g_assert_true(g_str_has_prefix(r.err, "qemu-system-x86_64: "));
+            g_assert_nonnull(strstr(r.err, "failed to initialize kvm"));
+        }
+    }
+    run_free(&r);
+    g_free(expected);
+}
+
+static void test_accel_help(void)
+{
+    char *out, *err;
+    int status = qemu_run("-accel help", &out, &err);
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_true(g_str_has_prefix(out, "Accelerators supported in QEMU "
+                                        "binary:\ntcg\nkvm\n"));
+    g_free(out);
+    g_free(err);
+}
+
+static const struct {
+    const char *args, *line;
+} bad_accel[] = {
+    { "-M none -accel tcg,thread=foo",
+      "qemu-system-x86_64: -accel tcg,thread=foo: Invalid 'thread' setting "
+      "foo\n" },
+    { "-M none -accel tcg,tb-size=abc",
+      "qemu-system-x86_64: -accel tcg,tb-size=abc: Parameter 'tb-size' "
+      "expects uint64\n" },
+    { "-M none -accel tcg,tb-size=5000000000",
+      "qemu-system-x86_64: -accel tcg,tb-size=5000000000: Parameter "
+      "'tb-size' expects uint32_t\n" },
+    { "-M none -accel tcg,foo=1",
+      "qemu-system-x86_64: -accel tcg,foo=1: Property 'tcg-accel.foo' not "
+      "found\n" },
+    { "-M pc -accel tcg -cpu host -display none -kernel /dev/null",
+      "qemu-system-x86_64: CPU model 'host' requires KVM or HVF\n" },
+};
+
+static void test_accel_errors(void)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(bad_accel); i++) {
+        char *err;
+        int status = qemu_run(bad_accel[i].args, NULL, &err);
+
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+        g_assert_cmpstr(err, ==, bad_accel[i].line);
+        g_free(err);
+    }
+}
+
+/* --- run state under tcg ----------------------------------------------- */
+
+/* 32-bit code of a tiny multiboot guest: '.' per ~10^5 iterations. */
+static const uint8_t code_ticker[] = {
+    0x66, 0xba, 0xf8, 0x03,             /* mov $0x3f8, %dx */
+    0xb0, '.', 0xee,                    /* 1: mov $'.', %al; out %al, %dx */
+    0xb9, 0x00, 0x00, 0x01, 0x00,       /* mov $0x10000, %ecx */
+    0xe2, 0xfe,                         /* 2: loop 2b */
+    0xeb, 0xf4,                         /* jmp 1b */
+};
+
+/* A multiboot a.out-kludge image of code at 1 MiB (as test-kvm.c). */
+static char *make_ticker(void)
+{
+    GByteArray *img = g_byte_array_new();
+    char *path = g_build_filename(tmpdir, "ticker.bin", NULL);
+    uint32_t end = 0x100000 + 32 + sizeof(code_ticker);
+    uint32_t hdr[8] = {
+        0x1BADB002, 0x00010000, -(0x1BADB002u + 0x00010000), 0x100000,
+        0x100000, end, end, 0x100000 + 32,
+    };
+
+    g_byte_array_append(img, (const uint8_t *)hdr, sizeof(hdr));
+    g_byte_array_append(img, code_ticker, sizeof(code_ticker));
+    g_assert_true(g_file_set_contents(path, (char *)img->data, img->len,
+                                      NULL));
+    g_byte_array_free(img, TRUE);
+    return path;
+}
+
+typedef struct Vm {
+    pid_t pid;
+    int err_fd;
+    int qmp;
+    char *serial;
+    GString *rx;
+} Vm;
+
+/* kernel NULL: the ticker. */
+static void vm_start(Vm *vm, const char *extra, const char *kernel_path)
+{
+    char *kernel = kernel_path ? g_strdup(kernel_path) : make_ticker();
+    char *sock = g_build_filename(tmpdir, "qmp.sock", NULL);
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    char *args;
+
+    vm->serial = g_build_filename(tmpdir, "vm-serial.out", NULL);
+    g_unlink(vm->serial);
+    g_unlink(sock);
+    args = g_strdup_printf("-M pc -accel tcg -display none -nodefaults "
+                           "-serial file:%s -qmp unix:%s,server=on,wait=off "
+                           "%s -kernel %s", vm->serial, sock, extra, kernel);
+    vm->pid = qemu_spawn(args, &vm->err_fd);
+    vm->rx = g_string_new(NULL);
+    g_strlcpy(addr.sun_path, sock, sizeof(addr.sun_path));
+    vm->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    for (int i = 0; connect(vm->qmp, (struct sockaddr *)&addr,
+                            sizeof(addr)); i++) {
+        g_assert_cmpint(i, <, TIMEOUT_MS / 10);
+        g_usleep(10 * 1000);
+    }
+    g_free(args);
+    g_free(sock);
+    g_free(kernel);
+}
+
+/* The next reply (events are skipped). */
+static char *qmp_reply(Vm *vm)
+{
+    char buf[4096];
+
+    for (;;) {
+        char *nl = strchr(vm->rx->str, '\n');
+        ssize_t n;
+
+        if (nl) {
+            char *line = g_strndup(vm->rx->str, nl - vm->rx->str);
+
+            g_string_erase(vm->rx, 0, nl - vm->rx->str + 1);
+            if (strstr(line, "\"event\"")) {
+                g_free(line);
+                continue;
+            }
+            return line;
+        }
+        n = read(vm->qmp, buf, sizeof(buf));
+        g_assert_cmpint(n, >, 0);
+        g_string_append_len(vm->rx, buf, n);
+    }
+}
+
+static char *qmp(Vm *vm, const char *cmd)
+{
+    char *msg = g_strdup_printf("{\"execute\": \"%s\"}\n", cmd);
+
+    g_assert_cmpint(write(vm->qmp, msg, strlen(msg)), ==, strlen(msg));
+    g_free(msg);
+    return qmp_reply(vm);
+}
+
+static void qmp_ok(Vm *vm, const char *cmd)
+{
+    char *r = qmp(vm, cmd);
+
+    g_assert_nonnull(strstr(r, "\"return\""));
+    g_free(r);
+}
+
+static size_t serial_len(Vm *vm)
+{
+    char *s = slurp(vm->serial);
+    size_t n = strlen(s);
+
+    g_free(s);
+    return n;
+}
+
+/* Wait until the guest printed more than n bytes; false on timeout. */
+static bool wait_output(Vm *vm, size_t n)
+{
+    for (int i = 0; i < TIMEOUT_MS / 10; i++) {
+        if (serial_len(vm) > n) {
+            return true;
+        }
+        g_usleep(10 * 1000);
+    }
+    return false;
+}
+
+static void vm_init(Vm *vm, const char *extra, const char *kernel)
+{
+    char *greeting;
+
+    vm_start(vm, extra, kernel);
+    greeting = qmp_reply(vm);
+    g_assert_nonnull(strstr(greeting, "QMP"));
+    g_free(greeting);
+    qmp_ok(vm, "qmp_capabilities");
+}
+
+static int vm_end(Vm *vm)
+{
+    int status;
+
+    g_assert_cmpint(waitpid(vm->pid, &status, 0), ==, vm->pid);
+    g_free(read_all_fd(vm->err_fd));
+    close(vm->qmp);
+    g_string_free(vm->rx, TRUE);
+    g_free(vm->serial);
+    return status;
+}
+
+static void assert_status(Vm *vm, const char *want)
+{
+    char *r = qmp(vm, "query-status");
+    char *s = g_strdup_printf("\"status\": \"%s\"", want);
+
+    g_assert_nonnull(strstr(r, s));
+    g_free(s);
+    g_free(r);
+}
+
+static void test_paused_stop_cont_quit(void)
+{
+    size_t n;
+    Vm vm;
+
+    vm_init(&vm, "-S", NULL);
+    assert_status(&vm, "prelaunch");
+    g_usleep(200 * 1000);
+    g_assert_cmpuint(serial_len(&vm), ==, 0);
+    qmp_ok(&vm, "cont");
+    g_assert_true(wait_output(&vm, 0));
+    assert_status(&vm, "running");
+    qmp_ok(&vm, "stop");
+    assert_status(&vm, "paused");
+    n = serial_len(&vm);
+    g_usleep(200 * 1000);
+    g_assert_cmpuint(serial_len(&vm), ==, n);
+    qmp_ok(&vm, "cont");
+    g_assert_true(wait_output(&vm, n));
+    qmp_ok(&vm, "quit");
+    g_assert_cmpint(WEXITSTATUS(vm_end(&vm)), ==, 0);
+}
+
+static void test_system_reset_sigterm(void)
+{
+    char *s;
+    Vm vm;
+
+    vm_init(&vm, "-smp 2", NULL);
+    g_assert_true(wait_output(&vm, 0));
+    /* After the reset the guest starts over: it still prints. */
+    qmp_ok(&vm, "system_reset");
+    g_assert_true(wait_output(&vm, serial_len(&vm)));
+    assert_status(&vm, "running");
+    s = qmp(&vm, "query-cpus-fast");
+    g_assert_nonnull(strstr(s, "/machine/unattached/device[1]"));
+    g_assert_nonnull(strstr(s, "\"target\": \"x86_64\""));
+    g_assert_null(strstr(s, "device[2]"));
+    g_free(s);
+    kill(vm.pid, SIGTERM);
+    g_assert_cmpint(WEXITSTATUS(vm_end(&vm)), ==, 0);
+}
+
+/* Count the occurrences of text in the guest's output so far. */
+static unsigned serial_count(Vm *vm, const char *text)
+{
+    char *s = slurp(vm->serial);
+    unsigned n = 0;
+
+    for (char *p = s; (p = strstr(p, text)); p += strlen(text)) {
+        n++;
+    }
+    g_free(s);
+    return n;
+}
+
+/* Without -no-reboot a triple fault resets the machine: it runs again. */
+static void test_triple_fault_resets(void)
+{
+    const char *line = "triple-fault: loading an empty IDT";
+    int i;
+    Vm vm;
+
+    if (!guests_built()) {
+        return;
+    }
+    vm_init(&vm, "-m 512M", GUEST_DIR "/triple-fault.elf");
+    for (i = 0; i < TIMEOUT_MS / 10 && serial_count(&vm, line) < 3; i++) {
+        g_usleep(10 * 1000);
+    }
+    g_assert_cmpuint(serial_count(&vm, line), >=, 3);
+    assert_status(&vm, "running");
+    qmp_ok(&vm, "quit");
+    g_assert_cmpint(WEXITSTATUS(vm_end(&vm)), ==, 0);
+}
+
+int main(int argc, char **argv)
+{
+    int ret;
+
+    g_test_init(&argc, &argv, NULL);
+    tmpdir = g_dir_make_tmp("test-tcg-XXXXXX", NULL);
+    g_assert_nonnull(tmpdir);
+    tcg_serial = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                       g_free);
+    load_cases();
+    for (guint i = 0; i < cases->len; i++) {
+        GuestCase *c = g_ptr_array_index(cases, i);
+        char *p = g_strdup_printf("/tcg/guest/%s", c->name);
+
+        g_test_add_data_func(p, c, test_guest);
+        g_free(p);
+    }
+    for (guint i = 0; i < cases->len; i++) {
+        GuestCase *c = g_ptr_array_index(cases, i);
+        char *p;
+
+        if (!c->qemu_kvm) {
+            continue;
+        }
+        p = g_strdup_printf("/tcg/kvm-vs-tcg/%s", c->name);
+        g_test_add_data_func(p, c, test_kvm_vs_tcg);
+        g_free(p);
+    }
+    for (guint i = 0; i < cases->len; i++) {
+        GuestCase *c = g_ptr_array_index(cases, i);
+        char *p = g_strdup_printf("/tcg/tb-size-1/%s", c->name);
+
+        g_test_add_data_func(p, c, test_guest_small_cache);
+        g_free(p);
+    }
+    g_test_add_func("/tcg/accel/machine-accel", test_machine_accel);
+    g_test_add_data_func("/tcg/accel/fallback-machine-kvm-tcg", "machine",
+                         test_kvm_fallback);
+    g_test_add_data_func("/tcg/accel/fallback-accel-kvm-accel-tcg", "accel",
+                         test_kvm_fallback);
+    g_test_add_data_func("/tcg/accel/default-without-kvm", "default",
+                         test_kvm_fallback);
+    g_test_add_func("/tcg/accel/help", test_accel_help);
+    g_test_add_func("/tcg/accel/errors", test_accel_errors);
+    g_test_add_func("/tcg/run/paused-stop-cont-quit",
+                    test_paused_stop_cont_quit);
+    g_test_add_func("/tcg/run/system-reset-sigterm",
+                    test_system_reset_sigterm);
+    g_test_add_func("/tcg/run/triple-fault-resets",
+                    test_triple_fault_resets);
+    ret = g_test_run();
+    {
+        GDir *d = g_dir_open(tmpdir, 0, NULL);
+        const char *n;
+
+        while (d && (n = g_dir_read_name(d))) {
+            char *p = g_build_filename(tmpdir, n, NULL);
+
+            g_unlink(p);
+            g_free(p);
+        }
+        if (d) {
+            g_dir_close(d);
+        }
+        g_rmdir(tmpdir);
+    }
+    g_hash_table_destroy(tcg_serial);
+    return ret;
+}

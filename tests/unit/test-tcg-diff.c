@@ -1,0 +1,451 @@
+/*
+ * Differential test of the software CPU against the host CPU: random
+ * cases of every supported non-privileged instruction form
+ * (tcg-diff-gen.c) run natively and in the interpreter, in 64-bit mode
+ * at the same virtual addresses, and must leave the same registers,
+ * rip, defined flags and memory.
+ *
+ * The native run: a code page holds a prologue that loads every
+ * register and RFLAGS from a table, the case's bytes, and an epilogue
+ * that stores them back. The guest run: the same bytes followed by hlt
+ * at the same address, under page tables mapping the code page and the
+ * scratch memory at their host addresses.
+ *
+ * The same again for 32-bit code in compatibility mode: natively a far
+ * call to Linux's 32-bit user code segment (0x23) runs the case between
+ * a 32-bit preamble (loading ESP) and epilogue, which far-returns; the
+ * guest runs it under a 32-bit code segment in long mode. Only the low
+ * halves of EAX..EDI are compared there.
+ *
+ * TCG_DIFF_CASES sets the number of cases (default 20000),
+ * TCG_DIFF_SEED the random seed; the test prints both. TCG_DIFF_TRACE
+ * prints each case before it runs (to find one that crashes).
+ */
+#include <cpuid.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <glib.h>
+
+#include "tcg-diff.h"
+#include "tcg-harness.h"
+
+/* Guest-physical pages behind the shared virtual addresses. */
+#define GUEST_CODE_PA   0x400000u
+#define GUEST_SCR_PA    0x410000u
+
+/* Where things are in the native code page. */
+#define STUB32_OFF      0x300u          /* 64-bit entry of a 32-bit run */
+#define CODE32_OFF      0x500u          /* the 32-bit code */
+#define FLAG_STACK      0xc80u          /* stack of the 32-bit pushf */
+#define FRAME_STACK     0xd00u          /* the far call's frame */
+#define FAR_PTR         0xd00u          /* m16:32 of the 32-bit code */
+#define USER32_CS       0x23            /* Linux's __USER32_CS */
+#define DATA_OFF        0xe00u
+#define IN_REGS         (DATA_OFF + 0x00)
+#define IN_FLAGS        (DATA_OFF + 0x80)
+#define OUT_REGS        (DATA_OFF + 0x88)
+#define OUT_FLAGS       (DATA_OFF + 0x108)
+#define HOST_RSP        (DATA_OFF + 0x110)
+
+static uint8_t *ncode;          /* the native code page, RWX */
+static uint8_t *nscr;           /* the native scratch memory */
+static uint8_t *reference;      /* scratch contents at a case's start */
+static unsigned insn_off;       /* where a case's bytes go (64-bit) */
+static unsigned insn32_off;     /* and in 32-bit code */
+static unsigned host_features;
+
+static void *map_fixed(uint64_t va, size_t len, int prot)
+{
+    void *p = mmap((void *)va, len, prot,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+    if (p == MAP_FAILED || p != (void *)va) {
+        g_error("cannot map 0x%" G_GINT64_MODIFIER "x for the native bench",
+                va);
+    }
+    return p;
+}
+
+static unsigned host_cpu_features(void)
+{
+    unsigned a, b, c, d, f = 0;
+
+    __cpuid(1, a, b, c, d);
+    f |= c & (1u << 23) ? DIFF_HOST_POPCNT : 0;
+    f |= c & (1u << 22) ? DIFF_HOST_MOVBE : 0;
+    f |= c & (1u << 13) ? DIFF_HOST_CX16 : 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    f |= b & (1u << 3) ? DIFF_HOST_TZCNT : 0;
+    __cpuid(0x80000001, a, b, c, d);
+    f |= c & (1u << 5) ? DIFF_HOST_LZCNT : 0;
+    return f;
+}
+
+/* --- the native bench ----------------------------------------------------- */
+
+static unsigned pos;
+
+static void b(uint8_t v)
+{
+    ncode[pos++] = v;
+}
+
+/* op with a rip-relative operand at data offset off: REX, opcode, modrm. */
+static void riprel(uint8_t rex, uint8_t op, unsigned reg, unsigned off)
+{
+    int32_t d;
+
+    if (rex) {
+        b(rex);
+    }
+    b(op);
+    b(((reg & 7) << 3) | 5);
+    d = (int32_t)off - (int32_t)(pos + 4);
+    memcpy(&ncode[pos], &d, 4);
+    pos += 4;
+}
+
+static void emit_prologue(void)
+{
+    pos = 0;
+    b(0x53);                                    /* push rbx */
+    b(0x55);                                    /* push rbp */
+    b(0x41), b(0x54);                           /* push r12..r15 */
+    b(0x41), b(0x55);
+    b(0x41), b(0x56);
+    b(0x41), b(0x57);
+    riprel(0x48, 0x89, R_ESP, HOST_RSP);        /* mov [host_rsp], rsp */
+    riprel(0, 0xff, 6, IN_FLAGS);               /* push [in_flags] */
+    b(0x9d);                                    /* popfq */
+    for (unsigned r = 0; r < 16; r++) {
+        if (r != R_ESP) {
+            riprel(r >= 8 ? 0x4c : 0x48, 0x8b, r, IN_REGS + 8 * r);
+        }
+    }
+    riprel(0x48, 0x8b, R_ESP, IN_REGS + 8 * R_ESP);
+    insn_off = pos;
+}
+
+/* op with an absolute 32-bit operand (32-bit code): op, modrm, disp32. */
+static void abs32(uint8_t op, unsigned reg, unsigned off)
+{
+    uint32_t a = DIFF_CODE_VA + off;
+
+    b(op);
+    b(((reg & 7) << 3) | 5);
+    memcpy(&ncode[pos], &a, 4);
+    pos += 4;
+}
+
+/* The 64-bit entry of 32-bit runs, and the 32-bit preamble. */
+static void emit_stub32(void)
+{
+    uint32_t target = DIFF_CODE_VA + CODE32_OFF;
+    uint16_t sel = USER32_CS;
+
+    memcpy(&ncode[FAR_PTR], &target, 4);
+    memcpy(&ncode[FAR_PTR + 4], &sel, 2);
+    pos = STUB32_OFF;
+    b(0x53);
+    b(0x55);
+    b(0x41), b(0x54);
+    b(0x41), b(0x55);
+    b(0x41), b(0x56);
+    b(0x41), b(0x57);
+    riprel(0x48, 0x89, R_ESP, HOST_RSP);
+    riprel(0, 0xff, 6, IN_FLAGS);
+    b(0x9d);
+    for (unsigned r = 0; r < 16; r++) {
+        if (r != R_ESP) {
+            riprel(r >= 8 ? 0x4c : 0x48, 0x8b, r, IN_REGS + 8 * r);
+        }
+    }
+    b(0xbc);                                    /* mov $frame, %esp */
+    target = DIFF_CODE_VA + FRAME_STACK;
+    memcpy(&ncode[pos], &target, 4);
+    pos += 4;
+    riprel(0, 0xff, 3, FAR_PTR);                /* lcall *far_ptr */
+    riprel(0x48, 0x8b, R_ESP, HOST_RSP);        /* back in 64-bit code */
+    b(0xfc);
+    b(0x41), b(0x5f);
+    b(0x41), b(0x5e);
+    b(0x41), b(0x5d);
+    b(0x41), b(0x5c);
+    b(0x5d);
+    b(0x5b);
+    b(0xc3);
+    g_assert_cmpuint(pos, <, CODE32_OFF);
+    pos = CODE32_OFF;
+    /* 64-bit processes run with null DS and ES: 32-bit code needs them. */
+    b(0x6a), b(0x2b);                           /* push $__USER32_DS */
+    b(0x1f);                                    /* pop %ds */
+    b(0x6a), b(0x2b);
+    b(0x07);                                    /* pop %es */
+    abs32(0x8b, R_ESP, IN_REGS + 8 * R_ESP);    /* mov in_esp, %esp */
+    insn32_off = pos;
+}
+
+static void emit_epilogue32(void)
+{
+    uint32_t v;
+
+    for (unsigned r = 0; r < 8; r++) {
+        abs32(0x89, r, OUT_REGS + 8 * r);
+    }
+    b(0xbc);                                    /* mov $flag_stack, %esp */
+    v = DIFF_CODE_VA + FLAG_STACK;
+    memcpy(&ncode[pos], &v, 4);
+    pos += 4;
+    b(0x9c);                                    /* pushf */
+    b(0x58);                                    /* pop %eax */
+    abs32(0x89, R_EAX, OUT_FLAGS);
+    b(0xbc);                                    /* mov $frame - 8, %esp */
+    v = DIFF_CODE_VA + FRAME_STACK - 8;
+    memcpy(&ncode[pos], &v, 4);
+    pos += 4;
+    b(0xcb);                                    /* lret */
+    g_assert_cmpuint(pos, <, FLAG_STACK - 0x40);
+}
+
+static void emit_epilogue(void)
+{
+    for (unsigned r = 0; r < 16; r++) {
+        riprel(r >= 8 ? 0x4c : 0x48, 0x89, r, OUT_REGS + 8 * r);
+    }
+    riprel(0x48, 0x8b, R_ESP, HOST_RSP);        /* mov rsp, [host_rsp] */
+    b(0x9c);                                    /* pushfq */
+    b(0x58);                                    /* pop rax */
+    riprel(0x48, 0x89, R_EAX, OUT_FLAGS);
+    b(0xfc);                                    /* cld, as the ABI wants */
+    b(0x41), b(0x5f);
+    b(0x41), b(0x5e);
+    b(0x41), b(0x5d);
+    b(0x41), b(0x5c);
+    b(0x5d);
+    b(0x5b);
+    b(0xc3);
+    g_assert_cmpuint(pos, <, DATA_OFF);
+}
+
+static void run_native(const DiffCase *c, bool code32, uint64_t *regs,
+                       uint32_t *flags)
+{
+    uint64_t f = c->flags | IF_MASK | EFLAGS_FIXED;
+
+    pos = code32 ? insn32_off : insn_off;
+    memcpy(&ncode[pos], c->code, c->len);
+    pos += c->len;
+    if (code32) {
+        emit_epilogue32();
+    } else {
+        emit_epilogue();
+    }
+    memcpy(&ncode[IN_REGS], c->regs, 16 * 8);
+    memcpy(&ncode[IN_FLAGS], &f, 8);
+    memset(&ncode[OUT_REGS], 0, 16 * 8 + 8);
+    __builtin___clear_cache((char *)ncode, (char *)ncode + X86_PAGE_SIZE);
+    ((void (*)(void))(ncode + (code32 ? STUB32_OFF : 0)))();
+    memcpy(regs, &ncode[OUT_REGS], 16 * 8);
+    memcpy(&f, &ncode[OUT_FLAGS], 8);
+    *flags = f;
+}
+
+/* --- the guest run ---------------------------------------------------------- */
+
+static void run_guest(TcgHarness *h, const DiffCase *c, unsigned off,
+                      uint64_t *regs, uint32_t *flags, uint64_t *rip)
+{
+    CPUX86State *env = h->env;
+    uint8_t code[sizeof(c->code) + 1];
+
+    memcpy(code, c->code, c->len);
+    code[c->len] = 0xf4;                        /* hlt */
+    th_write(h, GUEST_CODE_PA + off, code, c->len + 1);
+    memcpy(env->regs, c->regs, sizeof(env->regs));
+    env->rip = DIFF_CODE_VA + off;
+    x86_set_eflags(env, c->flags | IF_MASK | EFLAGS_FIXED, ~0u);
+    env->exception_index = -1;
+    th_run(h, 1000);
+    memcpy(regs, env->regs, sizeof(env->regs));
+    *flags = x86_get_eflags(env);
+    *rip = env->rip;
+}
+
+/* --- comparing ---------------------------------------------------------------- */
+
+static void print_case(const DiffCase *c)
+{
+    GString *s = g_string_new(NULL);
+
+    g_string_append_printf(s, "case %s:", c->name);
+    for (unsigned i = 0; i < c->len; i++) {
+        g_string_append_printf(s, " %02x", c->code[i]);
+    }
+    g_string_append_printf(s, "\n  flags in 0x%x, compared 0x%x\n",
+                           c->flags, c->flag_mask);
+    for (unsigned i = 0; i < 16; i++) {
+        g_string_append_printf(s, "  r%-2u 0x%016" G_GINT64_MODIFIER "x%s",
+                               i, c->regs[i], i % 4 == 3 ? "\n" : "");
+    }
+    for (unsigned i = 0; i < c->npoke; i++) {
+        g_string_append_printf(s, "  mem[0x%" G_GINT64_MODIFIER "x]/%u = "
+                               "0x%" G_GINT64_MODIFIER "x\n",
+                               c->poke[i].addr, c->poke[i].size,
+                               c->poke[i].value);
+    }
+    fprintf(stderr, "%s", s->str);
+    g_string_free(s, true);
+}
+
+static unsigned failures;
+static bool trace;              /* TCG_DIFF_TRACE: print every case first */
+
+static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
+{
+    unsigned off = code32 ? insn32_off : insn_off;
+    uint64_t nregs[16], gregs[16], grip;
+    uint32_t nflags, gflags;
+    uint64_t want_rip = DIFF_CODE_VA + off + c->len + 1;
+    uint8_t *gscr = h->ram + GUEST_SCR_PA;
+    bool ok = true;
+
+    /* Same memory going in. */
+    for (unsigned i = 0; i < c->npoke; i++) {
+        uint64_t off = c->poke[i].addr - DIFF_SCR_VA;
+
+        memcpy(nscr + off, &c->poke[i].value, c->poke[i].size);
+        memcpy(gscr + off, &c->poke[i].value, c->poke[i].size);
+    }
+    if (trace) {
+        print_case(c);
+    }
+    run_native(c, code32, nregs, &nflags);
+    run_guest(h, c, off, gregs, &gflags, &grip);
+    if (code32) {
+        /* Only the 32-bit registers exist there. */
+        for (unsigned i = 0; i < 16; i++) {
+            nregs[i] = i < 8 ? (uint32_t)nregs[i] : 0;
+            gregs[i] = i < 8 ? (uint32_t)gregs[i] : 0;
+        }
+    }
+
+    if (grip != want_rip) {
+        fprintf(stderr, "rip: native 0x%" G_GINT64_MODIFIER "x, tcg 0x%"
+                G_GINT64_MODIFIER "x (exception %d)\n", want_rip - 1,
+                grip - 1, (int)((grip - 1 - TH_HANDLERS) / 16));
+        ok = false;
+    }
+    for (unsigned i = 0; i < 16; i++) {
+        if ((c->reg_mask & (1u << i)) && nregs[i] != gregs[i]) {
+            fprintf(stderr, "r%u: native 0x%016" G_GINT64_MODIFIER "x, tcg "
+                    "0x%016" G_GINT64_MODIFIER "x\n", i, nregs[i], gregs[i]);
+            ok = false;
+        }
+    }
+    if ((nflags ^ gflags) & c->flag_mask) {
+        fprintf(stderr, "flags: native 0x%x, tcg 0x%x (compared 0x%x)\n",
+                nflags, gflags, c->flag_mask);
+        ok = false;
+    }
+    if (memcmp(nscr, gscr, DIFF_SCR_SIZE)) {
+        for (unsigned i = 0; i < DIFF_SCR_SIZE; i++) {
+            if (nscr[i] != gscr[i]) {
+                fprintf(stderr, "memory 0x%llx: native "
+                        "%02x, tcg %02x\n", (unsigned long long)DIFF_SCR_VA + i, nscr[i],
+                        gscr[i]);
+                break;
+            }
+        }
+        ok = false;
+    }
+    if (!ok) {
+        print_case(c);
+        failures++;
+    }
+    /* Back to the reference contents for the next case. */
+    memcpy(nscr, reference, DIFF_SCR_SIZE);
+    memcpy(gscr, reference, DIFF_SCR_SIZE);
+    return ok;
+}
+
+static void randomize_reference(TcgHarness *h, DiffRand *r)
+{
+    for (unsigned i = 0; i < DIFF_SCR_SIZE; i += 8) {
+        uint64_t v = diff_rand(r);
+
+        memcpy(reference + i, &v, 8);
+    }
+    memcpy(nscr, reference, DIFF_SCR_SIZE);
+    memcpy(h->ram + GUEST_SCR_PA, reference, DIFF_SCR_SIZE);
+}
+
+static void setup_bench(TcgHarness *h)
+{
+    if (ncode) {
+        return;
+    }
+    ncode = map_fixed(DIFF_CODE_VA, X86_PAGE_SIZE,
+                      PROT_READ | PROT_WRITE | PROT_EXEC);
+    nscr = map_fixed(DIFF_SCR_VA, DIFF_SCR_SIZE, PROT_READ | PROT_WRITE);
+    reference = g_malloc(DIFF_SCR_SIZE);
+    trace = getenv("TCG_DIFF_TRACE") != NULL;
+    host_features = host_cpu_features();
+    emit_prologue();
+    emit_stub32();
+    th_set_mode(h, TH_LONG);
+    th_map(h, DIFF_CODE_VA, GUEST_CODE_PA, X86_PAGE_SIZE);
+    th_map(h, DIFF_SCR_VA, GUEST_SCR_PA, DIFF_SCR_SIZE);
+}
+
+static void run_cases(bool code32)
+{
+    TcgHarness *h = th_get();
+    const char *env_cases = getenv("TCG_DIFF_CASES");
+    const char *env_seed = getenv("TCG_DIFF_SEED");
+    uint64_t ncases = env_cases ? g_ascii_strtoull(env_cases, NULL, 0)
+                                : 20000;
+    DiffRand r = { env_seed ? g_ascii_strtoull(env_seed, NULL, 0)
+                            : 0x243f6a8885a308d3ull };
+    uint64_t seed = r.s, done;
+
+    setup_bench(h);
+    th_set_mode(h, code32 ? TH_COMPAT32 : TH_LONG);
+    randomize_reference(h, &r);
+    failures = 0;
+    for (done = 0; done < ncases && failures < 20; done++) {
+        DiffCase c;
+
+        if (done % 4096 == 4095) {
+            randomize_reference(h, &r);
+        }
+        diff_gen(&c, &r, DIFF_CODE_VA + (code32 ? insn32_off : insn_off),
+                 host_features, code32);
+        check_case(h, &c, code32);
+    }
+    printf("# tcg host differential, %s code: %" G_GUINT64_FORMAT " cases, "
+           "%u failures (seed 0x%" G_GINT64_MODIFIER "x, host features "
+           "0x%x)\n", code32 ? "32-bit" : "64-bit", done, failures, seed,
+           host_features);
+    g_assert_cmpuint(failures, ==, 0);
+}
+
+static void test_host_diff64(void)
+{
+    run_cases(false);
+}
+
+static void test_host_diff32(void)
+{
+    run_cases(true);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/tcg/diff/host-64bit", test_host_diff64);
+    g_test_add_func("/tcg/diff/host-32bit", test_host_diff32);
+    return g_test_run();
+}
