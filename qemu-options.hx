@@ -479,7 +479,9 @@ DOC
 Enable debug logging of the listed items, comma-separated: `guest_errors`
 (invalid guest accesses to devices), `unimp` (unimplemented device features
 the guest used), `int` (interrupts and exceptions), `cpu_reset` (CPU state at
-reset), `in_asm` (guest code as it is translated; tcg). `-d help` lists them.
+reset; tcg), `in_asm` (the address and length of each guest instruction as
+the software CPU decodes it; there is no disassembler), `tcg_stats` (ours:
+instructions the software CPU retired, at exit). `-d help` lists them.
 
 ```sh
 qemu-system-x86_64 -d guest_errors,unimp -D /tmp/qemu.log

@@ -22,6 +22,8 @@ static const struct {
     { "int", LOG_INT, "log interrupts and exceptions" },
     { "cpu_reset", LOG_CPU_RESET, "log CPU state at reset" },
     { "in_asm", LOG_IN_ASM, "log guest code as the CPU decodes it" },
+    { "tcg_stats", LOG_TCG_STATS,
+      "log the software CPU's retired instructions at exit (ours)" },
 };
 
 bool qemu_log_parse_items(const char *str, unsigned *mask, Error **errp)

@@ -23,6 +23,7 @@
  * vCPU thread or with the vCPUs stopped, so a block being run or a
  * pointer held across the mutex stays readable.
  */
+#include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -446,6 +447,22 @@ static void tb_fill(TranslationBlock *tb, const DecodedBlock *db,
     memcpy(tb->insns, db->insns, (db->n + 1) * sizeof(Insn));
 }
 
+/*
+ * -d in_asm: where each decoded instruction starts and how long it is
+ * (there is no disassembler; objdump -d on the guest image names them).
+ */
+static void log_block(const DecodedBlock *db, uint64_t lin)
+{
+    qemu_log("IN: 0x%016" PRIx64 " (cs base 0x%" PRIx64 ", flags 0x%x, "
+             "%u instructions)\n", lin, db->cs_base, (unsigned)db->flags,
+             (unsigned)db->n);
+    for (unsigned i = 0; i < db->n; i++) {
+        qemu_log("0x%016" PRIx64 ":  %u bytes\n", lin + db->insns[i].off,
+                 (unsigned)db->insns[i].len);
+    }
+    qemu_log("\n");
+}
+
 static TranslationBlock *tb_gen(CPUX86State *env, uint64_t lin,
                                 uint32_t tb_flags)
 {
@@ -458,6 +475,9 @@ static TranslationBlock *tb_gen(CPUX86State *env, uint64_t lin,
     x86_decode_block(env, db,
                      (tb_flags & TB_FLAG_SINGLE) ? 1 : TB_MAX_INSNS);
     db->flags |= tb_flags;
+    if (qemu_loglevel_mask(LOG_IN_ASM)) {
+        log_block(db, lin);
+    }
     size = sizeof(TranslationBlock) + (db->n + 1) * sizeof(Insn);
     if (!db->cacheable) {
         tb = &oneoff.tb;

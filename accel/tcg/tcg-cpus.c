@@ -17,6 +17,7 @@
  * and wake the thread (a condition variable on the big lock) or make
  * the running vCPU leave its loop so the interrupted one runs soon.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
+
+#include "qemu/log.h"
 #include <linux/kvm.h>
 
 #include "accel/kvm/kvm-exit.h"
@@ -450,6 +453,25 @@ static void apply_boot_state(X86CPU *cpu, const X86BootState *st)
     x86_update_hflags(env);
 }
 
+/* -d cpu_reset: the state each vCPU starts from. */
+static void log_cpu_reset(unsigned index, const CPUX86State *env)
+{
+    static const char names[][4] = {
+        "RAX", "RCX", "RDX", "RBX", "RSP", "RBP", "RSI", "RDI",
+    };
+
+    qemu_log("CPU#%u reset:\n", index);
+    for (unsigned r = 0; r < 8; r++) {
+        qemu_log("%s=%016" PRIx64 "%s", names[r], env->regs[r],
+                 r % 4 == 3 ? "\n" : " ");
+    }
+    qemu_log("RIP=%016" PRIx64 " RFL=%08x CS=%04x base %" PRIx64
+             " CR0=%08" PRIx64 " CR3=%08" PRIx64 " CR4=%08" PRIx64
+             " EFER=%" PRIx64 "\n", env->rip, (unsigned)env->eflags,
+             env->segs[R_CS].selector, env->segs[R_CS].base, env->cr[0],
+             env->cr[3], env->cr[4], env->efer);
+}
+
 void tcg_cpus_reset(const X86BootState *boot)
 {
     /* The loader rewrote RAM behind the vCPUs' back. */
@@ -461,6 +483,9 @@ void tcg_cpus_reset(const X86BootState *boot)
         x86_cpu_reset_state(&v->cpu, i == 0);
         if (i == 0 && boot) {
             apply_boot_state(&v->cpu, boot);
+        }
+        if (qemu_loglevel_mask(LOG_CPU_RESET)) {
+            log_cpu_reset(i, &v->cpu.env);
         }
     }
     g_cond_broadcast(&tcg_cpus.wake_cond);
@@ -651,6 +676,15 @@ void tcg_cpus_cleanup(void)
     }
     if (held) {
         bql_fini_main_loop();
+    }
+    if (tcg_cpus.ncpus && qemu_loglevel_mask(LOG_TCG_STATS)) {
+        uint64_t total = 0;
+
+        for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+            total += tcg_cpus.cpus[i]->cpu.icount;
+        }
+        qemu_log("%" PRIu64 " instructions retired by %u vCPU(s)\n", total,
+                 tcg_cpus.ncpus);
     }
     /* The APICs are devices of the board, which frees them (pc_cleanup). */
     for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {

@@ -13,6 +13,7 @@
 #define LOG_INT           (1u << 2)
 #define LOG_CPU_RESET     (1u << 3)
 #define LOG_IN_ASM        (1u << 4)
+#define LOG_TCG_STATS     (1u << 5)
 
 extern unsigned qemu_loglevel;
 

@@ -516,6 +516,36 @@ static void test_kvm_fallback(gconstpointer data)
     g_free(expected);
 }
 
+/* -d cpu_reset, in_asm and tcg_stats under tcg (to stderr without -D). */
+static void test_log_items(void)
+{
+    Run r;
+    guint64 count;
+    const char *p;
+
+    if (!guests_built()) {
+        return;
+    }
+    r = run_hello((const char *[]) { "-M", "pc", "-accel", "tcg", "-d",
+                                     "cpu_reset,in_asm,tcg_stats", NULL },
+                  false);
+    g_assert_cmpint(WEXITSTATUS(r.status), ==, 1);
+    /* The BSP starts at the multiboot entry with the magic in EAX. */
+    g_assert_nonnull(strstr(r.err, "CPU#0 reset:\nRAX=000000002badb002 "));
+    /* The first block decoded is the one at the entry point. */
+    g_assert_nonnull(strstr(r.err, "IN: 0x000000000010000c ("));
+    p = strstr(r.err, " instructions retired by 1 vCPU(s)\n");
+    g_assert_nonnull(p);
+    while (p > r.err && g_ascii_isdigit(p[-1])) {
+        p--;
+    }
+    count = g_ascii_strtoull(p, NULL, 10);
+    /* hello runs tens of thousands of instructions, not millions. */
+    g_assert_cmpuint(count, >, 1000);
+    g_assert_cmpuint(count, <, 100000000);
+    run_free(&r);
+}
+
 static void test_accel_help(void)
 {
     char *out, *err;
@@ -841,6 +871,7 @@ int main(int argc, char **argv)
                          test_kvm_fallback);
     g_test_add_data_func("/tcg/accel/default-without-kvm", "default",
                          test_kvm_fallback);
+    g_test_add_func("/tcg/log-items", test_log_items);
     g_test_add_func("/tcg/accel/help", test_accel_help);
     g_test_add_func("/tcg/accel/errors", test_accel_errors);
     g_test_add_func("/tcg/run/paused-stop-cont-quit",
