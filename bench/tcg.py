@@ -251,7 +251,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--guest-dir", default=os.path.join(
         ROOT, "build", "tests", "guest"))
-    ap.add_argument("--ours-args", default="",
+    ap.add_argument("--ours-args", default="-d tcg_stats",
                     help="extra arguments for BINARY only (e.g. what makes "
                     "it print its instruction count)")
     ap.add_argument("--write-doc", action="store_true",

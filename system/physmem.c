@@ -38,7 +38,14 @@ static void *ram_mmap(int fd, uint64_t size, uint64_t align, uint32_t flags)
         return MAP_FAILED;
     }
     head = (align - ((uintptr_t)guard & (align - 1))) & (align - 1);
-    ptr = mmap(guard + head, size, prot, mflags | MAP_FIXED, fd, 0);
+    /*
+     * Anonymous RAM is mapped inaccessible first and advised
+     * MADV_HUGEPAGE before it becomes writable: under mlockall
+     * (mem-lock=on) a writable mapping is populated at once, and it
+     * would be populated with small pages before the advice.
+     */
+    ptr = mmap(guard + head, size, fd < 0 ? PROT_NONE : prot,
+               mflags | MAP_FIXED, fd, 0);
     if (ptr == MAP_FAILED) {
         int err = errno;
 
@@ -51,6 +58,19 @@ static void *ram_mmap(int fd, uint64_t size, uint64_t align, uint32_t flags)
     }
     if (total - head - size) {
         munmap(ptr + size, total - head - size);
+    }
+    if (fd < 0) {
+#ifdef MADV_HUGEPAGE
+        /* THP; the kernel ignores it where unavailable. */
+        madvise(ptr, size, MADV_HUGEPAGE);
+#endif
+        if (mprotect(ptr, size, prot) < 0) {
+            int err = errno;
+
+            munmap(ptr, size);
+            errno = err;
+            return MAP_FAILED;
+        }
     }
     return ptr;
 }
@@ -73,12 +93,6 @@ RAMBlock *ram_block_new(const char *name, int fd, uint64_t size,
                          name);
         return NULL;
     }
-#ifdef MADV_HUGEPAGE
-    /* THP for anonymous RAM; the kernel ignores it where unavailable. */
-    if (fd < 0) {
-        madvise(host, size, MADV_HUGEPAGE);
-    }
-#endif
     rb = g_new0(RAMBlock, 1);
     rb->name = g_strdup(name);
     rb->host = host;
