@@ -190,6 +190,14 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
             break;
         }
         tb = next_block(env, jc, last, exit_in);
+        if (tb->flags & TB_FLAG_SINGLE) {
+            /*
+             * The one instruction in the interrupt shadow: interrupts
+             * were held off for it above; from its end they are not
+             * (unless it opens a new shadow, which ends its block).
+             */
+            env->hflags &= ~HF_INHIBIT_IRQ_MASK;
+        }
         tb_chain.running = tb;
         tb_chain.count = 0;
         tb_chain.budget = MIN(budget - executed, (uint64_t)TB_CHAIN_MAX);
@@ -206,9 +214,6 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
             continue;
         }
         last = NULL;
-        if (tb->flags & TB_FLAG_SINGLE) {
-            env->hflags &= ~HF_INHIBIT_IRQ_MASK;
-        }
         if (cpu->stopped || (env->hflags & HF_HALTED_MASK)) {
             break;
         }

@@ -691,6 +691,40 @@ static void test_budget_and_exit(void)
     g_assert_cmpuint(th_run(h, 10), >=, 10);
 }
 
+/*
+ * sti holds interrupts off for exactly one instruction: once the
+ * instruction after it has run, the shadow is gone, whether that
+ * instruction falls through, jumps or loops (Linux's timer check spins
+ * right after sti, waiting for ticks).
+ */
+static void test_sti_shadow_ends(void)
+{
+    static const uint8_t sti_nop_spin[] = {
+        0xfb,                   /* sti */
+        0x90,                   /* nop: in the shadow */
+        0xff, 0xc0,             /* 1: inc eax */
+        0xeb, 0xfc,             /* jmp 1b */
+    };
+    static const uint8_t sti_jmp_spin[] = {
+        0xfb,                   /* sti */
+        0xeb, 0x00,             /* jmp 1f: in the shadow */
+        0xff, 0xc0,             /* 1: inc eax */
+        0xeb, 0xfc,             /* jmp 1b */
+    };
+    const uint8_t *codes[] = { sti_nop_spin, sti_jmp_spin };
+    const size_t sizes[] = { sizeof(sti_nop_spin), sizeof(sti_jmp_spin) };
+    TcgHarness *h = th_get();
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(codes); i++) {
+        th_set_mode(h, TH_LONG);
+        th_write(h, TH_CODE, codes[i], sizes[i]);
+        th_run(h, 1000);
+        g_assert_true(h->env->eflags & IF_MASK);
+        g_assert_false(h->env->hflags & HF_INHIBIT_IRQ_MASK);
+        g_assert_cmpuint(h->env->regs[R_EAX], >, 100);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -711,5 +745,6 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);
+    g_test_add_func("/tcg/ops/sti-shadow-ends", test_sti_shadow_ends);
     return g_test_run();
 }
