@@ -19,7 +19,7 @@ static inline uint64_t near_target(CPUX86State *env, const Insn *in,
     case OT_L:
         return (uint32_t)v;
     default:
-        if ((uint64_t)(((int64_t)v << 16) >> 16) != v) {
+        if ((uint64_t)((int64_t)(v << 16) >> 16) != v) {
             x86_raise_exception_err(env, EXCP0D_GPF, 0);
         }
         return v;
@@ -91,7 +91,7 @@ static uintptr_t ret_64(CPUX86State *env, const Insn *in)
 {
     uint64_t v = x86_ldq(env, env->regs[R_ESP]);
 
-    if ((uint64_t)(((int64_t)v << 16) >> 16) != v) {
+    if ((uint64_t)((int64_t)(v << 16) >> 16) != v) {
         x86_raise_exception_err(env, EXCP0D_GPF, 0);
     }
     env->regs[R_ESP] += 8 + in->imm2;
