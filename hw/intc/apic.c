@@ -481,10 +481,13 @@ static void apic_timer_resume(APICState *s)
         }
         return;
     }
-    if ((lvt & APIC_LVT_MASKED) ||
-        ((lvt & APIC_VECTOR_MASK) >= 16 &&
-         apic_bit_test(s->irr, lvt & APIC_VECTOR_MASK))) {
-        /* Ticks now would be lost: rearmed when they would not be. */
+    if ((lvt & APIC_LVT_MASKED) || (lvt & APIC_VECTOR_MASK) < 16 ||
+        apic_bit_test(s->irr, lvt & APIC_VECTOR_MASK)) {
+        /*
+         * Ticks now would be lost (masked, an illegal vector, or one
+         * already pending): rearmed when they would not be. A short
+         * period must not become a timer storm the guest can cause.
+         */
         return;
     }
     next = s->load_ns + ((now - s->load_ns) / period + 1) * period;
@@ -946,7 +949,8 @@ bool apic_set_base(APICState *s, uint64_t value)
     s->base = (s->base & (APIC_BASE_ADDR_MASK | MSR_IA32_APICBASE_BSP)) |
               (value & MSR_IA32_APICBASE_ENABLE);
     if (was_enabled && !apic_hw_enabled(s)) {
-        s->svr &= ~APIC_SVR_ENABLE;
+        /* As a software disable: the LVT entries are masked too. */
+        apic_write_svr(s, s->svr & ~APIC_SVR_ENABLE);
         timer_del(s->timer);
     } else if (!was_enabled && apic_hw_enabled(s)) {
         /* Back from disabled: the xAPIC ID is the initial one (KVM). */

@@ -92,17 +92,18 @@ static void ioapic_service(IOAPICState *s, int pin)
     if (e & IOREDTBL_MASKED) {
         return;
     }
+    if (dm == 3 || dm == APIC_DM_SIPI) {
+        /* Before Remote IRR: nothing delivered, no EOI would clear it. */
+        qemu_log_mask(LOG_GUEST_ERROR, "ioapic: pin %d has reserved "
+                      "delivery mode %u\n", pin, dm);
+        return;
+    }
     if (level) {
         if (!(s->pin_level & (1u << pin)) || (e & IOREDTBL_REMOTE_IRR)) {
             return;
         }
         /* Set before delivery: an EOI can only follow it. */
         s->redtbl[pin] |= IOREDTBL_REMOTE_IRR;
-    }
-    if (dm == 3 || dm == APIC_DM_SIPI) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ioapic: pin %d has reserved "
-                      "delivery mode %u\n", pin, dm);
-        return;
     }
     apic_deliver_irq(e >> IOREDTBL_DEST_SHIFT, e & IOREDTBL_DEST_LOGICAL,
                      dm, e & IOREDTBL_VECTOR_MASK, level);

@@ -17,6 +17,9 @@
 
 #define REG_ID          0x020
 #define REG_VERSION     0x030
+#ifndef NANOSECONDS_PER_SECOND
+#define NANOSECONDS_PER_SECOND 1000000000LL
+#endif
 #define REG_TPR         0x080
 #define REG_APR         0x090
 #define REG_PPR         0x0a0
@@ -646,6 +649,23 @@ static void test_timer_masked(void)
     qtest_quit(s);
 }
 
+/*
+ * A periodic timer whose ticks cannot be delivered (an illegal vector)
+ * with the shortest period must not fire once per nanosecond: a second
+ * of guest time would then be a billion timer callbacks, a hang.
+ */
+static void test_timer_no_storm(void)
+{
+    QTestState *s = start_enabled();
+
+    apic_write(s, REG_TIMER_DCR, 0xb);      /* divide by 1 */
+    apic_write(s, REG_LVT_TIMER, LVT_PERIODIC | 0x05);
+    apic_write(s, REG_TIMER_ICR, 1);
+    qtest_clock_step(s, NANOSECONDS_PER_SECOND);
+    g_assert_cmphex(apic_read(s, REG_LVT_TIMER), ==, LVT_PERIODIC | 0x05);
+    qtest_quit(s);
+}
+
 /* The MMIO page answers with CPU 0's APIC whatever -smp says. */
 static void test_smp(void)
 {
@@ -691,6 +711,7 @@ int main(int argc, char **argv)
     qtest_add_func("apic/timer/oneshot", test_timer_oneshot);
     qtest_add_func("apic/timer/periodic", test_timer_periodic);
     qtest_add_func("apic/timer/masked", test_timer_masked);
+    qtest_add_func("apic/timer/no-storm", test_timer_no_storm);
     qtest_add_func("apic/smp", test_smp);
     return g_test_run();
 }
