@@ -66,13 +66,6 @@ static struct {
     bool debug_threads;
 } tcg_cpus;
 
-static __thread X86CPU *current_cpu;
-
-X86CPU *tcg_current_cpu(void)
-{
-    return current_cpu;
-}
-
 unsigned tcg_cpu_count(void)
 {
     return tcg_cpus.ncpus;
@@ -333,7 +326,6 @@ static void run_turn(TCGVcpu *v)
     __atomic_fetch_and(&env->interrupt_request, ~CPU_INTERRUPT_EXIT,
                        __ATOMIC_SEQ_CST);
     tcg_cpus.current = v;
-    current_cpu = cpu;
     apic_set_current(cpu->apic);
     bql_unlock();
     /* A halted or waiting vCPU wakes here (delivery is self-contained). */
@@ -372,7 +364,6 @@ static void *tcg_cpu_thread(void *opaque)
     tcg_cpus.parked = true;
     g_cond_broadcast(&tcg_cpus.parked_cond);
     bql_unlock();
-    current_cpu = NULL;
     return NULL;
 }
 

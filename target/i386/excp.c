@@ -521,11 +521,6 @@ bool x86_handle_interrupts(CPUX86State *env)
     uint32_t req = __atomic_load_n(&env->interrupt_request,
                                    __ATOMIC_ACQUIRE);
 
-    if (req & CPU_INTERRUPT_TLB) {
-        __atomic_fetch_and(&env->interrupt_request, ~CPU_INTERRUPT_TLB,
-                           __ATOMIC_SEQ_CST);
-        x86_tlb_flush(env, true);
-    }
     if (req & CPU_INTERRUPT_INIT) {
         /* The APIC reset itself when it accepted the INIT. */
         __atomic_fetch_and(&env->interrupt_request, ~CPU_INTERRUPT_INIT,

@@ -1,6 +1,6 @@
 /*
- * What the instruction semantics (ops-*.c, engineer C1) call for the
- * system side (mmu.c, excp.c, seg.c, misc.c, engineer C2). Every helper
+ * What the instruction semantics (ops-*.c) call for the system side
+ * (mmu.c, excp.c, seg.c, misc.c). Every helper
  * runs with env->rip at the instruction being executed; next_rip is the
  * address of the following instruction where a helper needs it (it sets
  * env->rip itself when it transfers control). Helpers raise exceptions
@@ -17,10 +17,6 @@
 #define TARGET_I386_HELPER_H
 
 #include "target/i386/cpu-state.h"
-
-/* Linear address of seg:offset with the mode's wrap and limit checks. */
-uint64_t helper_seg_linear(CPUX86State *env, int seg, uint64_t offset,
-                           unsigned size, MMUAccess access);
 
 /* Segment registers and descriptor tables (seg.c). */
 bool helper_load_seg(CPUX86State *env, int seg, uint16_t selector);
@@ -44,7 +40,6 @@ bool helper_sysret(CPUX86State *env, unsigned opsize);
 bool helper_sysenter(CPUX86State *env);
 bool helper_sysexit(CPUX86State *env, unsigned opsize);
 void helper_swapgs(CPUX86State *env);
-/* rd/wr fs/gs base (CR4.FSGSBASE); not advertised in stage 1: #UD. */
 
 /* System instructions (misc.c). */
 uint64_t helper_read_crN(CPUX86State *env, int reg);
@@ -68,7 +63,7 @@ void helper_out(CPUX86State *env, uint16_t port, uint32_t value,
 void helper_check_iopl(CPUX86State *env);
 /* CPL 0 check: #GP(0) otherwise. */
 void helper_check_cpl0(CPUX86State *env);
-/* hlt: marks the vCPU halted (rip already past hlt); ends the block. */
+/* hlt: sets rip to next_rip and halts the vCPU; ends the block. */
 bool helper_hlt(CPUX86State *env, uint64_t next_rip);
 /* sti/mov ss/pop ss: one-instruction interrupt shadow. */
 void helper_set_inhibit_irq(CPUX86State *env);

@@ -843,7 +843,6 @@ void x86_cpu_init_state(X86CPU *cpu)
     env->dr[6] = DR6_FIXED;
     env->dr[7] = DR7_FIXED;
     env->exception_index = -1;
-    env->old_exception = -1;
     env->error_code = 0;
     x86_tlb_flush(env, true);
     x86_update_hflags(env);

@@ -315,6 +315,9 @@ static inline uint64_t x86_ea(CPUX86State *env, const Insn *in)
 /*
  * The linear address of seg:offset for implicit operands (string
  * instructions, xlat, the stack) under the instruction's EA flags.
+ * Like every data access here it adds the base only: segment limits and
+ * access rights are not checked (as in QEMU's TCG); 64-bit code gets
+ * the canonical check in the soft MMU.
  */
 static inline uint64_t x86_seg_addr(CPUX86State *env, const Insn *in,
                                     int seg, uint64_t offset)
@@ -393,7 +396,7 @@ static inline void stk_push(CPUX86State *env, unsigned stk, int ot,
     stk_set_sp(env, stk, sp);
 }
 
-/* Read the top of the stack; stk_pop_commit() then moves the pointer. */
+/* Read the stack at offset from the top without moving the pointer. */
 static inline uint64_t stk_peek(CPUX86State *env, unsigned stk, int ot,
                                 unsigned offset)
 {

@@ -190,62 +190,6 @@ void x86_set_rsp(CPUX86State *env, uint64_t mask, uint64_t sp)
     env->regs[R_ESP] = (env->regs[R_ESP] & ~mask) | (sp & mask);
 }
 
-/* --- linear addresses -------------------------------------------------- */
-
-G_NORETURN static void seg_fault(CPUX86State *env, int seg)
-{
-    x86_raise_exception_err(env, seg == R_SS ? EXCP0C_STACK : EXCP0D_GPF,
-                            0);
-}
-
-uint64_t helper_seg_linear(CPUX86State *env, int seg, uint64_t offset,
-                           unsigned size, MMUAccess access)
-{
-    const SegmentCache *s = &env->segs[seg];
-    uint64_t last = offset + size - 1;
-    uint32_t f;
-
-    if (env->hflags & HF_CS64_MASK) {
-        uint64_t lin = offset;
-
-        if (seg == R_FS || seg == R_GS) {
-            lin += s->base;
-        }
-        if (!x86_is_canonical(lin) || !x86_is_canonical(lin + size - 1)) {
-            seg_fault(env, seg);
-        }
-        return lin;
-    }
-    if (!x86_pm_not_vm86(env)) {
-        /* Real and virtual-8086 mode: the limit still applies. */
-        if (last > s->limit) {
-            seg_fault(env, seg);
-        }
-        return (uint32_t)(s->base + offset);
-    }
-    f = s->flags;
-    if (!(f & DESC_P_MASK)) {
-        seg_fault(env, seg);            /* a null selector */
-    }
-    if (access == MMU_WRITE && ((f & DESC_CS_MASK) || !(f & DESC_W_MASK))) {
-        seg_fault(env, seg);
-    }
-    if (access == MMU_READ && (f & (DESC_CS_MASK | DESC_R_MASK)) ==
-        DESC_CS_MASK) {
-        seg_fault(env, seg);            /* execute-only code */
-    }
-    if ((f & (DESC_CS_MASK | DESC_E_MASK)) == DESC_E_MASK) {
-        uint32_t upper = f & DESC_B_MASK ? 0xffffffff : 0xffff;
-
-        if (offset <= s->limit || last > upper) {
-            seg_fault(env, seg);
-        }
-    } else if (last > s->limit) {
-        seg_fault(env, seg);
-    }
-    return (uint32_t)(s->base + offset);
-}
-
 /* --- segment loads ----------------------------------------------------- */
 
 static void load_seg_protected(CPUX86State *env, int seg, uint16_t selector)

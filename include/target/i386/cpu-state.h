@@ -162,6 +162,7 @@ enum {
 #define HF_DECODE_MASK  0x03ffu
 #define HF_INHIBIT_IRQ_MASK 0x1000u /* interrupt shadow after sti/mov ss */
 #define HF_HALTED_MASK  0x2000u     /* hlt: waiting for an interrupt */
+#define HF_NMI_MASK     0x4000u     /* in an NMI handler: NMIs wait for iret */
 
 /* interrupt_request bits: set from any thread, taken by the vCPU. */
 #define CPU_INTERRUPT_HARD  0x01u   /* INTR: the APIC or PIC has a vector */
@@ -169,7 +170,6 @@ enum {
 #define CPU_INTERRUPT_INIT  0x04u
 #define CPU_INTERRUPT_SIPI  0x08u
 #define CPU_INTERRUPT_EXIT  0x10u   /* leave the execution loop */
-#define CPU_INTERRUPT_TLB   0x20u   /* flush the TLB (another CPU asked) */
 
 /* Soft TLB: direct mapped, guest-virtual page to host page or device. */
 #define TLB_BITS        8
@@ -235,7 +235,6 @@ typedef struct CPUX86State {
     uint32_t error_code;
     bool exception_is_int;      /* software int n: pushes next rip */
     uint64_t exception_next_rip;
-    int old_exception;          /* for #DF and triple faults */
 
     uint32_t interrupt_request; /* CPU_INTERRUPT_*, atomic */
     uint32_t sipi_vector;
@@ -374,15 +373,6 @@ uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget);
 /* Power-on/INIT reset of the architectural state (misc.c). */
 void x86_cpu_reset_state(X86CPU *cpu, bool bsp);
 
-/* The vCPU currently executing on this thread, or NULL (accel/tcg). */
-X86CPU *tcg_current_cpu(void);
-
-/*
- * Added by the system side (C2, target/i386/excp.c):
- *
- * HF_NMI_MASK: an NMI handler runs; further NMIs wait for the next iret.
- */
-#define HF_NMI_MASK     0x4000u
 /*
  * An internal error of the emulator inside an instruction (a path not
  * implemented yet): prints the message and the registers like KVM's
