@@ -294,8 +294,10 @@ def main():
                "interleaved)" % (time.strftime("%Y-%m-%d %H:%M"), args.iters,
                                  args.mem, args.runs))
     out.append("")
-    out.append("Command per run: `%s`" % shlex.join(guest_cmd(
-        "BINARY", "cpubench.elf", args.iters, args.mem, "MODE", [])))
+    out.append("Command per run: `%s` (ours adds `%s`)" % (
+        shlex.join(guest_cmd("BINARY", "cpubench.elf", args.iters, args.mem,
+                             "MODE", [])),
+        shlex.join(binaries[0]["extra"])))
     out.append("")
     out += table(binaries, results)
     out.append("")

@@ -7,7 +7,7 @@
  * where QEMU's TCG and KVM differ, else CASE.txt, else CASE.kvm.txt: the
  * software CPU must then do what KVM does) and its exit status must be
  * the program's (1 after "NAME: PASS", 0 for the triple fault with
- * -no-reboot). The same with the smallest block cache (tb-size=1).
+ * -no-reboot). (Filling the block cache is tested in test-tcg-ops.)
  * Where /dev/kvm works, the cases QEMU ran under KVM run under -accel kvm
  * too, and must give their kvm expected output, identical to tcg's where
  * the recorded files are the same. Then the accelerator selection
@@ -349,25 +349,6 @@ static void test_guest(gconstpointer data)
     g_free(path);
 }
 
-/* The smallest block cache: blocks are dropped and decoded again. */
-static void test_guest_small_cache(gconstpointer data)
-{
-    const GuestCase *c = data;
-    char *path, *expected;
-    Run r;
-
-    if (!guests_built()) {
-        return;
-    }
-    path = expected_path(c->name, "tcg");
-    g_assert_true(g_file_get_contents(path, &expected, NULL, NULL));
-    r = run_case(c, "tcg,tb-size=1");
-    assert_run(c, &r, "tcg,tb-size=1", expected);
-    run_free(&r);
-    g_free(expected);
-    g_free(path);
-}
-
 static void test_kvm_vs_tcg(gconstpointer data)
 {
     const GuestCase *c = data;
@@ -593,9 +574,13 @@ static void test_accel_errors(void)
 
 /* --- run state under tcg ----------------------------------------------- */
 
-/* 32-bit code of a tiny multiboot guest: '.' per ~10^5 iterations. */
+/*
+ * 32-bit code of a tiny multiboot guest: 'X' once at start (so a reset
+ * shows as a second 'X'), then '.' per ~10^5 iterations.
+ */
 static const uint8_t code_ticker[] = {
     0x66, 0xba, 0xf8, 0x03,             /* mov $0x3f8, %dx */
+    0xb0, 'X', 0xee,                    /* mov $'X', %al; out %al, %dx */
     0xb0, '.', 0xee,                    /* 1: mov $'.', %al; out %al, %dx */
     0xb9, 0x00, 0x00, 0x01, 0x00,       /* mov $0x10000, %ecx */
     0xe2, 0xfe,                         /* 2: loop 2b */
@@ -731,12 +716,19 @@ static void vm_init(Vm *vm, const char *extra, const char *kernel)
     qmp_ok(vm, "qmp_capabilities");
 }
 
-static int vm_end(Vm *vm)
+/* Reap the emulator; its stderr goes to *err when err is not NULL. */
+static int vm_end(Vm *vm, char **err)
 {
     int status;
+    char *text;
 
     g_assert_cmpint(waitpid(vm->pid, &status, 0), ==, vm->pid);
-    g_free(read_all_fd(vm->err_fd));
+    text = read_all_fd(vm->err_fd);
+    if (err) {
+        *err = text;
+    } else {
+        g_free(text);
+    }
     close(vm->qmp);
     g_string_free(vm->rx, TRUE);
     g_free(vm->serial);
@@ -773,30 +765,9 @@ static void test_paused_stop_cont_quit(void)
     qmp_ok(&vm, "cont");
     g_assert_true(wait_output(&vm, n));
     qmp_ok(&vm, "quit");
-    g_assert_cmpint(WEXITSTATUS(vm_end(&vm)), ==, 0);
+    g_assert_cmpint(WEXITSTATUS(vm_end(&vm, NULL)), ==, 0);
 }
 
-static void test_system_reset_sigterm(void)
-{
-    char *s;
-    Vm vm;
-
-    vm_init(&vm, "-smp 2", NULL);
-    g_assert_true(wait_output(&vm, 0));
-    /* After the reset the guest starts over: it still prints. */
-    qmp_ok(&vm, "system_reset");
-    g_assert_true(wait_output(&vm, serial_len(&vm)));
-    assert_status(&vm, "running");
-    s = qmp(&vm, "query-cpus-fast");
-    g_assert_nonnull(strstr(s, "/machine/unattached/device[1]"));
-    g_assert_nonnull(strstr(s, "\"target\": \"x86_64\""));
-    g_assert_null(strstr(s, "device[2]"));
-    g_free(s);
-    kill(vm.pid, SIGTERM);
-    g_assert_cmpint(WEXITSTATUS(vm_end(&vm)), ==, 0);
-}
-
-/* Count the occurrences of text in the guest's output so far. */
 static unsigned serial_count(Vm *vm, const char *text)
 {
     char *s = slurp(vm->serial);
@@ -809,6 +780,34 @@ static unsigned serial_count(Vm *vm, const char *text)
     return n;
 }
 
+static void test_system_reset_sigterm(void)
+{
+    char *s, *err;
+    Vm vm;
+
+    vm_init(&vm, "-smp 2", NULL);
+    g_assert_true(wait_output(&vm, 1));
+    g_assert_cmpuint(serial_count(&vm, "X"), ==, 1);
+    /* After the reset the guest starts over from its first line. */
+    qmp_ok(&vm, "system_reset");
+    for (int i = 0; i < TIMEOUT_MS / 10 && serial_count(&vm, "X") < 2; i++) {
+        g_usleep(10 * 1000);
+    }
+    g_assert_cmpuint(serial_count(&vm, "X"), ==, 2);
+    assert_status(&vm, "running");
+    s = qmp(&vm, "query-cpus-fast");
+    g_assert_nonnull(strstr(s, "/machine/unattached/device[1]"));
+    g_assert_nonnull(strstr(s, "\"target\": \"x86_64\""));
+    g_assert_null(strstr(s, "device[2]"));
+    g_free(s);
+    kill(vm.pid, SIGTERM);
+    g_assert_cmpint(WEXITSTATUS(vm_end(&vm, &err)), ==, 0);
+    g_assert_true(g_str_has_prefix(err, "qemu-system-x86_64: terminating on "
+                                        "signal 15 from pid "));
+    g_free(err);
+}
+
+/* Count the occurrences of text in the guest's output so far. */
 /* Without -no-reboot a triple fault resets the machine: it runs again. */
 static void test_triple_fault_resets(void)
 {
@@ -826,7 +825,7 @@ static void test_triple_fault_resets(void)
     g_assert_cmpuint(serial_count(&vm, line), >=, 3);
     assert_status(&vm, "running");
     qmp_ok(&vm, "quit");
-    g_assert_cmpint(WEXITSTATUS(vm_end(&vm)), ==, 0);
+    g_assert_cmpint(WEXITSTATUS(vm_end(&vm, NULL)), ==, 0);
 }
 
 int main(int argc, char **argv)
@@ -855,13 +854,6 @@ int main(int argc, char **argv)
         }
         p = g_strdup_printf("/tcg/kvm-vs-tcg/%s", c->name);
         g_test_add_data_func(p, c, test_kvm_vs_tcg);
-        g_free(p);
-    }
-    for (guint i = 0; i < cases->len; i++) {
-        GuestCase *c = g_ptr_array_index(cases, i);
-        char *p = g_strdup_printf("/tcg/tb-size-1/%s", c->name);
-
-        g_test_add_data_func(p, c, test_guest_small_cache);
         g_free(p);
     }
     g_test_add_func("/tcg/accel/machine-accel", test_machine_accel);
