@@ -34,13 +34,6 @@
 #include "system/memory.h"
 #include "target/i386/cpu.h"
 
-/*
- * The i8259 (hw/intc/i8259.c) may be absent from a build: referenced
- * weakly, a missing PIC reads as a low INT line.
- */
-#pragma weak pic_get_output
-#pragma weak pic_read_irq
-
 /* Register offsets. */
 #define APIC_REG_ID         0x020
 #define APIC_REG_VERSION    0x030
@@ -204,16 +197,6 @@ static unsigned apic_timer_mode(const APICState *s)
 }
 
 /* The i8259's INT line and INTA cycle, if the PIC is built in. */
-static int apic_pic_output(void)
-{
-    return pic_get_output ? pic_get_output() : 0;
-}
-
-static int apic_pic_ack(void)
-{
-    return pic_read_irq ? pic_read_irq() : -1;
-}
-
 /* PPR: the TPR, or the class of the highest in-service vector. */
 static uint8_t apic_ppr(const APICState *s)
 {
@@ -264,7 +247,7 @@ int apic_get_interrupt(APICState *s)
     int v;
 
     if (!apic_hw_enabled(s)) {
-        v = s->lint_level[0] ? apic_pic_ack() : -1;
+        v = s->lint_level[0] ? pic_read_irq() : -1;
         apic_update_irq(s);
         return v;
     }
@@ -276,7 +259,7 @@ int apic_get_interrupt(APICState *s)
         apic_timer_resume(s);
     } else if (apic_extint_pending(s)) {
         s->extint_pending = false;
-        v = apic_pic_ack();
+        v = pic_read_irq();
     }
     apic_update_irq(s);
     return v;
@@ -1097,7 +1080,7 @@ APICState *apic_new(uint32_t apic_id, bool bsp, const APICCpuHooks *hooks,
     s->hooks = hooks;
     s->cpu = cpu;
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, apic_timer_cb, s);
-    s->lint_level[0] = apic_pic_output();
+    s->lint_level[0] = pic_get_output();
     g_ptr_array_add(apics, s);
 
     dev = qdev_new(apic_device_class.name, errp);
@@ -1112,6 +1095,8 @@ APICState *apic_new(uint32_t apic_id, bool bsp, const APICCpuHooks *hooks,
     g_free(name);
     /* Realizing resets the device, which resets the APIC. */
     if (!qdev_realize(dev, errp)) {
+        /* The device stays in the tree: it must not point at freed state. */
+        ((APICDevice *)dev)->apic = NULL;
         s->dev = NULL;
         apic_free(s);
         return NULL;

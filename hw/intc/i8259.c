@@ -81,7 +81,6 @@ typedef struct PICState {
     /* The lowest-priority level is (lowest_prio); rotation moves it. */
     uint8_t lowest_prio;
     uint8_t vector_base;    /* ICW2 & 0xf8 */
-    uint8_t icw3;
     PICInitState init_state;
     bool icw4_needed;
     bool single;
@@ -96,12 +95,6 @@ typedef struct PICState {
 
 static PICState *pic_master;
 static PICState *pic_slave;
-
-/*
- * The local APIC (hw/intc/apic.c) may not be linked into every build:
- * without it the master's INT reaches nothing but its GPIO pin.
- */
-#pragma weak apic_set_lint0
 
 static bool pic_is_cascade_input(PICState *s, int n)
 {
@@ -162,7 +155,7 @@ static void pic_update(PICState *s)
     }
     s->int_level = level;
     qemu_set_irq(s->int_out, level);
-    if (s->master && apic_set_lint0) {
+    if (s->master) {
         apic_set_lint0(level);
     }
 }
@@ -351,7 +344,7 @@ static void pic_write_data(PICState *s, uint8_t val)
         }
         break;
     case PIC_WANT_ICW3:
-        s->icw3 = val;
+        /* Which line cascades comes from the board ("master"), not ICW3. */
         s->init_state = s->icw4_needed ? PIC_WANT_ICW4 : PIC_READY;
         break;
     case PIC_WANT_ICW4:
@@ -452,7 +445,6 @@ static void pic_reset(DeviceState *dev)
     pic_icw1(s, 0);
     s->init_state = PIC_READY;
     s->vector_base = 0;
-    s->icw3 = 0;
     pic_update(s);
 }
 

@@ -16,6 +16,7 @@
 #include "tcg-harness.h"
 
 #define CODE_BYTES      64
+#define BUDGET          2000
 /* Tables, handlers, page tables and stack (tcg-harness.h). */
 #define SNAPSHOT_BYTES  0x80000u
 
@@ -34,11 +35,15 @@ static void test_random_code(void)
     uint64_t cases = env_u64("TCG_FUZZ_CASES", 20000);
     uint64_t seed = env_u64("TCG_FUZZ_SEED", 1);
     TcgHarness *h = th_get();
-    GRand *rand = g_rand_new_with_seed((guint32)seed);
+    GRand *rand;
     uint8_t *snapshot = g_memdup2(h->ram, SNAPSHOT_BYTES);
     uint8_t code[CODE_BYTES];
-    uint64_t retired = 0, shutdowns = 0;
+    uint64_t retired = 0, shutdowns = 0, n;
 
+    if (seed > G_MAXUINT32) {
+        g_error("TCG_FUZZ_SEED must fit in 32 bits");
+    }
+    rand = g_rand_new_with_seed((guint32)seed);
     g_test_message("%" G_GUINT64_FORMAT " cases, seed %" G_GUINT64_FORMAT,
                    cases, seed);
     for (uint64_t i = 0; i < cases; i++) {
@@ -53,10 +58,16 @@ static void test_random_code(void)
         th_set_mode(h, mode);
         th_write(h, mode >= TH_PROT16 ? TH_CODE16 : TH_CODE, code,
                  sizeof(code));
-        retired += th_run(h, 2000);
+        n = th_run(h, BUDGET);
+        retired += n;
         if (__atomic_load_n(&h->env->interrupt_request, __ATOMIC_SEQ_CST) &
             CPU_INTERRUPT_EXIT) {
             shutdowns++;
+        } else if (n < BUDGET && !(h->env->hflags & HF_HALTED_MASK)) {
+            /* Neither the budget, a hlt nor a triple fault ended it. */
+            g_error("case %" G_GUINT64_FORMAT " (mode %d) stopped after "
+                    "%" G_GUINT64_FORMAT " instructions at rip 0x%"
+                    G_GINT64_MODIFIER "x", i, mode, n, h->env->rip);
         }
     }
     g_test_message("%" G_GUINT64_FORMAT " cases ended the machine (triple "
