@@ -105,9 +105,10 @@ cannot be used, the process stops with an error.
 ENDDOC
 
 DEF("cpu", HAS_ARG, QEMU_OPTION_cpu,
-    "-cpu model[,+feature|-feature|feature=on|off[,...]]\n"
+    "-cpu model[,+feature|-feature|feature=on|off][,vendor=STRING][,...]\n"
     "                choose the CPU model ('-cpu help' lists models and\n"
-    "                features) and add or remove CPUID features\n")
+    "                features) and add or remove CPUID features\n"
+    "                vendor: the 12-character CPUID vendor string\n")
 DOC
 Choose the CPU model the guest sees, then adjust its CPUID features:
 `+feature` or `feature=on` adds one, `-feature` or `feature=off` removes it.
@@ -117,9 +118,20 @@ The default is `host` under kvm and `qemu64` under tcg, whose models have
 no x87, MMX or SSE yet (their instructions raise #UD).
 `-cpu help` lists models and feature names.
 
+`vendor=` replaces the vendor string of CPUID leaves 0 and 0x80000000
+(exactly 12 characters, e.g. `GenuineIntel` or `AuthenticAMD`). Under tcg
+it also chooses how the CPU behaves where AMD and Intel processors differ
+(`syscall` outside 64-bit mode, `sysenter` in long mode, `sysret` to a
+non-canonical address, `rep` string instructions with a 32-bit address
+size and a zero count): `GenuineIntel` behaves as Intel's, every other
+string as AMD's. The models present `AuthenticAMD` under tcg, as QEMU's do.
+MSRs that the software CPU does not model read as 0 and ignore writes, as
+under QEMU's TCG; `-d unimp` logs each such access.
+
 ```sh
 qemu-system-x86_64 -cpu host,-vmx
 qemu-system-x86_64 -cpu qemu64,+ssse3,sse4.2=on
+qemu-system-x86_64 -accel tcg -cpu qemu64,vendor=GenuineIntel
 ```
 ENDDOC
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "target/i386/cpu.h"
+#include "target/i386/vendor.h"
 
 #define R_EAX X86_R_EAX
 #define R_EBX X86_R_EBX
@@ -253,7 +254,16 @@ bool x86_cpu_def_init(X86CPUDef *def, const char *model,
         } else if (eq) {
             char *name = g_strndup(f, eq - f);
 
-            if (!strcmp(eq + 1, "on") || !strcmp(eq + 1, "off")) {
+            if (!strcmp(name, "vendor")) {
+                /* QEMU's wording, with the empty type name it prints. */
+                ok = strlen(eq + 1) == X86_VENDOR_STRING_LEN;
+                if (ok) {
+                    memcpy(def->vendor, eq + 1, X86_VENDOR_STRING_LEN + 1);
+                } else {
+                    error_setg(errp, "Property '.vendor' doesn't take "
+                               "value '%s'", eq + 1);
+                }
+            } else if (!strcmp(eq + 1, "on") || !strcmp(eq + 1, "off")) {
                 ok = add_feature(def, name, !strcmp(eq + 1, "on"), errp);
             } else {
                 error_setg(errp, "Property '%s-x86_64-cpu.%s' doesn't take "
@@ -520,6 +530,18 @@ unsigned x86_cpu_build_cpuid(const X86CPUDef *def, const X86CPUTopology *topo,
         e = x86_cpuid_find(out, n, f->function, f->index);
         if (e) {
             e->regs[f->reg] &= ~(1u << f->bit);
+        }
+    }
+
+    if (def->vendor[0]) {
+        /* QEMU puts vendor= in both vendor leaves. */
+        e = x86_cpuid_find(out, n, LEAF_VENDOR, 0);
+        if (e) {
+            x86_vendor_put(e->regs, def->vendor);
+        }
+        e = x86_cpuid_find(out, n, LEAF_EXT_MAX, 0);
+        if (e) {
+            x86_vendor_put(e->regs, def->vendor);
         }
     }
 

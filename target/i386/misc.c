@@ -417,8 +417,27 @@ static bool pat_valid(uint64_t pat)
     return true;
 }
 
-/* Read an MSR; false when it does not exist (#GP). */
-static bool msr_read(CPUX86State *env, uint32_t msr, uint64_t *value)
+/*
+ * What became of an MSR access. MSRs the model does not know read as 0
+ * and ignore writes, as under QEMU's TCG (guests written for real
+ * hardware probe vendor MSRs such as AMD's HWCR, SYSCFG and performance
+ * counters at start-up); logged with -d unimp. The architecture's #GP
+ * stays for the reserved bits of the MSRs modelled here and for the
+ * x2APIC range while there is no x2APIC mode.
+ */
+typedef enum MsrResult { MSR_DONE, MSR_UNKNOWN, MSR_FAULT } MsrResult;
+
+#define MSR_X2APIC_FIRST        0x00000800
+#define MSR_X2APIC_LAST         0x000008ff
+
+static MsrResult msr_unknown(uint32_t msr)
+{
+    return msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST ? MSR_FAULT
+                                                            : MSR_UNKNOWN;
+}
+
+/* Read an MSR: MSR_DONE with *value, else what to do instead. */
+static MsrResult msr_read(CPUX86State *env, uint32_t msr, uint64_t *value)
 {
     APICState *apic = env->cpu->apic;
     int fixed = mtrr_fixed_index(msr);
@@ -426,17 +445,17 @@ static bool msr_read(CPUX86State *env, uint32_t msr, uint64_t *value)
 
     if (fixed >= 0) {
         *value = env->mtrr_fixed[fixed];
-        return true;
+        return MSR_DONE;
     }
     if (msr >= MSR_MTRR_PHYS_FIRST &&
         msr < MSR_MTRR_PHYS_FIRST + MTRR_VAR_COUNT) {
         *value = env->mtrr_var[msr - MSR_MTRR_PHYS_FIRST];
-        return true;
+        return MSR_DONE;
     }
     switch (msr) {
     case MSR_IA32_TSC:
         *value = x86_cpu_get_tsc(env);
-        return true;
+        return MSR_DONE;
     case MSR_IA32_APICBASE:
         if (apic) {
             taken = x86_bql_acquire();
@@ -444,69 +463,69 @@ static bool msr_read(CPUX86State *env, uint32_t msr, uint64_t *value)
             x86_bql_release(taken);
         }
         *value = env->apic_base;
-        return true;
+        return MSR_DONE;
     case MSR_MTRRCAP:
         *value = MTRRCAP_VALUE;
-        return true;
+        return MSR_DONE;
     case MSR_IA32_SYSENTER_CS:
         *value = env->sysenter_cs;
-        return true;
+        return MSR_DONE;
     case MSR_IA32_SYSENTER_ESP:
         *value = env->sysenter_esp;
-        return true;
+        return MSR_DONE;
     case MSR_IA32_SYSENTER_EIP:
         *value = env->sysenter_eip;
-        return true;
+        return MSR_DONE;
     case MSR_MCG_CAP:
     case MSR_MCG_STATUS:
         *value = 0;                     /* no banks, nothing to report */
-        return true;
+        return MSR_DONE;
     case MSR_IA32_MISC_ENABLE:
         *value = env->misc_enable;
-        return true;
+        return MSR_DONE;
     case MSR_PAT:
         *value = env->pat;
-        return true;
+        return MSR_DONE;
     case MSR_MTRR_DEF_TYPE:
         *value = env->mtrr_def_type;
-        return true;
+        return MSR_DONE;
     case MSR_TSC_DEADLINE:
         if (!apic) {
-            return false;
+            return MSR_FAULT;
         }
         taken = x86_bql_acquire();
         *value = apic_get_tsc_deadline(apic);
         x86_bql_release(taken);
-        return true;
+        return MSR_DONE;
     case MSR_EFER:
         *value = env->efer;
-        return true;
+        return MSR_DONE;
     case MSR_STAR:
         *value = env->star;
-        return true;
+        return MSR_DONE;
     case MSR_LSTAR:
         *value = env->lstar;
-        return true;
+        return MSR_DONE;
     case MSR_CSTAR:
         *value = env->cstar;
-        return true;
+        return MSR_DONE;
     case MSR_FMASK:
         *value = env->fmask;
-        return true;
+        return MSR_DONE;
     case MSR_FS_BASE:
         *value = env->segs[R_FS].base;
-        return true;
+        return MSR_DONE;
     case MSR_GS_BASE:
         *value = env->segs[R_GS].base;
-        return true;
+        return MSR_DONE;
     case MSR_KERNEL_GS_BASE:
         *value = env->kernel_gs_base;
-        return true;
+        return MSR_DONE;
     case MSR_TSC_AUX:
         *value = env->tsc_aux;
-        return true;
+        return MSR_DONE;
     default:
-        return false;
+        return msr_unknown(msr);
     }
 }
 
@@ -543,8 +562,8 @@ static bool write_efer(CPUX86State *env, uint64_t value)
     return true;
 }
 
-/* Write an MSR; false for #GP (no such MSR or a reserved value). */
-static bool msr_write(CPUX86State *env, uint32_t msr, uint64_t value)
+/* Write an MSR: MSR_FAULT for a reserved value. */
+static MsrResult msr_write(CPUX86State *env, uint32_t msr, uint64_t value)
 {
     APICState *apic = env->cpu->apic;
     int fixed = mtrr_fixed_index(msr);
@@ -552,73 +571,73 @@ static bool msr_write(CPUX86State *env, uint32_t msr, uint64_t value)
 
     if (fixed >= 0) {
         env->mtrr_fixed[fixed] = value;
-        return true;
+        return MSR_DONE;
     }
     if (msr >= MSR_MTRR_PHYS_FIRST &&
         msr < MSR_MTRR_PHYS_FIRST + MTRR_VAR_COUNT) {
         env->mtrr_var[msr - MSR_MTRR_PHYS_FIRST] = value;
-        return true;
+        return MSR_DONE;
     }
     switch (msr) {
     case MSR_IA32_TSC:
         env->tsc_offset = value - x86_tsc_now();
-        return true;
+        return MSR_DONE;
     case MSR_IA32_APICBASE:
         if (!apic) {
-            return false;
+            return MSR_FAULT;
         }
         taken = x86_bql_acquire();
         ok = apic_set_base(apic, value);
         env->apic_base = apic_get_base(apic);
         x86_bql_release(taken);
-        return ok;
+        return ok ? MSR_DONE : MSR_FAULT;
     case MSR_IA32_SYSENTER_CS:
         env->sysenter_cs = (uint32_t)value;
-        return true;
+        return MSR_DONE;
     case MSR_IA32_SYSENTER_ESP:
         env->sysenter_esp = value;
-        return true;
+        return MSR_DONE;
     case MSR_IA32_SYSENTER_EIP:
         env->sysenter_eip = value;
-        return true;
+        return MSR_DONE;
     case MSR_MCG_STATUS:
-        return value == 0;
+        return value == 0 ? MSR_DONE : MSR_FAULT;
     case MSR_IA32_MISC_ENABLE:
         env->misc_enable = value;
-        return true;
+        return MSR_DONE;
     case MSR_PAT:
         if (!pat_valid(value)) {
-            return false;
+            return MSR_FAULT;
         }
         env->pat = value;
-        return true;
+        return MSR_DONE;
     case MSR_MTRR_DEF_TYPE:
         if (value & ~0xcffull) {
-            return false;
+            return MSR_FAULT;
         }
         env->mtrr_def_type = value;
-        return true;
+        return MSR_DONE;
     case MSR_TSC_DEADLINE:
         if (!apic) {
-            return false;
+            return MSR_FAULT;
         }
         taken = x86_bql_acquire();
         apic_set_tsc_deadline(apic, value);
         x86_bql_release(taken);
         env->tsc_deadline = value;
-        return true;
+        return MSR_DONE;
     case MSR_EFER:
-        return write_efer(env, value);
+        return write_efer(env, value) ? MSR_DONE : MSR_FAULT;
     case MSR_STAR:
         env->star = value;
-        return true;
+        return MSR_DONE;
     case MSR_LSTAR:
     case MSR_CSTAR:
     case MSR_FS_BASE:
     case MSR_GS_BASE:
     case MSR_KERNEL_GS_BASE:
         if (!x86_is_canonical(value)) {
-            return false;
+            return MSR_FAULT;
         }
         if (msr == MSR_LSTAR) {
             env->lstar = value;
@@ -631,18 +650,18 @@ static bool msr_write(CPUX86State *env, uint32_t msr, uint64_t value)
         } else {
             env->kernel_gs_base = value;
         }
-        return true;
+        return MSR_DONE;
     case MSR_FMASK:
         env->fmask = (uint32_t)value;
-        return true;
+        return MSR_DONE;
     case MSR_TSC_AUX:
         if (value >> 32) {
-            return false;
+            return MSR_FAULT;
         }
         env->tsc_aux = value;
-        return true;
+        return MSR_DONE;
     default:
-        return false;
+        return msr_unknown(msr);
     }
 }
 
@@ -652,8 +671,16 @@ void helper_rdmsr(CPUX86State *env)
     uint64_t value;
 
     helper_check_cpl0(env);
-    if (!msr_read(env, msr, &value)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "rdmsr of unknown MSR 0x%x\n", msr);
+    switch (msr_read(env, msr, &value)) {
+    case MSR_DONE:
+        break;
+    case MSR_UNKNOWN:
+        qemu_log_mask(LOG_UNIMP, "rdmsr: unimplemented MSR 0x%x reads as 0\n",
+                      msr);
+        value = 0;
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "rdmsr of MSR 0x%x: #GP\n", msr);
         gp(env);
     }
     env->regs[R_EAX] = (uint32_t)value;
@@ -667,7 +694,14 @@ bool helper_wrmsr(CPUX86State *env)
                      (env->regs[R_EDX] << 32);
 
     helper_check_cpl0(env);
-    if (!msr_write(env, msr, value)) {
+    switch (msr_write(env, msr, value)) {
+    case MSR_DONE:
+        break;
+    case MSR_UNKNOWN:
+        qemu_log_mask(LOG_UNIMP, "wrmsr: unimplemented MSR 0x%x, 0x%"
+                      G_GINT64_MODIFIER "x ignored\n", msr, value);
+        break;
+    default:
         qemu_log_mask(LOG_GUEST_ERROR, "wrmsr 0x%" G_GINT64_MODIFIER "x to "
                       "MSR 0x%x refused\n", value, msr);
         gp(env);
@@ -855,6 +889,7 @@ void x86_cpu_reset_state(X86CPU *cpu, bool bsp)
     unsigned n = x86_cpu_reset_msrs(bsp, msrs, X86_CPU_RESET_MSRS_MAX);
 
     env->cpu = cpu;
+    cpu->vendor = x86_vendor_from_cpuid(cpu->cpuid, cpu->ncpuid);
     __atomic_store_n(&env->interrupt_request, 0, __ATOMIC_SEQ_CST);
     x86_cpu_init_state(cpu);
     env->mtrr_def_type = 0;

@@ -200,11 +200,11 @@ static inline uintptr_t str_run(CPUX86State *env, const Insn *in, int kind,
         str_one(env, in, kind, ot);
         return x86_next(env, in);
     }
-    if (in->eaf & EA_A32) {
+    if ((in->eaf & EA_A32) && env->cpu->vendor->rep_a32_zero_count_clears) {
         /*
-         * With a 32-bit address size, rep writes ECX (and rep movs/stos
-         * their pointers) even for zero elements, clearing the upper
-         * halves: what Intel processors do.
+         * With a 32-bit address size, Intel's rep writes ECX (and rep
+         * movs/stos their pointers) even for zero elements, clearing the
+         * upper halves; AMD's writes them only per element (vendor.h).
          */
         env->regs[R_ECX] = (uint32_t)env->regs[R_ECX];
         if (kind == STR_MOVS) {

@@ -780,11 +780,19 @@ bool helper_lret(CPUX86State *env, unsigned opsize, uint16_t imm)
 
 /* --- fast system calls ------------------------------------------------- */
 
+/* Intel's syscall and sysret exist in 64-bit mode only (vendor.h). */
+static bool fast_syscall_allowed(CPUX86State *env)
+{
+    return (env->efer & EFER_SCE) && (env->hflags & HF_PE_MASK) &&
+           ((env->hflags & HF_CS64_MASK) ||
+            env->cpu->vendor->syscall_outside_64bit);
+}
+
 bool helper_syscall(CPUX86State *env, uint64_t next_rip)
 {
     uint16_t sel = (env->star >> 32) & 0xfffc;
 
-    if (!(env->efer & EFER_SCE) || !(env->hflags & HF_PE_MASK)) {
+    if (!fast_syscall_allowed(env)) {
         x86_raise_exception(env, EXCP06_ILLOP);
     }
     if (env->hflags & HF_LMA_MASK) {
@@ -814,13 +822,15 @@ bool helper_sysret(CPUX86State *env, unsigned opsize)
 {
     uint16_t sel = (env->star >> 48) & 0xfffc;
 
-    if (!(env->efer & EFER_SCE) || !(env->hflags & HF_PE_MASK)) {
+    if (!fast_syscall_allowed(env)) {
         x86_raise_exception(env, EXCP06_ILLOP);
     }
     helper_check_cpl0(env);
     if (env->hflags & HF_LMA_MASK) {
         if (opsize == 8) {
-            if (!x86_is_canonical(env->regs[R_ECX])) {
+            /* Else AMD's fetch at CPL 3 faults (vendor.h). */
+            if (!x86_is_canonical(env->regs[R_ECX]) &&
+                env->cpu->vendor->sysret_gp_at_cpl0) {
                 gp(env, 0);
             }
             x86_load_seg_cache(env, R_CS, (sel + 16) | 3, 0, 0xffffffff,
@@ -847,11 +857,21 @@ bool helper_sysret(CPUX86State *env, unsigned opsize)
     return true;
 }
 
+/* AMD has no sysenter or sysexit in long mode (vendor.h). */
+static void check_sysenter_mode(CPUX86State *env)
+{
+    if ((env->hflags & HF_LMA_MASK) &&
+        !env->cpu->vendor->sysenter_in_long_mode) {
+        x86_raise_exception(env, EXCP06_ILLOP);
+    }
+}
+
 bool helper_sysenter(CPUX86State *env)
 {
     uint16_t sel = env->sysenter_cs & 0xfffc;
     bool lma = env->hflags & HF_LMA_MASK;
 
+    check_sysenter_mode(env);
     if (!(env->hflags & HF_PE_MASK) || !sel) {
         gp(env, 0);
     }
@@ -869,6 +889,7 @@ bool helper_sysexit(CPUX86State *env, unsigned opsize)
 {
     uint16_t sel = env->sysenter_cs & 0xfffc;
 
+    check_sysenter_mode(env);
     if (!x86_pm_not_vm86(env) || x86_cpl(env) != 0 || !sel) {
         gp(env, 0);
     }

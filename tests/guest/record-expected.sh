@@ -26,6 +26,7 @@ cases=(
   "exceptions-soft-int-off|30|kvm tcg|-m 512M -kernel $b/exceptions.elf -append soft_int=off"
   "triple-fault|20|kvm tcg|-m 512M -kernel $b/triple-fault.elf"
   "syscall|30|tcg|-m 512M -kernel $b/syscall.elf"
+  "syscall-intel|30|tcg|-m 512M -cpu qemu64,vendor=GenuineIntel -kernel $b/syscall.elf"
   "syscall-int3-only|30|kvm tcg|-m 512M -kernel $b/syscall.elf -append syscall_insn=off+soft_int=off"
   "privilege|30|tcg|-m 512M -kernel $b/privilege.elf"
   "privilege-soft-int-off|30|kvm tcg|-m 512M -kernel $b/privilege.elf -append soft_int=off"

@@ -686,7 +686,7 @@ static void gen_bt(DiffCase *c, DiffRand *r, uint64_t va)
 }
 
 static void gen_bitscan(DiffCase *c, DiffRand *r, uint64_t va,
-                        unsigned host)
+                        unsigned host, const X86Vendor *vendor)
 {
     static const char *const names[5] = {
         "bsf", "bsr", "tzcnt", "lzcnt", "popcnt"
@@ -731,6 +731,10 @@ static void gen_bitscan(DiffCase *c, DiffRand *r, uint64_t va,
     case 0:
     case 1:
         c->flag_mask = CC_Z | DF_MASK;
+        /* The destination after a zero source is the vendor's choice. */
+        if (v == 0 && !vendor->bsf_zero_source_defined) {
+            c->reg_mask &= ~(1u << o.reg);
+        }
         break;
     case 2:
     case 3:
@@ -1334,7 +1338,7 @@ static void gen_legacy32(DiffCase *c, DiffRand *r, uint64_t va)
 }
 
 void diff_gen(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
-              bool code32)
+              const X86Vendor *vendor, bool code32)
 {
     static GenFn *const simple[] = {
         gen_alu, gen_alu, gen_alu, gen_test_unary, gen_shift, gen_shift,
@@ -1347,7 +1351,7 @@ void diff_gen(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
 
     m32 = code32;
     if (n == G_N_ELEMENTS(simple)) {
-        gen_bitscan(c, r, va, host);
+        gen_bitscan(c, r, va, host, vendor);
     } else if (n == G_N_ELEMENTS(simple) + 1) {
         gen_bswap_movbe(c, r, va, host);
     } else if (n == G_N_ELEMENTS(simple) + 2) {
@@ -1359,6 +1363,6 @@ void diff_gen(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
     }
     if (c->name[0] == 'c' && !strcmp(c->name, "cmpxchg16b") &&
         !(host & DIFF_HOST_CX16)) {
-        diff_gen(c, r, va, host, code32);
+        diff_gen(c, r, va, host, vendor, code32);
     }
 }

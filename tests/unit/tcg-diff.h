@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "target/i386/vendor.h"
+
 #define DIFF_CODE_VA    0x60000000ull
 #define DIFF_SCR_VA     0x60010000ull
 #define DIFF_SCR_SIZE   0x4000u
@@ -54,10 +56,11 @@ uint64_t diff_rand(DiffRand *r);
 
 /*
  * Fill c with a random case for code at insn_va (the native and guest
- * address of its first byte), using only forms the host supports; for
- * 32-bit code (compatibility mode) when code32.
+ * address of its first byte), using only forms the host supports and
+ * comparing only what the host's vendor defines; for 32-bit code
+ * (compatibility mode) when code32.
  */
 void diff_gen(DiffCase *c, DiffRand *r, uint64_t insn_va, unsigned host,
-              bool code32);
+              const X86Vendor *vendor, bool code32);
 
 #endif

@@ -28,6 +28,7 @@
 #include <glib.h>
 
 #include "target/i386/cpu.h"
+#include "target/i386/vendor.h"
 
 /* General registers, in encoding order. */
 enum {
@@ -252,6 +253,8 @@ struct X86CPU {
     struct APICState *apic;     /* hw/intc/apic.c */
     X86CPUIDEntry cpuid[X86_CPUID_MAX_ENTRIES];
     unsigned ncpuid;
+    /* The behaviour of CPUID leaf 0's vendor, set at reset from cpuid. */
+    const X86Vendor *vendor;
     uint64_t icount;            /* instructions retired (for MIPS) */
     bool stopped;               /* waiting for INIT/SIPI (APs) */
 };

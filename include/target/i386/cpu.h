@@ -47,6 +47,7 @@ typedef struct X86CPUDef {
     X86CPUModelKind kind;
     const char *name;                   /* static: "host", ... */
     GPtrArray *on, *off;                /* of const X86CPUFeature * */
+    char vendor[13];                    /* vendor=, or "" for the model's */
 } X86CPUDef;
 
 typedef struct X86CPUTopology {
