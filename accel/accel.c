@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "system/accel.h"
+#include "system/cpus.h"
 
 /* In QEMU's "-accel help" order. */
 static const AccelClass *const accel_classes[] = {
@@ -97,6 +98,7 @@ static bool try_accel(MachineState *ms, const char *name, const QemuOpts *props,
     }
     if (ac->init(ms, props, &err)) {
         current_accel = ac;
+        cpus_register_accel(ac->ops);
         return true;
     }
     error_prepend(&err, "failed to initialize %s: ", name);
@@ -162,6 +164,7 @@ const AccelClass *accel_current(void)
 
 void accel_cleanup(void)
 {
+    cpus_register_accel(NULL);
     if (current_accel && current_accel->cleanup) {
         current_accel->cleanup();
     }

@@ -12,12 +12,12 @@
 #include "hw/boards.h"
 #include "monitor/monitor.h"
 #include "qom/object.h"
+#include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/kvm.h"
 #include "system/runstate.h"
 #include "system/system.h"
 
-static QmpQueryCpusFastFunc *query_cpus_fast_provider;
 
 static const QmpArg no_args[] = {
     QMP_ARGS_END
@@ -195,19 +195,11 @@ static bool qmp_query_chardev(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-void qmp_set_query_cpus_fast_provider(QmpQueryCpusFastFunc *fn)
-{
-    query_cpus_fast_provider = fn;
-}
-
-/* Under qtest there are no vCPUs; the accelerator that has some says so. */
+/* Under qtest there are no vCPUs, so the list is empty. */
 static bool qmp_query_cpus_fast(JsonObject *args, JsonNode **ret,
                                 Error **errp)
 {
-    JsonArray *list = query_cpus_fast_provider ? query_cpus_fast_provider()
-                                               : json_array_new();
-
-    *ret = node_from_array(list);
+    *ret = node_from_array(cpus_query_fast());
     return true;
 }
 

@@ -1,5 +1,7 @@
 /*
- * The big lock and the main loop's part in it (see include/system/cpus.h).
+ * The big lock and the main loop's part in it, and the vCPUs as the rest
+ * of the emulator sees them: the accelerator's ops and one record per
+ * vCPU (see include/system/cpus.h).
  *
  * The main loop keeps the lock except while it sleeps in poll(): glib
  * calls the context's poll function with its own lock dropped, so wrapping
@@ -65,4 +67,106 @@ void bql_fini_main_loop(void)
     g_main_context_set_poll_func(NULL, saved_poll);
     saved_poll = NULL;
     bql_unlock();
+}
+
+/* --- the vCPUs --------------------------------------------------------- */
+
+static const AccelOps *cpus_accel;
+static GPtrArray *cpu_states;           /* of CPUState *, by index */
+
+void cpus_register_accel(const AccelOps *ops)
+{
+    cpus_accel = ops;
+}
+
+bool vcpus_create(struct MachineState *ms, Error **errp)
+{
+    return !cpus_accel || !cpus_accel->create_vcpus ||
+           cpus_accel->create_vcpus(ms, errp);
+}
+
+void vcpus_reset(const struct X86BootState *boot)
+{
+    if (cpus_accel && cpus_accel->reset_vcpus) {
+        cpus_accel->reset_vcpus(boot);
+    }
+}
+
+void vcpus_pause(void)
+{
+    if (cpus_accel && cpus_accel->pause_vcpus) {
+        cpus_accel->pause_vcpus();
+    }
+}
+
+void vcpus_resume(void)
+{
+    if (cpus_accel && cpus_accel->resume_vcpus) {
+        cpus_accel->resume_vcpus();
+    }
+}
+
+void vcpus_destroy(void)
+{
+    if (cpus_accel && cpus_accel->destroy_vcpus) {
+        cpus_accel->destroy_vcpus();
+    }
+    if (cpu_states) {
+        g_ptr_array_free(cpu_states, true);
+        cpu_states = NULL;
+    }
+}
+
+CPUState *cpu_state_add(const char *type, void *opaque, Error **errp)
+{
+    CPUState *cs = g_new0(CPUState, 1);
+
+    cs->obj = object_add_child(object_get_container("/machine/unattached"),
+                               "device[*]", type, NULL, NULL, errp);
+    if (!cs->obj) {
+        g_free(cs);
+        return NULL;
+    }
+    if (!cpu_states) {
+        cpu_states = g_ptr_array_new_with_free_func(g_free);
+    }
+    cs->index = cpu_states->len;
+    cs->opaque = opaque;
+    g_ptr_array_add(cpu_states, cs);
+    return cs;
+}
+
+unsigned cpu_state_count(void)
+{
+    return cpu_states ? cpu_states->len : 0;
+}
+
+CPUState *cpu_state_get(unsigned index)
+{
+    g_assert(index < cpu_state_count());
+    return g_ptr_array_index(cpu_states, index);
+}
+
+JsonArray *cpus_query_fast(void)
+{
+    JsonArray *list = json_array_new();
+
+    for (unsigned i = 0; i < cpu_state_count(); i++) {
+        CPUState *cs = cpu_state_get(i);
+        JsonObject *o = json_object_new();
+        JsonObject *props = json_object_new();
+        char *path = object_get_canonical_path(cs->obj);
+
+        json_object_set_int_member(o, "cpu-index", cs->index);
+        json_object_set_string_member(o, "qom-path", path);
+        json_object_set_int_member(o, "thread-id", cs->thread_id);
+        json_object_set_int_member(props, "core-id", cs->core);
+        json_object_set_int_member(props, "thread-id", cs->thread);
+        json_object_set_int_member(props, "socket-id", cs->socket);
+        json_object_set_object_member(o, "props", props);
+        json_object_set_string_member(o, "target", "x86_64");
+        json_array_add_object_element(list, o);
+        g_free(path);
+    }
+    return list;
 }

@@ -11,6 +11,7 @@
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qemu/timer.h"
+#include "system/cpus.h"
 #include "system/runstate.h"
 #include "system/system.h"
 
@@ -18,8 +19,6 @@ static RunState current_state = RUN_STATE_PRELAUNCH;
 static ShutdownCause shutdown_cause = SHUTDOWN_CAUSE_NONE;
 static int shutdown_status;
 static void (*request_notify)(void);
-static void (*vcpu_pause)(void);
-static void (*vcpu_resume)(void);
 static ShutdownCause reset_requested = SHUTDOWN_CAUSE_NONE;
 static bool powerdown_requested;
 static RunState vmstop_requested = RUN_STATE__MAX;
@@ -121,12 +120,6 @@ void runstate_set_notify(void (*notify)(void))
     request_notify = notify;
 }
 
-void runstate_set_vcpu_hooks(void (*pause)(void), void (*resume)(void))
-{
-    vcpu_pause = pause;
-    vcpu_resume = resume;
-}
-
 static void do_vm_stop(RunState state, bool send_stop)
 {
     if (current_state != RUN_STATE_RUNNING) {
@@ -136,9 +129,7 @@ static void do_vm_stop(RunState state, bool send_stop)
         }
         return;
     }
-    if (vcpu_pause) {
-        vcpu_pause();
-    }
+    vcpus_pause();
     qemu_clock_enable_virtual(false);
     current_state = state;
     if (send_stop) {
@@ -159,9 +150,7 @@ void vm_start(void)
     qmp_event_send("RESUME", NULL);
     current_state = RUN_STATE_RUNNING;
     qemu_clock_enable_virtual(true);
-    if (vcpu_resume) {
-        vcpu_resume();
-    }
+    vcpus_resume();
 }
 
 void qemu_system_reset_request(ShutdownCause cause)
@@ -223,8 +212,8 @@ static void system_reset(ShutdownCause cause)
     bool running = current_state == RUN_STATE_RUNNING;
 
     /* Devices and vCPUs are reset with the vCPUs stopped. */
-    if (running && vcpu_pause) {
-        vcpu_pause();
+    if (running) {
+        vcpus_pause();
     }
     qdev_reset_all();
     for (guint i = 0; reset_handlers && i < reset_handlers->len; i++) {
@@ -239,8 +228,8 @@ static void system_reset(ShutdownCause cause)
         current_state == RUN_STATE_GUEST_PANICKED) {
         current_state = RUN_STATE_PAUSED;
     }
-    if (running && vcpu_resume) {
-        vcpu_resume();
+    if (running) {
+        vcpus_resume();
     }
 }
 

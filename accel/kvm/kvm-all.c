@@ -95,8 +95,6 @@ static bool kvm_disable_pm_exits(int vmfd, Error **errp)
 
 static void kvm_accel_cleanup(void)
 {
-    /* The vCPU threads end before anything they use goes away. */
-    kvm_cpus_cleanup();
     ioapic_set_irqchip_hook(NULL);
     g_clear_pointer(&kvm_state.accel_irqchip, g_free);
     kvm_state.irqchip = kvm_state.pit = false;
@@ -425,6 +423,7 @@ bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp)
 
 const AccelClass kvm_accel_class = {
     .name = "kvm",
+    .ops = &kvm_accel_ops,
     .props = kvm_props,
     .init = kvm_accel_init,
     .cleanup = kvm_accel_cleanup,

@@ -51,20 +51,16 @@
 #define CR0_RESET           0x60000010ULL   /* CD, NW, ET */
 
 typedef struct KVMVcpu {
-    unsigned index;
-    uint32_t apic_id;
-    unsigned socket, core, thread;
+    CPUState *cs;                       /* index, APIC ID, thread id */
     int fd;
     struct kvm_run *run;
     pthread_t thread_id;
     bool thread_started;
-    pid_t tid;                          /* for query-cpus-fast */
     bool reset_pending;                 /* registers to apply before KVM_RUN */
     bool wait_reset;                    /* stopped by a fatal exit */
     bool parked;
     struct kvm_lapic_state lapic_reset;
     uint32_t signature;                 /* CPUID.1:EAX, EDX after reset */
-    Object *obj;
 } KVMVcpu;
 
 static struct {
@@ -217,7 +213,7 @@ static bool set_reset_msrs(KVMVcpu *cpu, GString *err)
         struct kvm_msr_entry e[X86_CPU_RESET_MSRS_MAX];
     } m = { 0 };
     X86CPUMsr msrs[X86_CPU_RESET_MSRS_MAX];
-    unsigned n = x86_cpu_reset_msrs(cpu->index == 0, msrs,
+    unsigned n = x86_cpu_reset_msrs(cpu->cs->index == 0, msrs,
                                     X86_CPU_RESET_MSRS_MAX);
     unsigned done = 0;
 
@@ -244,7 +240,7 @@ static bool set_reset_msrs(KVMVcpu *cpu, GString *err)
 /* On the vCPU's own thread, with the big lock held. */
 static bool vcpu_apply_reset(KVMVcpu *cpu, GString *err)
 {
-    bool bsp = cpu->index == 0;
+    bool bsp = cpu->cs->index == 0;
     struct kvm_mp_state mp = {
         .mp_state = bsp ? KVM_MP_STATE_RUNNABLE : KVM_MP_STATE_UNINITIALIZED,
     };
@@ -346,7 +342,7 @@ static void *kvm_vcpu_thread(void *opaque)
     sigemptyset(&set);
     sigaddset(&set, SIG_KICK);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-    cpu->tid = gettid();
+    cpu->cs->thread_id = gettid();
 
     bql_lock();
     for (;;) {
@@ -420,7 +416,7 @@ static void *kvm_vcpu_thread(void *opaque)
 /* --- pause, resume, reset ---------------------------------------------- */
 
 /* Called with the big lock held, from the main loop or a vCPU's exit. */
-static void kvm_cpus_pause(void)
+static void kvm_pause_vcpus(void)
 {
     /* A vCPU that stops the VM parks once it leaves its exit handler. */
     unsigned want = kvm_cpus.ncpus - (current_vcpu ? 1 : 0);
@@ -434,13 +430,13 @@ static void kvm_cpus_pause(void)
     }
 }
 
-static void kvm_cpus_resume(void)
+static void kvm_resume_vcpus(void)
 {
     kvm_cpus.running = true;
     g_cond_broadcast(&kvm_cpus.resume_cond);
 }
 
-void kvm_cpus_reset(const X86BootState *boot)
+static void kvm_reset_vcpus(const X86BootState *boot)
 {
     x86_boot_state_free(&kvm_cpus.boot);
     kvm_cpus.have_boot = boot != NULL;
@@ -456,32 +452,6 @@ void kvm_cpus_reset(const X86BootState *boot)
         kvm_cpus.cpus[i].wait_reset = false;
     }
     g_cond_broadcast(&kvm_cpus.resume_cond);
-}
-
-/* --- query-cpus-fast --------------------------------------------------- */
-
-static JsonArray *kvm_query_cpus_fast(void)
-{
-    JsonArray *list = json_array_new();
-
-    for (unsigned i = 0; i < kvm_cpus.ncpus; i++) {
-        KVMVcpu *cpu = &kvm_cpus.cpus[i];
-        JsonObject *o = json_object_new();
-        JsonObject *props = json_object_new();
-        char *path = object_get_canonical_path(cpu->obj);
-
-        json_object_set_int_member(o, "cpu-index", i);
-        json_object_set_string_member(o, "qom-path", path);
-        json_object_set_int_member(o, "thread-id", cpu->tid);
-        json_object_set_int_member(props, "core-id", cpu->core);
-        json_object_set_int_member(props, "thread-id", cpu->thread);
-        json_object_set_int_member(props, "socket-id", cpu->socket);
-        json_object_set_object_member(o, "props", props);
-        json_object_set_string_member(o, "target", "x86_64");
-        json_array_add_object_element(list, o);
-        g_free(path);
-    }
-    return list;
 }
 
 /* --- creation and teardown --------------------------------------------- */
@@ -507,7 +477,7 @@ static bool vcpu_set_cpuid(KVMVcpu *cpu, const X86CPUIDEntry *t, unsigned n,
     g_free(c);
     if (ret < 0) {
         error_setg_errno(errp, errno, "KVM_SET_CPUID2 for vCPU %u",
-                         cpu->index);
+                         cpu->cs->index);
         return false;
     }
     return true;
@@ -519,14 +489,14 @@ static bool vcpu_create(KVMVcpu *cpu, const X86CPUDef *def,
                         Error **errp)
 {
     X86CPUIDEntry *table = g_new0(X86CPUIDEntry, X86_CPUID_MAX_ENTRIES);
-    GPtrArray *warnings = cpu->index == 0
+    GPtrArray *warnings = cpu->cs->index == 0
                           ? g_ptr_array_new_with_free_func(g_free) : NULL;
     const X86CPUIDEntry *leaf1;
     unsigned n;
     bool ok = false;
     void *run;
 
-    n = x86_cpu_build_cpuid(def, topo, cpu->index, supported, nsupported,
+    n = x86_cpu_build_cpuid(def, topo, cpu->cs->index, supported, nsupported,
                             table, X86_CPUID_MAX_ENTRIES, warnings);
     for (guint i = 0; warnings && i < warnings->len; i++) {
         warn_report("%s", (char *)g_ptr_array_index(warnings, i));
@@ -534,11 +504,11 @@ static bool vcpu_create(KVMVcpu *cpu, const X86CPUDef *def,
     leaf1 = x86_cpuid_find(table, n, 1, 0);
     cpu->signature = leaf1 ? leaf1->regs[X86_R_EAX] : 0;
     cpu->fd = ioctl(kvm_get_vm_fd(), KVM_CREATE_VCPU,
-                    (unsigned long)cpu->apic_id);
+                    (unsigned long)cpu->cs->apic_id);
     if (cpu->fd < 0) {
         error_setg_errno(errp, errno, "kvm_init_vcpu: KVM_CREATE_VCPU "
-                         "failed for vCPU %u (APIC ID %u)", cpu->index,
-                         cpu->apic_id);
+                         "failed for vCPU %u (APIC ID %u)", cpu->cs->index,
+                         cpu->cs->apic_id);
         goto out;
     }
     run = mmap(NULL, kvm_cpus.run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -576,27 +546,24 @@ static bool vcpu_start_thread(KVMVcpu *cpu, Error **errp)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err) {
         error_setg_errno(errp, err, "cannot create the thread of vCPU %u",
-                         cpu->index);
+                         cpu->cs->index);
         return false;
     }
     cpu->thread_started = true;
     if (kvm_cpus.debug_threads) {
         char name[16];
 
-        g_snprintf(name, sizeof(name), "CPU %u/KVM", cpu->index);
+        g_snprintf(name, sizeof(name), "CPU %u/KVM", cpu->cs->index);
         pthread_setname_np(cpu->thread_id, name);
     }
     return true;
 }
 
-bool kvm_cpus_create(MachineState *ms, Error **errp)
+static bool kvm_create_vcpus(MachineState *ms, Error **errp)
 {
     const VmConfig *cfg = ms->cfg;
-    X86CPUTopology topo = {
-        .sockets = MAX(cfg->smp.sockets, 1u),
-        .cores = MAX(cfg->smp.cores, 1u),
-        .threads = MAX(cfg->smp.threads, 1u),
-    };
+    X86CPUTopology topo = x86_cpu_topology(cfg->smp.sockets, cfg->smp.cores,
+                                           cfg->smp.threads);
     X86CPUIDEntry *supported = NULL;
     unsigned nsupported = 0;
     struct sigaction sa = { .sa_handler = kick_handler };
@@ -641,19 +608,14 @@ bool kvm_cpus_create(MachineState *ms, Error **errp)
     for (unsigned i = 0; i < ms->smp_cpus; i++) {
         KVMVcpu *cpu = &kvm_cpus.cpus[i];
 
-        cpu->index = i;
         cpu->fd = -1;
-        cpu->apic_id = x86_cpu_apic_id(&topo, i);
-        x86_cpu_topo_ids(&topo, i, &cpu->socket, &cpu->core, &cpu->thread);
-        kvm_cpus.ncpus++;
-        if (!vcpu_create(cpu, &def, &topo, supported, nsupported, errp)) {
+        cpu->cs = cpu_state_add(CPU_TYPE, cpu, errp);
+        if (!cpu->cs) {
             goto out;
         }
-        /* QEMU's CPUs are the first unattached devices. */
-        cpu->obj = object_add_child(
-            object_get_container("/machine/unattached"), "device[*]",
-            CPU_TYPE, NULL, NULL, errp);
-        if (!cpu->obj) {
+        x86_cpu_state_init(cpu->cs, &topo);
+        kvm_cpus.ncpus++;
+        if (!vcpu_create(cpu, &def, &topo, supported, nsupported, errp)) {
             goto out;
         }
     }
@@ -664,8 +626,6 @@ bool kvm_cpus_create(MachineState *ms, Error **errp)
             goto out;
         }
     }
-    runstate_set_vcpu_hooks(kvm_cpus_pause, kvm_cpus_resume);
-    qmp_set_query_cpus_fast_provider(kvm_query_cpus_fast);
     ok = true;
 out:
     g_free(supported);
@@ -673,13 +633,11 @@ out:
     return ok;
 }
 
-void kvm_cpus_cleanup(void)
+static void kvm_destroy_vcpus(void)
 {
     /* The main thread holds the big lock once vCPU threads may exist. */
     bool held = bql_locked();
 
-    runstate_set_vcpu_hooks(NULL, NULL);
-    qmp_set_query_cpus_fast_provider(NULL);
     kvm_cpus.stop = true;
     if (held) {
         g_cond_broadcast(&kvm_cpus.resume_cond);
@@ -710,3 +668,11 @@ void kvm_cpus_cleanup(void)
     x86_boot_state_free(&kvm_cpus.boot);
     memset(&kvm_cpus, 0, sizeof(kvm_cpus));
 }
+
+const AccelOps kvm_accel_ops = {
+    .create_vcpus = kvm_create_vcpus,
+    .reset_vcpus = kvm_reset_vcpus,
+    .pause_vcpus = kvm_pause_vcpus,
+    .resume_vcpus = kvm_resume_vcpus,
+    .destroy_vcpus = kvm_destroy_vcpus,
+};

@@ -14,7 +14,7 @@ int kvm_check_cap(int cap);
 bool kvm_irqchip_in_kernel(void);
 /* What KVM_GET_SUPPORTED_CPUID offers; *out is g_malloc'ed. */
 bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp);
-/* Stop and join the vCPU threads, close their fds (before the VM's). */
-void kvm_cpus_cleanup(void);
+/* The vCPUs (kvm-cpus.c); destroyed by the board before the VM goes. */
+extern const struct AccelOps kvm_accel_ops;
 
 #endif

@@ -1,10 +1,18 @@
 /*
  * The qtest accelerator: no CPU runs; a test drives devices and memory
- * through the qtest protocol.
+ * through the qtest protocol. What the CPUs carry still answers: one
+ * local APIC per CPU with no CPU behind it (CPU 0's serves qtest's
+ * accesses to the APIC page), and no vCPU records (query-cpus-fast is
+ * empty).
  */
+#include "hw/boards.h"
+#include "hw/intc/apic.h"
 #include "qemu/timer.h"
 #include "system/accel.h"
+#include "system/cpus.h"
 #include "system/qtest.h"
+#include "system/vm-config.h"
+#include "target/i386/cpu.h"
 
 static bool qtest_accel_init(MachineState *ms, const QemuOpts *props,
                              Error **errp)
@@ -14,8 +22,34 @@ static bool qtest_accel_init(MachineState *ms, const QemuOpts *props,
     return true;
 }
 
+static bool qtest_create_vcpus(MachineState *ms, Error **errp)
+{
+    const SmpOptions *smp = &ms->cfg->smp;
+    X86CPUTopology topo = x86_cpu_topology(smp->sockets, smp->cores,
+                                           smp->threads);
+
+    for (unsigned i = 0; i < MAX(ms->smp_cpus, 1u); i++) {
+        if (!apic_new(x86_cpu_apic_id(&topo, i), i == 0, NULL, NULL,
+                      errp)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void qtest_destroy_vcpus(void)
+{
+    apic_free_all();
+}
+
+static const AccelOps qtest_accel_ops = {
+    .create_vcpus = qtest_create_vcpus,
+    .destroy_vcpus = qtest_destroy_vcpus,
+};
+
 const AccelClass qtest_accel_class = {
     .name = "qtest",
+    .ops = &qtest_accel_ops,
     .init = qtest_accel_init,
 };
 

@@ -18,6 +18,7 @@
 
 #include "accel/tcg/tb-cache.h"
 #include "system/accel.h"
+#include "system/cpus.h"
 #include "system/tcg.h"
 
 static const QemuOptDesc tcg_props[] = {
@@ -80,15 +81,15 @@ static bool tcg_accel_init(MachineState *ms, const QemuOpts *props,
     return tb_cache_init(mib << 20, errp);
 }
 
+/* The board destroyed the vCPUs (and their thread) before this. */
 static void tcg_accel_cleanup(void)
 {
-    /* The vCPU thread ends before the cache it runs from goes away. */
-    tcg_cpus_cleanup();
     tb_cache_cleanup();
 }
 
 const AccelClass tcg_accel_class = {
     .name = "tcg",
+    .ops = &tcg_accel_ops,
     .props = tcg_props,
     .check = tcg_accel_check,
     .init = tcg_accel_init,

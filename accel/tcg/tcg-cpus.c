@@ -44,9 +44,8 @@
 
 typedef struct TCGVcpu {
     X86CPU cpu;
-    unsigned socket, core, thread;
+    CPUState *cs;                       /* index, topology, thread id */
     bool wait_reset;                    /* triple fault or fatal error */
-    Object *obj;
 } TCGVcpu;
 
 static struct {
@@ -56,7 +55,6 @@ static struct {
     bool amd;
     pthread_t thread_id;
     bool thread_started;
-    pid_t tid;
     bool running;                       /* the VM runs */
     bool stop;                          /* the thread must end */
     bool parked;
@@ -341,7 +339,10 @@ static void run_turn(TCGVcpu *v)
 
 static void *tcg_cpu_thread(void *opaque)
 {
-    tcg_cpus.tid = gettid();
+    /* One thread runs them all, as QEMU's round-robin TCG. */
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        tcg_cpus.cpus[i]->cs->thread_id = gettid();
+    }
     bql_lock();
     for (;;) {
         TCGVcpu *v;
@@ -370,7 +371,7 @@ static void *tcg_cpu_thread(void *opaque)
 /* --- pause, resume, reset ---------------------------------------------- */
 
 /* With the big lock, from the main loop or (guest shutdown) the thread. */
-static void tcg_cpus_pause(void)
+static void tcg_pause_vcpus(void)
 {
     tcg_cpus.running = false;
     if (tcg_cpus.current) {
@@ -385,7 +386,7 @@ static void tcg_cpus_pause(void)
     }
 }
 
-static void tcg_cpus_resume(void)
+static void tcg_resume_vcpus(void)
 {
     tcg_cpus.running = true;
     g_cond_broadcast(&tcg_cpus.wake_cond);
@@ -463,7 +464,7 @@ static void log_cpu_reset(unsigned index, const CPUX86State *env)
              env->cr[3], env->cr[4], env->efer);
 }
 
-void tcg_cpus_reset(const X86BootState *boot)
+static void tcg_reset_vcpus(const X86BootState *boot)
 {
     /* The loader rewrote RAM behind the vCPUs' back. */
     tb_flush_all();
@@ -480,33 +481,6 @@ void tcg_cpus_reset(const X86BootState *boot)
         }
     }
     g_cond_broadcast(&tcg_cpus.wake_cond);
-}
-
-/* --- query-cpus-fast --------------------------------------------------- */
-
-static JsonArray *tcg_query_cpus_fast(void)
-{
-    JsonArray *list = json_array_new();
-
-    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
-        TCGVcpu *v = tcg_cpus.cpus[i];
-        JsonObject *o = json_object_new();
-        JsonObject *props = json_object_new();
-        char *path = object_get_canonical_path(v->obj);
-
-        json_object_set_int_member(o, "cpu-index", i);
-        json_object_set_string_member(o, "qom-path", path);
-        /* One thread runs them all, as QEMU's round-robin TCG. */
-        json_object_set_int_member(o, "thread-id", tcg_cpus.tid);
-        json_object_set_int_member(props, "core-id", v->core);
-        json_object_set_int_member(props, "thread-id", v->thread);
-        json_object_set_int_member(props, "socket-id", v->socket);
-        json_object_set_object_member(o, "props", props);
-        json_object_set_string_member(o, "target", "x86_64");
-        json_array_add_object_element(list, o);
-        g_free(path);
-    }
-    return list;
 }
 
 /* --- creation and teardown --------------------------------------------- */
@@ -587,14 +561,11 @@ static bool start_thread(Error **errp)
     return true;
 }
 
-bool tcg_cpus_create(MachineState *ms, Error **errp)
+static bool tcg_create_vcpus(MachineState *ms, Error **errp)
 {
     const VmConfig *cfg = ms->cfg;
-    X86CPUTopology topo = {
-        .sockets = MAX(cfg->smp.sockets, 1u),
-        .cores = MAX(cfg->smp.cores, 1u),
-        .threads = MAX(cfg->smp.threads, 1u),
-    };
+    X86CPUTopology topo = x86_cpu_topology(cfg->smp.sockets, cfg->smp.cores,
+                                           cfg->smp.threads);
     unsigned n = MAX(ms->smp_cpus, 1u);
 
     tcg_cpus.cpus = g_new0(TCGVcpu *, n);
@@ -604,7 +575,6 @@ bool tcg_cpus_create(MachineState *ms, Error **errp)
         v->cpu.index = i;
         v->cpu.env.cpu = &v->cpu;
         v->cpu.apic_id = x86_cpu_apic_id(&topo, i);
-        x86_cpu_topo_ids(&topo, i, &v->socket, &v->core, &v->thread);
         tcg_cpus.cpus[tcg_cpus.ncpus++] = v;
     }
     if (!build_cpuid_tables(ms, &topo, errp)) {
@@ -616,13 +586,11 @@ bool tcg_cpus_create(MachineState *ms, Error **errp)
     for (unsigned i = 0; i < n; i++) {
         TCGVcpu *v = tcg_cpus.cpus[i];
 
-        /* QEMU's CPUs are the first unattached devices. */
-        v->obj = object_add_child(object_get_container("/machine/unattached"),
-                                  "device[*]", tcg_cpus.type, NULL, NULL,
-                                  errp);
-        if (!v->obj) {
+        v->cs = cpu_state_add(tcg_cpus.type, v, errp);
+        if (!v->cs) {
             return false;
         }
+        x86_cpu_state_init(v->cs, &topo);
         v->cpu.apic = apic_new(v->cpu.apic_id, i == 0, &tcg_apic_hooks, v,
                                errp);
         if (!v->cpu.apic) {
@@ -633,8 +601,6 @@ bool tcg_cpus_create(MachineState *ms, Error **errp)
     if (!start_thread(errp)) {
         return false;
     }
-    runstate_set_vcpu_hooks(tcg_cpus_pause, tcg_cpus_resume);
-    qmp_set_query_cpus_fast_provider(tcg_query_cpus_fast);
     return true;
 }
 
@@ -643,13 +609,11 @@ bool tcg_cpus_amd_ht_hole(void)
     return tcg_cpus.amd && X86_PHYS_BITS >= 40;
 }
 
-void tcg_cpus_cleanup(void)
+static void tcg_destroy_vcpus(void)
 {
     /* The main thread holds the big lock once the thread may exist. */
     bool held = bql_locked();
 
-    runstate_set_vcpu_hooks(NULL, NULL);
-    qmp_set_query_cpus_fast_provider(NULL);
     if (tcg_cpus.thread_started) {
         if (!held) {
             bql_lock();
@@ -677,7 +641,8 @@ void tcg_cpus_cleanup(void)
         qemu_log("%" PRIu64 " instructions retired by %u vCPU(s)\n", total,
                  tcg_cpus.ncpus);
     }
-    /* The APICs are devices of the board, which frees them (pc_cleanup). */
+    /* The APICs came with the vCPUs: they go with them. */
+    apic_free_all();
     for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
         g_free(tcg_cpus.cpus[i]);
     }
@@ -685,6 +650,14 @@ void tcg_cpus_cleanup(void)
     g_free(tcg_cpus.type);
     memset(&tcg_cpus, 0, sizeof(tcg_cpus));
 }
+
+const AccelOps tcg_accel_ops = {
+    .create_vcpus = tcg_create_vcpus,
+    .reset_vcpus = tcg_reset_vcpus,
+    .pause_vcpus = tcg_pause_vcpus,
+    .resume_vcpus = tcg_resume_vcpus,
+    .destroy_vcpus = tcg_destroy_vcpus,
+};
 
 /* --- RAM written behind the vCPUs' back -------------------------------- */
 

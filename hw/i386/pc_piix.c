@@ -18,6 +18,7 @@
 #include "hw/isa.h"
 #include "hw/qdev.h"
 #include "qom/object.h"
+#include "system/cpus.h"
 #include "system/memory.h"
 #include "system/hostmem.h"
 #include "hw/acpi/pm.h"
@@ -179,11 +180,9 @@ static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
  */
 static bool pc_build_acpi(MachineState *ms, Error **errp)
 {
-    X86CPUTopology topo = {
-        .sockets = MAX(ms->cfg->smp.sockets, 1u),
-        .cores = MAX(ms->cfg->smp.cores, 1u),
-        .threads = MAX(ms->cfg->smp.threads, 1u),
-    };
+    X86CPUTopology topo = x86_cpu_topology(ms->cfg->smp.sockets,
+                                           ms->cfg->smp.cores,
+                                           ms->cfg->smp.threads);
     unsigned ncpus = MAX(ms->smp_cpus, 1u);
     uint32_t *apic_ids = g_new(uint32_t, ncpus);
     AcpiBuildConfig ac = {
@@ -280,11 +279,7 @@ static void pc_reset(void *opaque)
             qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
         }
     }
-    if (kvm_enabled()) {
-        kvm_cpus_reset(loaded ? &st : NULL);
-    } else if (tcg_enabled()) {
-        tcg_cpus_reset(loaded ? &st : NULL);
-    }
+    vcpus_reset(loaded ? &st : NULL);
     x86_boot_state_free(&st);
 }
 
@@ -331,30 +326,8 @@ static bool pc_init_kvm(MachineState *ms, Error **errp)
 {
     bool pit, discard;
 
-    return pc_need_kernel(ms, errp) &&
-           pc_pit_options(ms->cfg, &pit, &discard, errp) &&
-           kvm_pc_init(pit, discard, errp) && kvm_cpus_create(ms, errp);
-}
-
-/*
- * Under qtest no vCPU runs, but the local APIC page answers: one APIC
- * per CPU with no CPU behind it (CPU 0's serves qtest's accesses).
- */
-static bool pc_init_qtest_apics(MachineState *ms, Error **errp)
-{
-    X86CPUTopology topo = {
-        .sockets = MAX(ms->cfg->smp.sockets, 1u),
-        .cores = MAX(ms->cfg->smp.cores, 1u),
-        .threads = MAX(ms->cfg->smp.threads, 1u),
-    };
-
-    for (unsigned i = 0; i < MAX(ms->smp_cpus, 1u); i++) {
-        if (!apic_new(x86_cpu_apic_id(&topo, i), i == 0, NULL, NULL,
-                      errp)) {
-            return false;
-        }
-    }
-    return true;
+    return pc_pit_options(ms->cfg, &pit, &discard, errp) &&
+           kvm_pc_init(pit, discard, errp);
 }
 
 static void pc_isa_irq_fanout(void *opaque, int n, int level)
@@ -508,18 +481,18 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!pc_init_ram(ms, errp)) {
         return false;
     }
-    /* Under tcg the CPU model decides the e820 map (the AMD HT hole). */
-    if (tcg_enabled() && (!pc_need_kernel(ms, errp) ||
-                          !tcg_cpus_create(ms, errp))) {
+    if (!qtest_enabled() && !pc_need_kernel(ms, errp)) {
         return false;
     }
-    pc_build_e820(kvm_enabled());
+    /* KVM's irqchip exists before its vCPUs. */
     if (kvm_enabled() && !pc_init_kvm(ms, errp)) {
         return false;
     }
-    if (qtest_enabled() && !pc_init_qtest_apics(ms, errp)) {
+    /* The CPU model decides the e820 map (the AMD HT hole). */
+    if (!vcpus_create(ms, errp)) {
         return false;
     }
+    pc_build_e820(kvm_enabled());
     if (!pc_init_irqs(errp) || !pc_init_isa_devices(errp)) {
         return false;
     }
@@ -535,9 +508,9 @@ static bool pc_init(MachineState *ms, Error **errp)
     ok = !ms->cfg->kernel || pc_load_kernel(&st, fw, errp);
     if (ok && kvm_enabled()) {
         ok = kvm_memory_init(errp);
-        kvm_cpus_reset(ms->cfg->kernel ? &st : NULL);
-    } else if (ok && tcg_enabled()) {
-        tcg_cpus_reset(ms->cfg->kernel ? &st : NULL);
+    }
+    if (ok) {
+        vcpus_reset(ms->cfg->kernel ? &st : NULL);
     }
     x86_boot_state_free(&st);
     if (ok) {
@@ -548,7 +521,7 @@ static bool pc_init(MachineState *ms, Error **errp)
 
 static void pc_cleanup(MachineState *ms)
 {
-    apic_free_all();
+    vcpus_destroy();
     isa_bus_set_irqs(NULL);
     qemu_free_irqs(pcms.isa_fanout, ISA_NUM_IRQS);
     pcms.isa_fanout = NULL;

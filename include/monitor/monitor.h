@@ -91,12 +91,6 @@ void qmp_session_open(QmpSession *s);
 void qmp_session_close(QmpSession *s);
 void qmp_session_feed(QmpSession *s, const void *buf, size_t len);
 
-/*
- * query-cpus-fast: the accelerator that runs vCPUs provides the list
- * (a JsonArray the caller takes); without a provider the list is empty.
- */
-typedef JsonArray *QmpQueryCpusFastFunc(void);
-void qmp_set_query_cpus_fast_provider(QmpQueryCpusFastFunc *fn);
 
 /* Register every command of monitor/qmp-cmds.c. */
 void qmp_register_commands(void);

@@ -9,8 +9,11 @@
 #include "hw/boards.h"
 #include "qemu/option.h"
 
+struct AccelOps;
+
 typedef struct AccelClass {
     const char *name;
+    const struct AccelOps *ops;     /* its vCPUs (system/cpus.h) */
     const QemuOptDesc *props;   /* besides "accel" itself */
     /* Check property values when -accel is parsed (may be NULL). */
     bool (*check)(const QemuOpts *props, Error **errp);

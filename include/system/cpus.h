@@ -11,8 +11,14 @@
 #define SYSTEM_CPUS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "qemu/error.h"
+#include "qom/object.h"
 
 void bql_lock(void);
 void bql_unlock(void);
@@ -28,5 +34,64 @@ void bql_cond_wait(GCond *cond);
  */
 void bql_init_main_loop(void);
 void bql_fini_main_loop(void);
+
+struct MachineState;
+struct X86BootState;
+
+/*
+ * The vCPUs. The board asks for them once (vcpus_create) and frees them
+ * in its cleanup (vcpus_destroy); the run state pauses and resumes them;
+ * each call goes to the ops of the accelerator that runs the VM
+ * (registered by accel_configure()). An accelerator with no vCPUs
+ * (qtest) still creates what the CPUs carry (their local APICs).
+ */
+typedef struct AccelOps {
+    /*
+     * Create ms->smp_cpus vCPUs (model and features from -cpu, topology
+     * from -smp) with their local APICs, parked until the VM runs; each
+     * gets its record with cpu_state_add(), in index order.
+     */
+    bool (*create_vcpus)(struct MachineState *ms, Error **errp);
+    /*
+     * Reset every vCPU: vCPU 0 starts in boot (NULL: at the reset
+     * vector), the others wait for INIT/SIPI. With the vCPUs paused.
+     */
+    void (*reset_vcpus)(const struct X86BootState *boot);
+    /* With the big lock: no vCPU runs guest code once pause returns. */
+    void (*pause_vcpus)(void);
+    void (*resume_vcpus)(void);
+    /* Undo create_vcpus (threads joined, APICs freed). */
+    void (*destroy_vcpus)(void);
+} AccelOps;
+
+void cpus_register_accel(const AccelOps *ops);
+bool vcpus_create(struct MachineState *ms, Error **errp);
+void vcpus_reset(const struct X86BootState *boot);
+void vcpus_pause(void);
+void vcpus_resume(void);
+void vcpus_destroy(void);
+
+/*
+ * One vCPU as the rest of the emulator sees it (query-cpus-fast, QOM);
+ * the accelerator keeps its own state beside it.
+ */
+typedef struct CPUState {
+    unsigned index;                     /* 0 .. smp_cpus-1 */
+    uint32_t apic_id;
+    unsigned socket, core, thread;      /* topology IDs */
+    pid_t thread_id;                    /* host thread running it */
+    Object *obj;                        /* /machine/unattached/device[N] */
+    void *opaque;                       /* the accelerator's vCPU */
+} CPUState;
+
+/*
+ * The record of the next vCPU, with its QOM object of type (QEMU's CPUs
+ * are the first unattached devices). The records go with vcpus_destroy().
+ */
+CPUState *cpu_state_add(const char *type, void *opaque, Error **errp);
+unsigned cpu_state_count(void);
+CPUState *cpu_state_get(unsigned index);
+/* query-cpus-fast's list, as QEMU gives it for x86 (caller owns it). */
+JsonArray *cpus_query_fast(void);
 
 #endif

@@ -3,9 +3,9 @@
  *
  * The board builds in this order (hw/i386/pc_piix.c): RAM, then
  * kvm_pc_init() (in-kernel PIC/IOAPIC/LAPIC and PIT, which must exist
- * before vCPUs), kvm_cpus_create() (vCPU fds and parked threads),
- * devices, the kernel loader, kvm_memory_init() (one slot per RAM
- * region) and kvm_cpus_set_boot_state(). vm_start() lets the threads run.
+ * before vCPUs), vcpus_create() (system/cpus.h: vCPU fds and parked
+ * threads), devices, the kernel loader, kvm_memory_init() (one slot per
+ * RAM region) and vcpus_reset(). vm_start() lets the threads run.
  */
 #ifndef SYSTEM_KVM_H
 #define SYSTEM_KVM_H
@@ -36,19 +36,5 @@ void kvm_pc_reset_irqchip(void);
 void kvm_set_irq(int gsi, int level);
 /* One KVM memory slot per RAM region of address_space_memory. */
 bool kvm_memory_init(Error **errp);
-
-/*
- * Create ms->smp_cpus vCPUs (model and features from ms->cfg->cpu,
- * topology from ms->cfg->smp), each with its thread, parked until the
- * VM runs. Registers the pause/resume hooks and query-cpus-fast.
- */
-bool kvm_cpus_create(MachineState *ms, Error **errp);
-/*
- * Reset every vCPU: vCPU 0 starts in boot (NULL: at the reset vector),
- * the others wait for INIT/SIPI. Call with the vCPUs paused (at machine
- * creation or from a reset handler); each applies it on its own thread
- * before it next runs.
- */
-void kvm_cpus_reset(const struct X86BootState *boot);
 
 #endif

@@ -52,14 +52,12 @@ int qemu_shutdown_exit_status(void);
 void runstate_set_notify(void (*notify)(void));
 
 /*
- * Pause and resume. vm_stop() stops the vCPUs (through the accelerator's
- * hook), sets state and emits STOP; vm_start() emits RESUME and lets the
+ * Pause and resume. vm_stop() stops the vCPUs (vcpus_pause(), through
+ * the accelerator's ops), sets state and emits STOP; vm_start() emits RESUME and lets the
  * vCPUs run. Both do nothing when already in the target condition.
  */
 void vm_stop(RunState state);
 void vm_start(void);
-/* The accelerator's hooks to pause/resume its vCPUs (may be NULL). */
-void runstate_set_vcpu_hooks(void (*pause)(void), void (*resume)(void));
 
 /*
  * Requests handled by the main loop: a reset (devices and vCPUs, then a

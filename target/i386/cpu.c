@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "system/cpus.h"
 #include "target/i386/cpu.h"
 #include "target/i386/vendor.h"
 
@@ -291,6 +292,22 @@ void x86_cpu_def_free(X86CPUDef *def)
         g_ptr_array_free(def->off, true);
     }
     def->on = def->off = NULL;
+}
+
+X86CPUTopology x86_cpu_topology(unsigned sockets, unsigned cores,
+                                unsigned threads)
+{
+    return (X86CPUTopology) {
+        .sockets = MAX(sockets, 1u),
+        .cores = MAX(cores, 1u),
+        .threads = MAX(threads, 1u),
+    };
+}
+
+void x86_cpu_state_init(CPUState *cs, const X86CPUTopology *topo)
+{
+    cs->apic_id = x86_cpu_apic_id(topo, cs->index);
+    x86_cpu_topo_ids(topo, cs->index, &cs->socket, &cs->core, &cs->thread);
 }
 
 /* Bits needed to number count items (QEMU's apicid_bitwidth_for_count). */

@@ -96,6 +96,12 @@ const X86CPUFeature *x86_cpu_feature_find(const char *name);
 void x86_cpu_topo_ids(const X86CPUTopology *topo, unsigned cpu_index,
                       unsigned *socket, unsigned *core, unsigned *thread);
 uint32_t x86_cpu_apic_id(const X86CPUTopology *topo, unsigned cpu_index);
+/* -smp's sockets, cores and threads, each at least 1. */
+X86CPUTopology x86_cpu_topology(unsigned sockets, unsigned cores,
+                                unsigned threads);
+struct CPUState;
+/* A vCPU record's APIC ID and topology IDs from its index. */
+void x86_cpu_state_init(struct CPUState *cs, const X86CPUTopology *topo);
 
 /*
  * The CPUID table of vCPU cpu_index: the model applied to what the
