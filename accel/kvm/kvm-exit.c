@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "accel/kvm/kvm-exit.h"
+#include "target/i386/cpu.h"
 
 static uint64_t load_le(const uint8_t *p, unsigned size)
 {
@@ -166,45 +167,35 @@ void kvm_exit_describe(const struct kvm_run *run, GString *out)
     }
 }
 
-static void dump_segment(GString *out, const char *name,
-                         const struct kvm_segment *s)
+static X86SegmentDump dump_segment(const struct kvm_segment *s)
 {
-    /* selector base limit flags, flags as the descriptor's bits 8-23 */
-    uint32_t flags = (s->type << 8) | (s->s << 12) | (s->dpl << 13) |
-                     (s->present << 15) | (s->avl << 20) | (s->l << 21) |
-                     (s->db << 22) | (s->g << 23);
-
-    g_string_append_printf(out, "%-3s=%04x %016" PRIx64 " %08x %08x\n",
-                           name, s->selector, (uint64_t)s->base, s->limit,
-                           flags);
+    return (X86SegmentDump) {
+        .selector = s->selector, .base = s->base, .limit = s->limit,
+        .flags = (s->type << 8) | (s->s << 12) | (s->dpl << 13) |
+                 (s->present << 15) | (s->avl << 20) | (s->l << 21) |
+                 (s->db << 22) | (s->g << 23),
+    };
 }
 
 void kvm_dump_registers(const struct kvm_regs *r, const struct kvm_sregs *s,
                         GString *out)
 {
-    g_string_append_printf(out,
-        "RAX=%016llx RBX=%016llx RCX=%016llx RDX=%016llx\n"
-        "RSI=%016llx RDI=%016llx RBP=%016llx RSP=%016llx\n"
-        "R8 =%016llx R9 =%016llx R10=%016llx R11=%016llx\n"
-        "R12=%016llx R13=%016llx R14=%016llx R15=%016llx\n"
-        "RIP=%016llx RFL=%08llx\n",
-        r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp, r->rsp,
-        r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
-        r->rip, r->rflags);
-    dump_segment(out, "ES", &s->es);
-    dump_segment(out, "CS", &s->cs);
-    dump_segment(out, "SS", &s->ss);
-    dump_segment(out, "DS", &s->ds);
-    dump_segment(out, "FS", &s->fs);
-    dump_segment(out, "GS", &s->gs);
-    dump_segment(out, "LDT", &s->ldt);
-    dump_segment(out, "TR", &s->tr);
-    g_string_append_printf(out, "GDT=     %016llx %08x\n", s->gdt.base,
-                           s->gdt.limit);
-    g_string_append_printf(out, "IDT=     %016llx %08x\n", s->idt.base,
-                           s->idt.limit);
-    g_string_append_printf(out,
-        "CR0=%08llx CR2=%016llx CR3=%016llx CR4=%08llx\n"
-        "EFER=%016llx APIC_BASE=%016llx\n",
-        s->cr0, s->cr2, s->cr3, s->cr4, s->efer, s->apic_base);
+    const X86CPUDump d = {
+        .regs = {
+            r->rax, r->rcx, r->rdx, r->rbx, r->rsp, r->rbp, r->rsi, r->rdi,
+            r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+        },
+        .rip = r->rip, .rflags = r->rflags,
+        .segs = {
+            dump_segment(&s->es), dump_segment(&s->cs), dump_segment(&s->ss),
+            dump_segment(&s->ds), dump_segment(&s->fs), dump_segment(&s->gs),
+        },
+        .ldt = dump_segment(&s->ldt), .tr = dump_segment(&s->tr),
+        .gdt_base = s->gdt.base, .gdt_limit = s->gdt.limit,
+        .idt_base = s->idt.base, .idt_limit = s->idt.limit,
+        .cr0 = s->cr0, .cr2 = s->cr2, .cr3 = s->cr3, .cr4 = s->cr4,
+        .efer = s->efer, .apic_base = s->apic_base,
+    };
+
+    x86_cpu_dump(&d, out);
 }

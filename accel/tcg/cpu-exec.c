@@ -221,7 +221,7 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
     st->executed = executed;
 }
 
-uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget)
+X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed)
 {
     CPUX86State *env = &cpu->env;
     TBJmpCache *jc = tb_jmp_cache_get(cpu);
@@ -234,6 +234,7 @@ uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget)
         jc->generation = tb_generation;
     }
     tb_chain.running = NULL;
+    env->exit_reason = X86_CPU_EXIT_NONE;
     if (setjmp(env->jmp_env)) {
         TranslationBlock *tb = tb_chain.running;
 
@@ -246,5 +247,16 @@ uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget)
         x86_do_exception(env);
     }
     exec_blocks(cpu, budget, stp, jc);
-    return stp->executed;
+    *executed = stp->executed;
+    if (env->exit_reason != X86_CPU_EXIT_NONE) {
+        return env->exit_reason;
+    }
+    if (__atomic_load_n(&env->interrupt_request, __ATOMIC_ACQUIRE) &
+        CPU_INTERRUPT_EXIT) {
+        return X86_CPU_EXIT_REQUEST;
+    }
+    if (cpu->stopped || (env->hflags & HF_HALTED_MASK)) {
+        return X86_CPU_EXIT_HALT;
+    }
+    return X86_CPU_EXIT_BUDGET;
 }

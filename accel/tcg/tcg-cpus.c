@@ -27,9 +27,7 @@
 #include <json-glib/json-glib.h>
 
 #include "qemu/log.h"
-#include <linux/kvm.h>
 
-#include "accel/kvm/kvm-exit.h"
 #include "accel/tcg/tb-cache.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
@@ -64,17 +62,13 @@ static struct {
     bool debug_threads;
 } tcg_cpus;
 
-unsigned tcg_cpu_count(void)
-{
-    return tcg_cpus.ncpus;
-}
-
 static void request(X86CPU *cpu, uint32_t bits)
 {
     __atomic_fetch_or(&cpu->env.interrupt_request, bits, __ATOMIC_SEQ_CST);
 }
 
-void tcg_cpu_exit(X86CPU *cpu)
+/* Make the execution loop of cpu return soon. */
+static void exit_request(X86CPU *cpu)
 {
     request(cpu, CPU_INTERRUPT_EXIT);
 }
@@ -86,7 +80,7 @@ static void kick(TCGVcpu *target)
 
     g_cond_broadcast(&tcg_cpus.wake_cond);
     if (cur && cur != target) {
-        tcg_cpu_exit(&cur->cpu);
+        exit_request(&cur->cpu);
     }
 }
 
@@ -156,107 +150,35 @@ static const APICCpuHooks tcg_apic_hooks = {
 
 /* --- stops: triple fault and internal errors --------------------------- */
 
-/* The vCPU that holds cpu (NULL for a CPU of a unit test). */
-static TCGVcpu *vcpu_of(X86CPU *cpu)
-{
-    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
-        if (&tcg_cpus.cpus[i]->cpu == cpu) {
-            return tcg_cpus.cpus[i];
-        }
-    }
-    return NULL;
-}
-
-/* Stop cpu until the next reset. */
-static void wait_for_reset(X86CPU *cpu)
-{
-    TCGVcpu *v = vcpu_of(cpu);
-
-    if (v) {
-        v->wait_reset = true;
-    }
-    cpu->env.hflags |= HF_HALTED_MASK;
-    tcg_cpu_exit(cpu);
-}
-
-void tcg_cpu_shutdown(X86CPU *cpu)
-{
-    bool taken = x86_bql_acquire();
-
-    wait_for_reset(cpu);
-    qemu_system_reset_request(SHUTDOWN_CAUSE_GUEST_RESET);
-    x86_bql_release(taken);
-}
-
-/* QEMU's "info registers" layout, shared with the kvm diagnostic. */
-static struct kvm_segment dump_segment(const SegmentCache *s)
-{
-    return (struct kvm_segment) {
-        .base = s->base, .limit = s->limit, .selector = s->selector,
-        .type = (s->flags >> DESC_TYPE_SHIFT) & 15,
-        .s = !!(s->flags & DESC_S_MASK),
-        .dpl = (s->flags >> DESC_DPL_SHIFT) & 3,
-        .present = !!(s->flags & DESC_P_MASK),
-        .avl = !!(s->flags & DESC_AVL_MASK),
-        .l = !!(s->flags & DESC_L_MASK),
-        .db = !!(s->flags & DESC_B_MASK),
-        .g = !!(s->flags & DESC_G_MASK),
-    };
-}
-
-static void dump_registers(X86CPU *cpu, GString *out)
-{
-    CPUX86State *env = &cpu->env;
-    struct kvm_regs r = {
-        .rax = env->regs[R_EAX], .rbx = env->regs[R_EBX],
-        .rcx = env->regs[R_ECX], .rdx = env->regs[R_EDX],
-        .rsi = env->regs[R_ESI], .rdi = env->regs[R_EDI],
-        .rsp = env->regs[R_ESP], .rbp = env->regs[R_EBP],
-        .r8 = env->regs[R_R8], .r9 = env->regs[R_R9],
-        .r10 = env->regs[R_R10], .r11 = env->regs[R_R11],
-        .r12 = env->regs[R_R12], .r13 = env->regs[R_R13],
-        .r14 = env->regs[R_R14], .r15 = env->regs[R_R15],
-        .rip = env->rip, .rflags = x86_get_eflags(env),
-    };
-    struct kvm_sregs s = {
-        .es = dump_segment(&env->segs[R_ES]),
-        .cs = dump_segment(&env->segs[R_CS]),
-        .ss = dump_segment(&env->segs[R_SS]),
-        .ds = dump_segment(&env->segs[R_DS]),
-        .fs = dump_segment(&env->segs[R_FS]),
-        .gs = dump_segment(&env->segs[R_GS]),
-        .ldt = dump_segment(&env->ldt),
-        .tr = dump_segment(&env->tr),
-        .gdt = { .base = env->gdt.base, .limit = env->gdt.limit },
-        .idt = { .base = env->idt.base, .limit = env->idt.limit },
-        .cr0 = env->cr[0], .cr2 = env->cr[2], .cr3 = env->cr[3],
-        .cr4 = env->cr[4], .efer = env->efer, .apic_base = env->apic_base,
-    };
-
-    kvm_dump_registers(&r, &s, out);
-}
-
 /*
- * As KVM's fatal exits: the diagnostic, then the VM stops in
- * internal-error (-no-shutdown) or ends with status 1.
+ * With the big lock, after a run that stopped the vCPU: a triple fault
+ * asks for a guest reset (-no-reboot: the end of the VM), an internal
+ * error prints the diagnostic as KVM's fatal exits do, then stops the
+ * VM in internal-error (-no-shutdown) or ends it with status 1. Either
+ * way the vCPU waits for the next reset.
  */
-void tcg_cpu_fatal(X86CPU *cpu, const char *msg)
+static void vcpu_stopped(TCGVcpu *v, X86CPUExit why)
 {
-    GString *out = g_string_new(NULL);
-    bool taken = x86_bql_acquire();
+    CPUX86State *env = &v->cpu.env;
+    GString *out;
 
-    g_string_printf(out, "TCG internal error: %s\n", msg);
-    dump_registers(cpu, out);
+    v->wait_reset = true;
+    if (why == X86_CPU_EXIT_TRIPLE_FAULT) {
+        qemu_system_reset_request(SHUTDOWN_CAUSE_GUEST_RESET);
+        return;
+    }
+    out = g_string_new(NULL);
+    g_string_printf(out, "TCG internal error: %s\n", env->fatal_msg);
+    x86_cpu_dump_state(env, out);
     fprintf(stderr, "%s", out->str);
     fflush(stderr);
     g_string_free(out, true);
-    wait_for_reset(cpu);
+    g_clear_pointer(&env->fatal_msg, g_free);
     if (no_shutdown) {
         qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
     } else {
         qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
     }
-    x86_bql_release(taken);
 }
 
 void tcg_flush_all_tlbs(void)
@@ -320,6 +242,7 @@ static void run_turn(TCGVcpu *v)
 {
     X86CPU *cpu = &v->cpu;
     CPUX86State *env = &cpu->env;
+    X86CPUExit why = X86_CPU_EXIT_HALT;
 
     __atomic_fetch_and(&env->interrupt_request, ~CPU_INTERRUPT_EXIT,
                        __ATOMIC_SEQ_CST);
@@ -331,10 +254,16 @@ static void run_turn(TCGVcpu *v)
         x86_handle_interrupts(env);
     }
     if (!cpu->stopped && !(env->hflags & HF_HALTED_MASK) && !v->wait_reset) {
-        cpu->icount += x86_cpu_exec(cpu, TCG_QUANTUM);
+        uint64_t executed;
+
+        why = x86_cpu_exec(cpu, TCG_QUANTUM, &executed);
+        cpu->icount += executed;
     }
     bql_lock();
     tcg_cpus.current = NULL;
+    if (why == X86_CPU_EXIT_TRIPLE_FAULT || why == X86_CPU_EXIT_FATAL) {
+        vcpu_stopped(v, why);
+    }
 }
 
 static void *tcg_cpu_thread(void *opaque)
@@ -375,7 +304,7 @@ static void tcg_pause_vcpus(void)
 {
     tcg_cpus.running = false;
     if (tcg_cpus.current) {
-        tcg_cpu_exit(&tcg_cpus.current->cpu);
+        exit_request(&tcg_cpus.current->cpu);
     }
     g_cond_broadcast(&tcg_cpus.wake_cond);
     if (pthread_equal(pthread_self(), tcg_cpus.thread_id)) {
@@ -575,6 +504,8 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
         v->cpu.index = i;
         v->cpu.env.cpu = &v->cpu;
         v->cpu.apic_id = x86_cpu_apic_id(&topo, i);
+        /* They share one thread: a spinning vCPU lets the others run. */
+        v->cpu.pause_yields = n > 1;
         tcg_cpus.cpus[tcg_cpus.ncpus++] = v;
     }
     if (!build_cpuid_tables(ms, &topo, errp)) {
@@ -620,7 +551,7 @@ static void tcg_destroy_vcpus(void)
         }
         tcg_cpus.stop = true;
         if (tcg_cpus.current) {
-            tcg_cpu_exit(&tcg_cpus.current->cpu);
+            exit_request(&tcg_cpus.current->cpu);
         }
         g_cond_broadcast(&tcg_cpus.wake_cond);
         bql_unlock();

@@ -72,9 +72,18 @@ void x86_cpu_internal_error(CPUX86State *env, const char *fmt, ...)
     va_start(ap, fmt);
     msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    tcg_cpu_fatal(env->cpu, msg);
-    g_free(msg);
+    g_free(env->fatal_msg);
+    env->fatal_msg = msg;
+    x86_cpu_stop(env, X86_CPU_EXIT_FATAL);
     raise_event(env, EXCP_INTERNAL_ERROR, 0, false, 0);
+}
+
+void x86_cpu_stop(CPUX86State *env, X86CPUExit why)
+{
+    env->exit_reason = why;
+    env->hflags |= HF_HALTED_MASK;
+    __atomic_fetch_or(&env->interrupt_request, CPU_INTERRUPT_EXIT,
+                      __ATOMIC_SEQ_CST);
 }
 
 /* --- hflags ------------------------------------------------------------ */
@@ -454,7 +463,7 @@ static void deliver_event(CPUX86State *env, Event ev)
         if (now.vector == EXCP08_DBLE && now.kind == EVENT_EXCEPTION) {
             qemu_log_mask(LOG_INT | LOG_GUEST_ERROR, "triple fault at rip "
                           "0x%" G_GINT64_MODIFIER "x\n", env->rip);
-            tcg_cpu_shutdown(env->cpu);
+            x86_cpu_stop(env, X86_CPU_EXIT_TRIPLE_FAULT);
             break;
         }
         if (makes_double_fault(&now, second)) {

@@ -830,8 +830,9 @@ void helper_set_inhibit_irq(CPUX86State *env)
 void helper_pause(CPUX86State *env)
 {
     /* A spinning vCPU gives its turn to the others (they share a thread). */
-    if (tcg_cpu_count() > 1) {
-        tcg_cpu_exit(env->cpu);
+    if (env->cpu->pause_yields) {
+        __atomic_fetch_or(&env->interrupt_request, CPU_INTERRUPT_EXIT,
+                          __ATOMIC_SEQ_CST);
     }
 }
 

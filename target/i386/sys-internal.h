@@ -186,19 +186,7 @@ unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max);
 void x86_cr0_cr4_efer_changed(CPUX86State *env, uint64_t old_cr0,
                               uint64_t old_cr4, uint64_t old_efer);
 
-/* --- accel/tcg/tcg-cpus.c ---------------------------------------------- */
-
-/*
- * Triple fault: the same path as KVM's KVM_EXIT_SHUTDOWN (a guest reset
- * request, or the end of the VM with -no-reboot). The vCPU stops until
- * the reset.
- */
-void tcg_cpu_shutdown(X86CPU *cpu);
-/* Print the diagnostic with the registers and stop like KVM's errors. */
-void tcg_cpu_fatal(X86CPU *cpu, const char *msg);
-/* Number of vCPUs (pause yields to the others when there are several). */
-unsigned tcg_cpu_count(void);
-/* Make the execution loop of cpu return soon. */
-void tcg_cpu_exit(X86CPU *cpu);
+/* Stop the vCPU's run with why (a triple fault, a fatal error). */
+void x86_cpu_stop(CPUX86State *env, X86CPUExit why);
 
 #endif

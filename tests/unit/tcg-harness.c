@@ -238,6 +238,9 @@ void th_set_mode(TcgHarness *h, THMode mode)
 
 uint64_t th_run(TcgHarness *h, uint64_t budget)
 {
+    uint64_t executed;
+
     h->env->hflags &= ~HF_HALTED_MASK;
-    return x86_cpu_exec(h->cpu, budget);
+    x86_cpu_exec(h->cpu, budget, &executed);
+    return executed;
 }

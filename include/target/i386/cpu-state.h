@@ -202,6 +202,19 @@ typedef enum MMUAccess { MMU_READ, MMU_WRITE, MMU_FETCH } MMUAccess;
 
 typedef struct X86CPU X86CPU;
 
+/*
+ * Why x86_cpu_exec() returned: what the accelerator's vCPU loop acts on
+ * (accel/tcg/tcg-cpus.c). The target never calls the accelerator.
+ */
+typedef enum X86CPUExit {
+    X86_CPU_EXIT_NONE,          /* (while running) */
+    X86_CPU_EXIT_BUDGET,        /* the budget of instructions is used */
+    X86_CPU_EXIT_HALT,          /* hlt, or waiting for INIT/SIPI */
+    X86_CPU_EXIT_REQUEST,       /* CPU_INTERRUPT_EXIT: a kick, or pause */
+    X86_CPU_EXIT_TRIPLE_FAULT,  /* a reset request; halted until then */
+    X86_CPU_EXIT_FATAL,         /* an internal error (fatal_msg); halted */
+} X86CPUExit;
+
 typedef struct CPUX86State {
     uint64_t regs[16];
     uint64_t rip;               /* of the instruction being executed */
@@ -240,6 +253,9 @@ typedef struct CPUX86State {
     uint32_t interrupt_request; /* CPU_INTERRUPT_*, atomic */
     uint32_t sipi_vector;
 
+    X86CPUExit exit_reason;     /* a triple fault or fatal error stops */
+    char *fatal_msg;            /* X86_CPU_EXIT_FATAL's, the caller frees */
+
     TLBEntry tlb[TLB_SIZE];
 
     X86CPU *cpu;
@@ -257,6 +273,7 @@ struct X86CPU {
     const X86Vendor *vendor;
     uint64_t icount;            /* instructions retired (for MIPS) */
     bool stopped;               /* waiting for INIT/SIPI (APs) */
+    bool pause_yields;          /* pause ends the run: others wait for it */
 };
 
 /*
@@ -368,20 +385,25 @@ uint64_t x86_cpu_get_tsc(CPUX86State *env);
 
 /*
  * Run one vCPU until its budget of instructions is used up, it halts,
- * or interrupt_request has CPU_INTERRUPT_EXIT (accel/tcg/cpu-exec.c).
- * Returns the number of instructions executed.
+ * interrupt_request has CPU_INTERRUPT_EXIT, or a triple fault or an
+ * internal error stops it (accel/tcg/cpu-exec.c). *executed gets the
+ * number of instructions retired.
  */
-uint64_t x86_cpu_exec(X86CPU *cpu, uint64_t budget);
+X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed);
+
+/* The registers in QEMU's "info registers" layout (cpu-dump.c). */
+void x86_cpu_dump_state(CPUX86State *env, GString *out);
 
 /* Power-on/INIT reset of the architectural state (misc.c). */
 void x86_cpu_reset_state(X86CPU *cpu, bool bsp);
 
 /*
  * An internal error of the emulator inside an instruction (a path not
- * implemented yet): prints the message and the registers like KVM's
- * internal errors, stops the vCPU (the VM ends with status 1, or stops
- * in internal-error with -no-shutdown) and unwinds to the execution
- * loop like an exception that x86_do_exception() ignores.
+ * implemented yet): stops the vCPU with X86_CPU_EXIT_FATAL and the
+ * message (the accelerator prints it with the registers like KVM's
+ * internal errors and ends the VM with status 1, or stops it in
+ * internal-error with -no-shutdown), unwinding to the execution loop
+ * like an exception that x86_do_exception() ignores.
  */
 G_NORETURN void x86_cpu_internal_error(CPUX86State *env, const char *fmt,
                                        ...) G_GNUC_PRINTF(2, 3);

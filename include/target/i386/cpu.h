@@ -123,4 +123,27 @@ X86CPUIDEntry *x86_cpuid_find(X86CPUIDEntry *table, unsigned n,
 /* The MSR values after a power-on reset; returns how many. */
 unsigned x86_cpu_reset_msrs(bool bsp, X86CPUMsr *out, unsigned max);
 
+/*
+ * The registers of a stopped vCPU in QEMU's "info registers" layout,
+ * printed by the KVM and tcg diagnostics alike (target/i386/cpu-dump.c).
+ * Segment flags are the descriptor's bits 8-23 in place.
+ */
+typedef struct X86SegmentDump {
+    uint16_t selector;
+    uint64_t base;
+    uint32_t limit, flags;
+} X86SegmentDump;
+
+typedef struct X86CPUDump {
+    uint64_t regs[16];                  /* RAX, RCX, ... in encoding order */
+    uint64_t rip, rflags;
+    X86SegmentDump segs[6];             /* ES, CS, SS, DS, FS, GS */
+    X86SegmentDump ldt, tr;
+    uint64_t gdt_base, idt_base;
+    uint32_t gdt_limit, idt_limit;
+    uint64_t cr0, cr2, cr3, cr4, efer, apic_base;
+} X86CPUDump;
+
+void x86_cpu_dump(const X86CPUDump *d, GString *out);
+
 #endif
