@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accel/tcg/tb-cache.h"
+#include "target/i386/tb-cache.h"
 #include "system/accel.h"
 #include "system/cpus.h"
 #include "system/tcg.h"

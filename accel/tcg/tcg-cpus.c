@@ -12,7 +12,7 @@
  *
  * Locking: the thread holds the big lock while it decides what to run
  * and drops it while guest code runs; device accesses take it around
- * each access (target/i386/mmu.c, misc.c). The APIC calls the hooks
+ * each access (target/i386/tcg/mmu.c, misc.c). The APIC calls the hooks
  * below with the big lock held: they set interrupt_request atomically
  * and wake the thread (a condition variable on the big lock) or make
  * the running vCPU leave its loop so the interrupted one runs soon.
@@ -28,7 +28,7 @@
 
 #include "qemu/log.h"
 
-#include "accel/tcg/tb-cache.h"
+#include "target/i386/tb-cache.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
 #include "monitor/monitor.h"
@@ -38,7 +38,7 @@
 #include "system/runstate.h"
 #include "system/system.h"
 #include "system/tcg.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/cpu-state.h"
 
 typedef struct TCGVcpu {
     X86CPU cpu;

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "accel/tcg/tb-cache.h"
+#include "target/i386/tb-cache.h"
 #include "system/memory.h"
 #include "tcg-harness.h"
 

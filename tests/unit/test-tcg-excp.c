@@ -16,8 +16,8 @@
 
 #include "system/memory.h"
 #include "target/i386/cpu-state.h"
-#include "target/i386/helper.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/helper.h"
+#include "target/i386/tcg/sys-internal.h"
 
 #define RAM_SIZE    (1u << 20)
 #define GDT         0x1000

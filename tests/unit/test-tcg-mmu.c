@@ -1,5 +1,5 @@
 /*
- * The software CPU's soft MMU (target/i386/mmu.c): page walks in each
+ * The software CPU's soft MMU (target/i386/tcg/mmu.c): page walks in each
  * paging form, A/D bits, U/S, R/W with CR0.WP, NX, reserved bits, #PF
  * error codes and CR2, large and global pages, invlpg, and the slow
  * paths: page-crossing accesses, ROM writes, device regions under the
@@ -17,7 +17,7 @@
 #include "system/cpus.h"
 #include "system/memory.h"
 #include "target/i386/cpu-state.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/sys-internal.h"
 
 #define RAM_SIZE    (16u << 20)
 #define ROM_BASE    0x2000000ull

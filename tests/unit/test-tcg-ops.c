@@ -14,7 +14,7 @@
 
 #include <glib.h>
 
-#include "accel/tcg/tb-cache.h"
+#include "target/i386/tb-cache.h"
 #include "tcg-harness.h"
 
 /* Programs ------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/sys-internal.h"
 #include "tcg-harness.h"
 
 #define CODE_TARGET     (TH_CODE + 0x800)   /* where a transfer lands */

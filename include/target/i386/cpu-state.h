@@ -2,14 +2,14 @@
  * The architectural state of one x86-64 vCPU as the software CPU (tcg)
  * keeps it, and the interface between its parts:
  *
- *   target/i386/decode.c, ops-*.c, flags.c   decoder, instruction
+ *   target/i386/tcg/decode.c, ops-*.c, flags.c   decoder, instruction
  *       semantics, lazy flags (the integer ISA)
- *   target/i386/mmu.c                        soft MMU: page walk, TLB,
+ *   target/i386/tcg/mmu.c                        soft MMU: page walk, TLB,
  *       guest memory accesses, code-page tracking
- *   target/i386/excp.c, seg.c, misc.c         exceptions and interrupt
+ *   target/i386/tcg/excp.c, seg.c, misc.c         exceptions and interrupt
  *       delivery, segmentation and privilege changes, system
  *       instructions (CRs, MSRs, CPUID, I/O, hlt)
- *   accel/tcg/tb.c, cpu-exec.c               block cache and the
+ *   target/i386/tcg/tb.c, cpu-exec.c               block cache and the
  *       execution loop of one vCPU
  *   accel/tcg/tcg-all.c, tcg-cpus.c          the accelerator: vCPUs,
  *       round-robin scheduling, halt, kicks, reset, INIT/SIPI
@@ -29,6 +29,14 @@
 
 #include "target/i386/cpu.h"
 #include "target/i386/vendor.h"
+
+/* MAXPHYADDR and the linear-address width the CPU model reports. */
+#define X86_PHYS_BITS       40
+#define X86_VIRT_BITS       48
+#define X86_PHYS_MASK       ((1ull << X86_PHYS_BITS) - 1)
+
+/* The CPUID leaves the interpreter implements (the "supported" table). */
+unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max);
 
 /* General registers, in encoding order. */
 enum {
@@ -277,7 +285,7 @@ struct X86CPU {
 };
 
 /*
- * The integer ISA and flags (target/i386/flags.c, ops-*.c).
+ * The integer ISA and flags (target/i386/tcg/flags.c, ops-*.c).
  * x86_get_eflags() materialises all of EFLAGS; x86_set_eflags() writes
  * the bits in mask (the arithmetic ones switch cc_op to CC_OP_EFLAGS).
  */
@@ -369,7 +377,7 @@ X86_DEFINE_ST(x86_stq, uint64_t, 8)
  * Code pages: the decoder fetches through x86_translate(MMU_FETCH) and
  * reports each guest-physical page it decoded from; writes to such a
  * page (any CPU, DMA, qtest) call tb_invalidate_phys_range() and the
- * page stops being "code" once no block uses it (accel/tcg/tb.c).
+ * page stops being "code" once no block uses it (target/i386/tcg/tb.c).
  */
 void tb_invalidate_phys_range(uint64_t paddr, uint64_t len);
 bool tb_page_has_code(uint64_t paddr);
@@ -386,7 +394,7 @@ uint64_t x86_cpu_get_tsc(CPUX86State *env);
 /*
  * Run one vCPU until its budget of instructions is used up, it halts,
  * interrupt_request has CPU_INTERRUPT_EXIT, or a triple fault or an
- * internal error stops it (accel/tcg/cpu-exec.c). *executed gets the
+ * internal error stops it (target/i386/tcg/cpu-exec.c). *executed gets the
  * number of instructions retired.
  */
 X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed);

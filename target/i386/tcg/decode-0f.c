@@ -3,7 +3,7 @@
  * integer ISA has (movbe). MMX, SSE, AVX and the features CPUID does
  * not advertise decode to #UD.
  */
-#include "target/i386/decode.h"
+#include "target/i386/tcg/decode.h"
 
 /* mov to/from control and debug registers: mod is ignored (register). */
 static void dec_mov_crdr(Dec *d, Insn *in, uint8_t b)

@@ -5,9 +5,9 @@
  * targets are computed by the decoder (Insn.imm), already wrapped to the
  * operand size. A jcc that is not taken goes on inside its block.
  */
-#include "accel/tcg/tb.h"
-#include "target/i386/ops-tables.h"
-#include "target/i386/helper.h"
+#include "target/i386/tcg/tb.h"
+#include "target/i386/tcg/ops-tables.h"
+#include "target/i386/tcg/helper.h"
 
 /* Near targets in 64-bit code must be canonical (#GP at the branch). */
 static inline uint64_t near_target(CPUX86State *env, const Insn *in,

@@ -3,7 +3,7 @@
  * (group 3), and the two- and three-operand imul. Division by zero and
  * quotients that do not fit raise #DE before anything is written.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 typedef unsigned __int128 u128;
 typedef __int128 s128;

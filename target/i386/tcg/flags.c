@@ -3,7 +3,7 @@
  * operands (ops.h); the six arithmetic flags are computed here only when
  * something reads them (Intel SDM vol. 1, 3.4.3 and appendix A).
  */
-#include "target/i386/ops.h"
+#include "target/i386/tcg/ops.h"
 
 static uint32_t szp(int ot, uint64_t dst)
 {

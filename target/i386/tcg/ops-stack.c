@@ -4,7 +4,7 @@
  * writes or reads all of its stack slots before it moves the stack
  * pointer, so a fault leaves the registers as they were.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 /* 64-bit code pushes and pops quadwords on a flat stack. */
 static uintptr_t push_r_64(CPUX86State *env, const Insn *in)

@@ -4,7 +4,7 @@
  * SDM vol. 2A "BT"), and the scans and counts bsf/bsr/tzcnt/lzcnt/
  * popcnt.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 enum { BT_BT, BT_BTS, BT_BTR, BT_BTC };
 

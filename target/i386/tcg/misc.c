@@ -13,8 +13,8 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
-#include "target/i386/helper.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/helper.h"
+#include "target/i386/tcg/sys-internal.h"
 
 uint64_t x86_tsc_hz = 1000000000;
 

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "accel/tcg/tb.h"
+#include "target/i386/tcg/tb.h"
 #include "qemu/log.h"
 #include "system/tcg.h"
 

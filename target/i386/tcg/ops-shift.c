@@ -5,7 +5,7 @@
  * leaves the flags alone. Intel SDM vol. 2B, SAL/SAR/SHL/SHR, RCL/RCR/
  * ROL/ROR, SHLD, SHRD.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 enum { SH_ROL, SH_ROR, SH_RCL, SH_RCR, SH_SHL, SH_SHR, SH_SAL, SH_SAR };
 

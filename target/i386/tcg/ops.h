@@ -6,7 +6,7 @@
  * A guest basic block is decoded once (decode.c) into an array of Insn:
  * a handler specialised by operation and operand size, and the operands
  * resolved (register numbers, the effective-address form, immediates).
- * The execution loop (accel/tcg/cpu-exec.c) calls the first handler;
+ * The execution loop (target/i386/tcg/cpu-exec.c) calls the first handler;
  * each one leaves env->rip at the next instruction and goes on to it,
  * until one leaves the block with an X86_* reason below.
  */
@@ -49,7 +49,7 @@ enum {
 #define EA_MEM      0x40u   /* the modrm operand is memory */
 /*
  * A direct branch (or the block's end) that may go straight on into the
- * block it leads to: disp then caches that block (accel/tcg/tb.h) and
+ * block it leads to: disp then caches that block (target/i386/tcg/tb.h) and
  * base holds how many instructions of the block retire with it.
  */
 #define EA_CHAIN    0x80u
@@ -427,7 +427,7 @@ static inline uintptr_t x86_next_or_stop(CPUX86State *env, const Insn *in,
 }
 
 /*
- * A decoded block (decode.c fills it; accel/tcg/tb.c copies it into the
+ * A decoded block (decode.c fills it; target/i386/tcg/tb.c copies it into the
  * cache). Blocks stay within one page, except that their first
  * instruction may straddle into a second.
  */

@@ -5,7 +5,7 @@
  * xadd. All vCPUs run on one thread, so lock needs no more than the
  * plain read-modify-write.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 #define ROW4(name) { name##_0, name##_1, name##_2, name##_3 }
 

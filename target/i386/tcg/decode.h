@@ -7,7 +7,7 @@
 
 #include <setjmp.h>
 
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 /* Legacy prefixes seen (Dec.prefix). */
 #define P_66    0x01u

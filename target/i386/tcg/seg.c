@@ -10,8 +10,8 @@
  * jump/call targets log LOG_UNIMP and raise #GP.
  */
 #include "qemu/log.h"
-#include "target/i386/helper.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/helper.h"
+#include "target/i386/tcg/sys-internal.h"
 
 /* Flat segments syscall/sysenter load (base 0, limit 4 GiB). */
 #define FLAT_CODE   (DESC_P_MASK | DESC_S_MASK | DESC_CS_MASK | DESC_R_MASK | \

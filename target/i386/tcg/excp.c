@@ -18,8 +18,8 @@
 
 #include "hw/intc/apic.h"
 #include "qemu/log.h"
-#include "target/i386/helper.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/helper.h"
+#include "target/i386/tcg/sys-internal.h"
 
 /* What kind of event is delivered: it decides EXT, DPL checks, #DF. */
 typedef enum EventKind {

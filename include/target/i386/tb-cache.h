@@ -1,5 +1,5 @@
 /*
- * The decoded-block cache of the software CPU (accel/tcg/tb.c) as the
+ * The decoded-block cache of the software CPU (target/i386/tcg/tb.c) as the
  * accelerator sees it. Invalidation by guest-physical range and the
  * code-page query are in include/target/i386/cpu-state.h.
  */

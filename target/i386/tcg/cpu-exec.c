@@ -2,7 +2,7 @@
  * The execution loop of one vCPU: find the block at rip (a link from the
  * previous block, the vCPU's jump cache, the global cache, or the
  * decoder), run it (its first handler runs the rest, each tail-calling
- * the next: target/i386/ops.h), and between blocks take interrupts and
+ * the next: target/i386/tcg/ops.h), and between blocks take interrupts and
  * count instructions against the budget.
  *
  * Exceptions unwind to the setjmp here with rip at the faulting
@@ -19,8 +19,8 @@
  * their block; in the shadow a block of one instruction runs, then
  * interrupts are looked at again.
  */
-#include "accel/tcg/tb.h"
-#include "target/i386/helper.h"
+#include "target/i386/tcg/tb.h"
+#include "target/i386/tcg/helper.h"
 
 /*
  * Instructions of tb that retired before the one at rip. Offsets are

@@ -2,18 +2,13 @@
  * What the system side of the software CPU shares among its own files
  * (mmu.c, excp.c, seg.c, misc.c) and with accel/tcg/tcg-cpus.c. The
  * instruction semantics use include/target/i386/cpu-state.h and
- * target/i386/helper.h only.
+ * target/i386/tcg/helper.h only.
  */
 #ifndef TARGET_I386_SYS_INTERNAL_H
 #define TARGET_I386_SYS_INTERNAL_H
 
 #include "system/cpus.h"
 #include "target/i386/cpu-state.h"
-
-/* MAXPHYADDR and the linear-address width the CPU model reports. */
-#define X86_PHYS_BITS       40
-#define X86_VIRT_BITS       48
-#define X86_PHYS_MASK       ((1ull << X86_PHYS_BITS) - 1)
 
 static inline int x86_cpl(const CPUX86State *env)
 {
@@ -180,8 +175,6 @@ uint64_t x86_tsc_now(void);
  * APIC base and the system-call MSRs keep their values).
  */
 void x86_cpu_init_state(X86CPU *cpu);
-/* The CPUID leaves the interpreter implements (the "supported" table). */
-unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max);
 /* Flush this CPU's TLB when the paging mode bits change. */
 void x86_cr0_cr4_efer_changed(CPUX86State *env, uint64_t old_cr0,
                               uint64_t old_cr4, uint64_t old_efer);

@@ -10,8 +10,8 @@
  * Only forms that write no memory are paired: a store could rewrite the
  * jcc (self-modifying code), which must then run as written.
  */
-#include "accel/tcg/tb.h"
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/tb.h"
+#include "target/i386/tcg/ops-tables.h"
 
 /*
  * Whether each condition holds, for each combination of the flags that

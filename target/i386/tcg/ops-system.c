@@ -1,12 +1,12 @@
 /*
  * System and I/O instructions. The privilege and mode rules live in the
- * helpers (target/i386/helper.h); these handlers move operands between
+ * helpers (target/i386/tcg/helper.h); these handlers move operands between
  * registers, memory and the helpers, and end the block where a helper
  * may have changed the mode, paging or the code segment.
  */
-#include "accel/tcg/tb.h"
-#include "target/i386/ops-tables.h"
-#include "target/i386/helper.h"
+#include "target/i386/tcg/tb.h"
+#include "target/i386/tcg/ops-tables.h"
+#include "target/i386/tcg/helper.h"
 
 /* in al/ax/eax, imm8|dx (aux: 1 for dx; aux2: operand size). */
 static uintptr_t op_in(CPUX86State *env, const Insn *in)

@@ -21,7 +21,7 @@
 
 #include "qemu/log.h"
 #include "system/memory.h"
-#include "target/i386/sys-internal.h"
+#include "target/i386/tcg/sys-internal.h"
 
 #define PG_PRESENT      (1ull << 0)
 #define PG_RW           (1ull << 1)

@@ -8,7 +8,7 @@
  * when the block runs. Opcode map and encodings: Intel SDM vol. 2,
  * appendix A; AMD APM vol. 3, chapter 1.
  */
-#include "target/i386/decode.h"
+#include "target/i386/tcg/decode.h"
 
 /* Code fetch ------------------------------------------------------------ */
 

@@ -5,8 +5,8 @@
 #ifndef ACCEL_TCG_TB_H
 #define ACCEL_TCG_TB_H
 
-#include "accel/tcg/tb-cache.h"
-#include "target/i386/ops.h"
+#include "target/i386/tb-cache.h"
+#include "target/i386/tcg/ops.h"
 
 typedef struct TranslationBlock TranslationBlock;
 

@@ -8,7 +8,7 @@
  * Forward rep movs/stos between RAM pages the TLB knows are copied a
  * page at a time.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 /* Elements done before a rep pauses. */
 #define REP_BUDGET      4096

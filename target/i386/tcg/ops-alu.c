@@ -5,7 +5,7 @@
  * generated per operation and operand size so the hot ones are
  * straight-line code.
  */
-#include "target/i386/ops-tables.h"
+#include "target/i386/tcg/ops-tables.h"
 
 /* The eight group-1 operations, in modrm.reg order. */
 enum { ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR,

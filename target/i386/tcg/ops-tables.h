@@ -6,8 +6,8 @@
 #ifndef TARGET_I386_OPS_TABLES_H
 #define TARGET_I386_OPS_TABLES_H
 
-#include "target/i386/ops.h"
-#include "target/i386/helper.h"
+#include "target/i386/tcg/ops.h"
+#include "target/i386/tcg/helper.h"
 
 /* Operand forms of two-operand instructions. */
 enum { F_RR, F_RM, F_MR, F_RI, F_MI, F_NUM };
