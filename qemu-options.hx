@@ -493,10 +493,17 @@ Enable debug logging of the listed items, comma-separated: `guest_errors`
 the guest used), `int` (interrupts and exceptions), `cpu_reset` (CPU state at
 reset; tcg), `in_asm` (the address and length of each guest instruction as
 the software CPU decodes it; there is no disassembler), `tcg_stats` (ours:
-instructions the software CPU retired, at exit). `-d help` lists them.
+instructions the software CPU retired, at exit), `guest_ram` (ours: at exit,
+one line per guest RAM block saying what the teardown did with it, how many
+bytes of dirty and resident page cache it discarded or left to write back,
+and who did it, the emulator or the discard helper, with its pid; the helper
+writes its lines itself before it exits, so with `-D` absent it keeps stderr
+open until then). `-d help` lists them.
 
 ```sh
 qemu-system-x86_64 -d guest_errors,unimp -D /tmp/qemu.log
+# guest_ram: 'm' file: discard (punch-hole): 268435456 dirty, 268967936 resident bytes of page cache discarded by the discard helper (pid 4242)
+qemu-system-x86_64 -d guest_ram -D /tmp/qemu.log -object memory-backend-file,...
 ```
 ENDDOC
 

@@ -69,7 +69,8 @@ static bool memfd_backend_alloc(HostMemoryBackend *be, Error **errp)
         goto fail;
     }
     be->ram = ram_block_new(be->id, fd, be->size, page_size, 0,
-                            RAM_TEMPORARY | (be->share ? RAM_SHARED : 0) |
+                            RAM_TEMPORARY | RAM_MEMFD |
+                            (be->share ? RAM_SHARED : 0) |
                             (be->reserve ? 0 : RAM_NORESERVE), errp);
     if (be->ram) {
         return true;

@@ -2,6 +2,7 @@
  * The QMP commands. Each takes its "arguments" object (already checked
  * against its QmpArg list) and builds the reply QEMU 7.2 gives.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/kvm.h"
+#include "system/os-posix.h"
 #include "system/runstate.h"
 #include "system/system.h"
 
@@ -203,6 +205,48 @@ static bool qmp_query_cpus_fast(JsonObject *args, JsonNode **ret,
     return true;
 }
 
+/*
+ * Ours, beside QEMU's members: what the teardown will do with the
+ * backend (docs/memory.md) and the page cache its file holds now.
+ */
+static void add_memdev_teardown(JsonObject *m, const RAMBlock *rb)
+{
+    RamTeardownInfo info;
+    OsCacheStat cs;
+    int err;
+
+    ram_block_teardown_info(rb, &info);
+    json_object_set_string_member(m, "backing", info.backing);
+    json_object_set_string_member(m, "teardown", info.action);
+    if (info.method) {
+        json_object_set_string_member(m, "teardown-method", info.method);
+    }
+    if (info.reason) {
+        json_object_set_string_member(m, "teardown-reason", info.reason);
+    }
+    if (rb->fd < 0) {
+        return;                 /* anonymous memory has no page cache */
+    }
+    err = os_cachestat(rb->fd, &cs);
+    if (err == 0) {
+        JsonObject *pc = json_object_new();
+
+        json_object_set_int_member(pc, "resident", (gint64)cs.resident);
+        json_object_set_int_member(pc, "dirty", (gint64)cs.dirty);
+        json_object_set_int_member(pc, "writeback", (gint64)cs.writeback);
+        json_object_set_object_member(m, "page-cache", pc);
+    } else if (err == -ENOSYS) {
+        json_object_set_string_member(m, "page-cache-error",
+                                      "this kernel lacks cachestat(2) "
+                                      "(Linux 6.5 or later has it)");
+    } else {
+        char *msg = g_strdup_printf("cachestat(2): %s", g_strerror(-err));
+
+        json_object_set_string_member(m, "page-cache-error", msg);
+        g_free(msg);
+    }
+}
+
 /* QEMU's Memdev: host-nodes and policy as a build without NUMA has them. */
 static void add_memdev(HostMemoryBackend *be, void *opaque)
 {
@@ -217,6 +261,9 @@ static void add_memdev(HostMemoryBackend *be, void *opaque)
     json_object_set_boolean_member(m, "reserve", be->reserve);
     json_object_set_array_member(m, "host-nodes", json_array_new());
     json_object_set_string_member(m, "policy", be->policy);
+    if (be->ram) {
+        add_memdev_teardown(m, be->ram);
+    }
     json_array_add_object_element(opaque, m);
 }
 

@@ -12,6 +12,7 @@
 
 #include "config-host.h"
 #include "qemu/log.h"
+#include "system/os-posix.h"
 #include "system/ramblock.h"
 
 /*
@@ -151,9 +152,88 @@ RamDiscardAction ram_block_discard_action(const RAMBlock *rb)
                                      : RAM_DISCARD_KEEP;
 }
 
+const char *ram_block_backing(const RAMBlock *rb)
+{
+    if (rb->fd < 0) {
+        return "anonymous";
+    }
+    if (rb->flags & RAM_MEMFD) {
+        return "memfd";
+    }
+    return (rb->flags & RAM_TEMPORARY) ? "temporary-file" : "file";
+}
+
+void ram_block_teardown_info(const RAMBlock *rb, RamTeardownInfo *info)
+{
+    *info = (RamTeardownInfo) { .backing = ram_block_backing(rb) };
+    switch (ram_block_discard_action(rb)) {
+    case RAM_DISCARD_UNMAP:
+        info->action = "unmap";
+        info->reason = rb->fd < 0 ? "anonymous"
+                       : (rb->flags & RAM_READONLY) ? "read-only" : "private";
+        break;
+    case RAM_DISCARD_TRUNCATE:
+        info->action = "discard";
+        info->method = "truncate";
+        break;
+    case RAM_DISCARD_PUNCH_HOLE:
+        if (ram_discard_file_in_use(rb->fd)) {
+            info->action = "keep";
+            info->reason = "in-use";
+        } else {
+            info->action = "discard";
+            info->method = "punch-hole";
+        }
+        break;
+    case RAM_DISCARD_KEEP:
+        info->action = "keep";
+        info->reason = "discard-data-off";
+        break;
+    case RAM_DISCARD_KEEP_EXPORTED:
+        info->action = "keep";
+        info->reason = "exported";
+        break;
+    }
+}
+
+/* The -d guest_ram line for what the emulator does itself. */
+static void log_teardown(const RAMBlock *rb, RamDiscardAction action,
+                         int cs_err, const OsCacheStat *cs)
+{
+    static const char *const reasons[] = {
+        [RAM_DISCARD_KEEP] = "discard-data-off",
+        [RAM_DISCARD_KEEP_EXPORTED] = "exported",
+    };
+    bool discarded = action == RAM_DISCARD_TRUNCATE ||
+                     action == RAM_DISCARD_PUNCH_HOLE;
+    const char *reason = reasons[action];
+
+    if (action == RAM_DISCARD_UNMAP) {
+        reason = rb->fd < 0 ? "anonymous"
+                 : (rb->flags & RAM_READONLY) ? "read-only" : "private";
+    }
+    ram_teardown_log(qemu_log_fd(), rb->name, ram_block_backing(rb),
+                     discarded ? "discard"
+                               : action == RAM_DISCARD_UNMAP ? "unmap"
+                                                             : "keep",
+                     discarded ? (action == RAM_DISCARD_TRUNCATE
+                                  ? "truncate" : "punch-hole")
+                               : reason,
+                     cs_err, cs, discarded, false, (int)getpid());
+}
+
 void ram_block_discard_at_exit(RAMBlock *rb)
 {
-    switch (ram_block_discard_action(rb)) {
+    RamDiscardAction action = ram_block_discard_action(rb);
+    bool log = qemu_loglevel_mask(LOG_GUEST_RAM);
+    OsCacheStat cs = { 0 };
+    int cs_err = 0;
+
+    /* What the page cache holds before anything is done to it. */
+    if (log && rb->fd >= 0) {
+        cs_err = os_cachestat(rb->fd, &cs);
+    }
+    switch (action) {
     case RAM_DISCARD_UNMAP:
     case RAM_DISCARD_KEEP:
         break;
@@ -165,12 +245,18 @@ void ram_block_discard_at_exit(RAMBlock *rb)
         break;
     case RAM_DISCARD_PUNCH_HOLE:
         /* A child punches it once we have exited (system/ram-discard.c). */
-        if (!ram_discard_defer(rb, true) &&
-            !ram_discard_file(rb->fd, rb->size, true) && qemu_loglevel) {
+        if (ram_discard_defer(rb, true)) {
+            log = false;        /* the child says what it did */
+            break;
+        }
+        if (!ram_discard_file(rb->fd, rb->size, true) && qemu_loglevel) {
             qemu_log("guest RAM '%s': cannot discard its contents (%s); the "
                      "kernel may write them back\n", rb->name,
                      strerror(errno));
+        } else if (log) {
+            log_teardown(rb, action, cs_err, &cs);
         }
+        log = false;
         break;
     case RAM_DISCARD_TRUNCATE:
         /*
@@ -184,13 +270,18 @@ void ram_block_discard_at_exit(RAMBlock *rb)
         munmap(rb->host, rb->size);
         rb->host = NULL;
         if (ram_discard_defer(rb, false)) {
-            return;
+            return;             /* the child says what it did */
         }
         if (!ram_discard_file(rb->fd, rb->size, false) && qemu_loglevel) {
             qemu_log("guest RAM '%s': cannot truncate its file (%s)\n",
                      rb->name, strerror(errno));
+        } else if (log) {
+            log_teardown(rb, action, cs_err, &cs);
         }
         return;
+    }
+    if (log) {
+        log_teardown(rb, action, cs_err, &cs);
     }
     munmap(rb->host, rb->size);
     rb->host = NULL;

@@ -38,6 +38,7 @@
 
 #include "config-host.h"
 #include "qemu/log.h"
+#include "system/os-posix.h"
 #include "system/ramblock.h"
 
 #ifndef F_SETLEASE
@@ -48,6 +49,8 @@ typedef struct DeferredDiscard {
     int fd;
     uint64_t size;
     bool punch;             /* a named file: lease, then punch a hole */
+    char *name;             /* for the -d guest_ram line */
+    const char *backing;
 } DeferredDiscard;
 
 static bool deferral_enabled;
@@ -85,6 +88,114 @@ static bool lease_possible(int fd)
     return enabled;
 }
 
+bool ram_discard_file_in_use(int fd)
+{
+    if (!deferral_enabled || !lease_possible(fd)) {
+        return false;       /* the emulator discards it itself */
+    }
+    if (fcntl(fd, F_SETLEASE, F_WRLCK) < 0) {
+        return errno == EAGAIN;
+    }
+    fcntl(fd, F_SETLEASE, F_UNLCK);
+    return false;
+}
+
+/* --- the -d guest_ram line, built without stdio (async-signal-safe) --- */
+
+typedef struct LineBuf {
+    char text[512];
+    size_t len;
+} LineBuf;
+
+static void put_str(LineBuf *b, const char *s)
+{
+    while (s && *s && b->len < sizeof(b->text) - 1) {
+        b->text[b->len++] = *s++;
+    }
+}
+
+static void put_u64(LineBuf *b, uint64_t v)
+{
+    char digits[21];
+    int n = 0;
+
+    do {
+        digits[n++] = '0' + v % 10;
+        v /= 10;
+    } while (v);
+    while (n && b->len < sizeof(b->text) - 1) {
+        b->text[b->len++] = digits[--n];
+    }
+}
+
+void ram_teardown_log(int fd, const char *name, const char *backing,
+                      const char *action, const char *detail, int cs_err,
+                      const OsCacheStat *cs, bool discarded,
+                      bool done_by_helper, int pid)
+{
+    LineBuf b = { .len = 0 };
+
+    put_str(&b, "guest_ram: '");
+    put_str(&b, name);
+    put_str(&b, "' ");
+    put_str(&b, backing);
+    put_str(&b, ": ");
+    put_str(&b, action);
+    if (detail) {
+        put_str(&b, " (");
+        put_str(&b, detail);
+        put_str(&b, ")");
+    }
+    put_str(&b, ": ");
+    if (!strcmp(backing, "anonymous")) {
+        put_str(&b, "no page cache,");
+    } else if (cs_err == -ENOSYS) {
+        put_str(&b, "page cache not known (this kernel lacks cachestat(2), "
+                "Linux 6.5+),");
+    } else if (cs_err) {
+        put_str(&b, "page cache not known (cachestat(2) failed, errno ");
+        put_u64(&b, (uint64_t)-cs_err);
+        put_str(&b, "),");
+    } else {
+        put_u64(&b, cs->dirty);
+        put_str(&b, " dirty, ");
+        put_u64(&b, cs->resident);
+        put_str(&b, discarded ? " resident bytes of page cache discarded"
+                              : " resident bytes of page cache left to "
+                                "write back");
+    }
+    put_str(&b, done_by_helper ? " by the discard helper (pid "
+                               : " by the emulator (pid ");
+    put_u64(&b, (uint64_t)pid);
+    put_str(&b, ")\n");
+    while (write(fd, b.text, b.len) < 0 && errno == EINTR) {
+        /* retry */
+    }
+}
+
+/* Measure, discard, say so: the helper's part for one file. */
+static void discard_and_log(const DeferredDiscard *d, int log_fd,
+                            bool punch_allowed)
+{
+    OsCacheStat cs = { 0 };
+    int cs_err = log_fd >= 0 ? os_cachestat(d->fd, &cs) : 0;
+
+    if (!d->punch) {
+        ram_discard_file(d->fd, d->size, false);
+    } else if (punch_allowed) {
+        ram_discard_file(d->fd, d->size, true);
+    }
+    if (log_fd >= 0) {
+        bool done = !d->punch || punch_allowed;
+
+        ram_teardown_log(log_fd, d->name, d->backing,
+                         done ? "discard" : "keep",
+                         done ? (d->punch ? "punch-hole" : "truncate")
+                              : "in-use",
+                         cs_err, &cs, done, true, (int)getpid());
+    }
+}
+
 bool ram_discard_defer(RAMBlock *rb, bool punch)
 {
     DeferredDiscard d = { .size = rb->size, .punch = punch };
@@ -96,6 +207,8 @@ bool ram_discard_defer(RAMBlock *rb, bool punch)
     if (d.fd < 0) {
         return false;
     }
+    d.name = g_strdup(rb->name);
+    d.backing = ram_block_backing(rb);
     if (!deferred) {
         deferred = g_array_new(FALSE, FALSE, sizeof(DeferredDiscard));
     }
@@ -166,12 +279,13 @@ static void close_all_but(const int *keep, unsigned n)
  * the emulator exits, not when this child does.
  */
 static G_NORETURN void discard_child(const DeferredDiscard *list, unsigned n,
-                                     int wait_fd, unsigned delay_ms)
+                                     int wait_fd, int log_fd,
+                                     unsigned delay_ms)
 {
     sigset_t all;
     int null_fd;
     char c;
-    int keep[n + 1];
+    int keep[n + 2];
     unsigned nkeep = 0;
     bool any_punch = false;
 
@@ -180,6 +294,9 @@ static G_NORETURN void discard_child(const DeferredDiscard *list, unsigned n,
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
     keep[nkeep++] = wait_fd;
+    if (log_fd >= 0) {
+        keep[nkeep++] = log_fd;
+    }
     for (unsigned i = 0; i < n; i++) {
         keep[nkeep++] = list[i].fd;
     }
@@ -201,7 +318,7 @@ static G_NORETURN void discard_child(const DeferredDiscard *list, unsigned n,
 
     for (unsigned i = 0; i < n; i++) {
         if (!list[i].punch) {
-            discard_truncate(list[i].fd, list[i].size);
+            discard_and_log(&list[i], log_fd, false);
             close(list[i].fd);
         }
     }
@@ -227,8 +344,11 @@ static G_NORETURN void discard_child(const DeferredDiscard *list, unsigned n,
             continue;
         }
         if (fcntl(list[i].fd, F_SETLEASE, F_WRLCK) == 0) {
-            discard_punch(list[i].fd, list[i].size);
+            discard_and_log(&list[i], log_fd, true);
             fcntl(list[i].fd, F_SETLEASE, F_UNLCK);
+        } else {
+            /* Someone opened it first: theirs now. */
+            discard_and_log(&list[i], log_fd, false);
         }
         close(list[i].fd);
     }
@@ -240,6 +360,7 @@ void ram_discard_run_deferred(void)
     DeferredDiscard *list;
     unsigned n;
     int pipefd[2] = { -1, -1 };
+    int log_fd = -1;
     pid_t pid = -1;
     const char *delay;
     unsigned delay_ms;
@@ -251,12 +372,19 @@ void ram_discard_run_deferred(void)
     n = deferred->len;
     delay = g_getenv(DELAY_ENV);
     delay_ms = delay ? (unsigned)g_ascii_strtoull(delay, NULL, 10) : 0;
+    /* Above 2: the child points 0-2 at /dev/null. */
+    if (qemu_loglevel_mask(LOG_GUEST_RAM)) {
+        log_fd = fcntl(qemu_log_fd(), F_DUPFD_CLOEXEC, 3);
+    }
     if (pipe2(pipefd, O_CLOEXEC) == 0) {
         pid = fork();
     }
     if (pid == 0) {
         close(pipefd[1]);
-        discard_child(list, n, pipefd[0], delay_ms);
+        discard_child(list, n, pipefd[0], log_fd, delay_ms);
+    }
+    if (log_fd >= 0) {
+        close(log_fd);
     }
     if (pid < 0) {
         /* No child: discard here, as late as possible but before exit. */
@@ -265,7 +393,16 @@ void ram_discard_run_deferred(void)
                      "discarding before exit\n", strerror(errno));
         }
         for (unsigned i = 0; i < n; i++) {
+            OsCacheStat cs = { 0 };
+            int cs_err = os_cachestat(list[i].fd, &cs);
+
             ram_discard_file(list[i].fd, list[i].size, list[i].punch);
+            if (qemu_loglevel_mask(LOG_GUEST_RAM)) {
+                ram_teardown_log(qemu_log_fd(), list[i].name,
+                                 list[i].backing, "discard",
+                                 list[i].punch ? "punch-hole" : "truncate",
+                                 cs_err, &cs, true, false, (int)getpid());
+            }
         }
     } else if (qemu_loglevel) {
         qemu_log("guest RAM: %u file(s) discarded by helper pid %d\n", n,
@@ -273,6 +410,7 @@ void ram_discard_run_deferred(void)
     }
     for (unsigned i = 0; i < n; i++) {
         close(list[i].fd);
+        g_free(list[i].name);
     }
     if (pipefd[0] >= 0) {
         close(pipefd[0]);

@@ -24,6 +24,8 @@ static const struct {
     { "in_asm", LOG_IN_ASM, "log guest code as the CPU decodes it" },
     { "tcg_stats", LOG_TCG_STATS,
       "log the software CPU's retired instructions at exit (ours)" },
+    { "guest_ram", LOG_GUEST_RAM,
+      "log what the teardown did with each guest RAM block at exit (ours)" },
 };
 
 bool qemu_log_parse_items(const char *str, unsigned *mask, Error **errp)
@@ -85,6 +87,14 @@ void qemu_log_close(void)
         fclose(log_file);
         log_file = NULL;
     }
+}
+
+int qemu_log_fd(void)
+{
+    FILE *f = log_file ? log_file : stderr;
+
+    fflush(f);
+    return fileno(f);
 }
 
 void qemu_log(const char *fmt, ...)

@@ -14,6 +14,7 @@
 #define LOG_CPU_RESET     (1u << 3)
 #define LOG_IN_ASM        (1u << 4)
 #define LOG_TCG_STATS     (1u << 5)
+#define LOG_GUEST_RAM     (1u << 6)
 
 extern unsigned qemu_loglevel;
 
@@ -27,6 +28,8 @@ bool qemu_log_parse_items(const char *str, unsigned *mask, Error **errp);
 void qemu_log_print_items(void);
 bool qemu_log_set_file(const char *path, Error **errp);
 void qemu_log_close(void);
+/* The log's descriptor (-D FILE or stderr), its buffer flushed first. */
+int qemu_log_fd(void);
 void qemu_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
 #define qemu_log_mask(mask, ...)              \

@@ -5,6 +5,7 @@
 #define SYSTEM_OS_POSIX_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "qemu/error.h"
 
@@ -27,6 +28,19 @@ void os_daemonize_done(bool success);
 
 bool os_write_pidfile(const char *path, Error **errp);
 void os_remove_pidfile(void);
+
+/* What the page cache holds of a file, in bytes (cachestat(2)). */
+typedef struct OsCacheStat {
+    uint64_t resident;
+    uint64_t dirty;
+    uint64_t writeback;
+} OsCacheStat;
+/*
+ * The page cache of the whole file behind fd. Returns 0 or -errno:
+ * -ENOSYS on kernels before Linux 6.5, which lack cachestat(2).
+ * Async-signal-safe (the discard helper calls it).
+ */
+int os_cachestat(int fd, OsCacheStat *cs);
 
 /* "name (comm)" of a process, for signal messages; caller frees. */
 char *os_process_name(int pid);

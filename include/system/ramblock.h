@@ -21,6 +21,7 @@
 #define RAM_READONLY    (1u << 4)   /* mapped PROT_READ */
 #define RAM_EXPORTED    (1u << 5)   /* fd handed to another process */
 #define RAM_NORESERVE   (1u << 6)   /* reserve=off: MAP_NORESERVE */
+#define RAM_MEMFD       (1u << 7)   /* memfd_create (with RAM_TEMPORARY) */
 
 typedef struct RAMBlock {
     char *name;
@@ -39,6 +40,25 @@ typedef enum RamDiscardAction {
     RAM_DISCARD_KEEP,           /* named, share=on: the user wants it */
     RAM_DISCARD_KEEP_EXPORTED,  /* a peer still maps it: leave it */
 } RamDiscardAction;
+
+/*
+ * What the teardown will do with a block, in words (query-memdev's
+ * "backing", "teardown", "teardown-method", "teardown-reason"; the
+ * -d guest_ram lines at exit):
+ *   backing  "anonymous", "memfd", "temporary-file" or "file"
+ *   action   "discard", "keep" or "unmap"
+ *   method   discard only: "truncate" or "punch-hole"
+ *   reason   keep: "discard-data-off", "exported", "in-use" (another
+ *            process has the named file open: the discard helper will
+ *            find it so and leave it); unmap: "anonymous", "private",
+ *            "read-only"
+ */
+typedef struct RamTeardownInfo {
+    const char *backing;
+    const char *action;
+    const char *method;
+    const char *reason;
+} RamTeardownInfo;
 
 /*
  * Map size bytes of fd (or anonymous memory when fd is -1) as guest RAM.
@@ -61,6 +81,24 @@ void ram_block_set_exported(RAMBlock *rb, bool exported);
 
 /* The teardown policy, a pure function of how the block was obtained. */
 RamDiscardAction ram_block_discard_action(const RAMBlock *rb);
+/* "anonymous", "memfd", "temporary-file" or "file". */
+const char *ram_block_backing(const RAMBlock *rb);
+/* The policy in words; "in-use" needs a look at the file now. */
+void ram_block_teardown_info(const RAMBlock *rb, RamTeardownInfo *info);
+/* Does another process hold the named file open (a lease would fail)? */
+bool ram_discard_file_in_use(int fd);
+/*
+ * Write one -d guest_ram line to fd (async-signal-safe: the discard
+ * helper uses it too): block name, backing, what was done, the dirty and
+ * resident page cache it held just before (cs_err: the -errno of
+ * os_cachestat(), or 0), and who did it. done_by_helper: the discard
+ * helper, else the emulator; pid: the one that did it.
+ */
+struct OsCacheStat;
+void ram_teardown_log(int fd, const char *name, const char *backing,
+                      const char *action, const char *detail, int cs_err,
+                      const struct OsCacheStat *cs, bool discarded,
+                      bool done_by_helper, int pid);
 /*
  * Carry out the policy: drop what must never be written back and unmap.
  * Guest RAM is never msync'ed or fsync'ed. Leaves rb->fd open.

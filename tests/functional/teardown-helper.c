@@ -118,6 +118,13 @@ static bool wait_zombie(pid_t pid)
     }
 }
 
+static pid_t last_helper_pid;
+
+pid_t teardown_last_helper_pid(void)
+{
+    return last_helper_pid;
+}
+
 unsigned teardown_collect_helpers(TeardownIO *sum)
 {
     int64_t deadline = g_get_monotonic_time() + TEARDOWN_EXIT_TIMEOUT_US;
@@ -149,6 +156,7 @@ unsigned teardown_collect_helpers(TeardownIO *sum)
         sum->write_bytes += io.write_bytes;
         sum->cancelled_write_bytes += io.cancelled_write_bytes;
         n++;
+        last_helper_pid = info.si_pid;
         waitpid(info.si_pid, NULL, 0);
     }
 }
@@ -204,7 +212,10 @@ TeardownResult teardown_exit_then(QTestState *s, TeardownExit how,
     if (after_exit) {
         after_exit(opaque);
     }
+    r.emulator_pid = pid;
+    last_helper_pid = 0;
     r.helpers = teardown_collect_helpers(&r.io);
+    r.helper_pid = last_helper_pid;
     r.helpers_done_us = g_get_monotonic_time() - start;
     g_test_message("%s: exit %d after %" PRId64 " us, write_bytes %" PRIu64
                    ", cancelled_write_bytes %" PRIu64 " (emulator %" PRIu64

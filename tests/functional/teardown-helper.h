@@ -37,6 +37,8 @@ typedef struct TeardownResult {
     unsigned helpers;           /* discard helpers that outlived it */
     int64_t exit_us;            /* exit request sent -> process a zombie */
     int64_t helpers_done_us;    /* exit request sent -> helpers done */
+    pid_t emulator_pid;
+    pid_t helper_pid;           /* the last discard helper reaped, or 0 */
 } TeardownResult;
 
 /* The process's write accounting; false if /proc/PID/io is unreadable. */
@@ -70,6 +72,8 @@ TeardownResult teardown_exit(QTestState *s, TeardownExit how);
  * Returns how many there were.
  */
 unsigned teardown_collect_helpers(TeardownIO *sum);
+/* The pid of the last helper teardown_collect_helpers() reaped, or 0. */
+pid_t teardown_last_helper_pid(void);
 /* The same, calling after_exit once the emulator is reaped. */
 TeardownResult teardown_exit_then(QTestState *s, TeardownExit how,
                                   void (*after_exit)(void *opaque),

@@ -6,6 +6,10 @@
  *   dirty_high=N  writes an address-derived pattern over N MiB from 4 GiB
  *                 and reads all of it back, which catches RAM above 4 GiB
  *                 aliased onto low RAM.
+ *   sweep=N       for bench/compaction.py: writes one word in every 4 KiB
+ *                 page of N MiB from 2 MiB, over and over for seconds=S
+ *                 (default 30), and every 100 ms prints the pages swept
+ *                 as MiB/s.  Its output depends on time: no expected file.
  * Progress is printed every 64 MiB.  The loops run at CPL 3 (run_user),
  * which hosts like kvm_pvm execute natively and CPL 0 not.
  */
@@ -60,6 +64,41 @@ static uint64_t check_high(uint64_t unused)
         }
     }
     return 0;
+}
+
+/*
+ * The sweep: CPL 3 writes one word per page from job.start + sweep.cursor
+ * on, wrapping at job.len, until the TSC passes sweep.deadline, and
+ * returns the pages it wrote.  The TSC is checked every 64 pages.
+ */
+static struct {
+    uint64_t cursor, deadline, pass;
+} sweep;
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t sweep_until(uint64_t unused)
+{
+    uint64_t pages = 0;
+
+    do {
+        for (int i = 0; i < 64; i++) {
+            *(volatile uint64_t *)(job.start + sweep.cursor) = sweep.pass;
+            sweep.cursor += 4096;
+            if (sweep.cursor >= job.len) {
+                sweep.cursor = 0;
+                sweep.pass++;
+            }
+        }
+        pages += 64;
+    } while (rdtsc() < sweep.deadline);
+    return pages;
 }
 
 static uint64_t option_mib(const char *cmdline, const char *key, bool *given)
@@ -158,6 +197,43 @@ static void dirty_high(struct mb_info *mb, uint64_t mib)
     printf("dirty_high: %lu MiB verified\n", mib);
 }
 
+static void sweep_loop(struct mb_info *mb, uint64_t mib, uint64_t seconds)
+{
+    uint64_t t0, tsc_per_ms, start_tsc, ms = 0;
+
+    if (!mib || !ram_covers(mb, LOW_START, mib * MiB)) {
+        guest_fail("sweep=%lu: no RAM at 0x%lx-0x%lx", mib, LOW_START,
+                   LOW_START + mib * MiB - 1);
+    }
+    /* The LAPIC timer counts at 1 GHz: it tells the TSC's rate. */
+    t0 = rdtsc();
+    lapic_udelay(50000);
+    tsc_per_ms = (rdtsc() - t0) / 50;
+    printf("sweep: %lu MiB at 0x%lx for %lu s, TSC %lu kHz\n", mib,
+           LOW_START, seconds, tsc_per_ms);
+    job.start = LOW_START;
+    job.len = mib * MiB;
+    /* The first pass makes the working set resident. */
+    sweep.cursor = 0;
+    sweep.pass = 1;
+    while (sweep.pass == 1) {
+        sweep.deadline = rdtsc() + 100 * tsc_per_ms;
+        run_user(sweep_until, 0);
+    }
+    printf("sweep: %lu MiB resident\n", mib);
+    start_tsc = rdtsc();
+    while (ms < seconds * 1000) {
+        uint64_t pages, prev_ms = ms;
+
+        sweep.deadline = start_tsc + (ms + 100) * tsc_per_ms;
+        pages = run_user(sweep_until, 0);
+        ms = (rdtsc() - start_tsc) / tsc_per_ms;
+        printf("sweep: t=%lu ms %lu MiB/s\n", ms,
+               pages * 4096 * 1000 / MiB / (ms > prev_ms ? ms - prev_ms : 1));
+    }
+    printf("sweep: %lu passes\n", sweep.pass - 1);
+}
+
 void guest_main(uint32_t magic, struct mb_info *mb)
 {
     const char *cmdline = "";
@@ -171,6 +247,14 @@ void guest_main(uint32_t magic, struct mb_info *mb)
     }
     uint64_t low = option_mib(cmdline, "dirty", &low_given);
     uint64_t high = option_mib(cmdline, "dirty_high", &high_given);
+    bool sweep_given, seconds_given;
+    uint64_t sweep_mib = option_mib(cmdline, "sweep", &sweep_given);
+    uint64_t seconds = option_mib(cmdline, "seconds", &seconds_given);
+
+    if (sweep_given) {
+        sweep_loop(mb, sweep_mib, seconds_given ? seconds : 30);
+        guest_pass();
+    }
     if (!low_given && !high_given) {
         low = 16;
     }

@@ -2,12 +2,26 @@
  * The rest of the emulator as the QMP dispatcher test sees it: no memory
  * backends, no vCPUs.
  */
+#include <glib.h>
+
 #include "system/cpus.h"
 #include "system/hostmem.h"
+#include "system/os-posix.h"
 
 void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
                                             void *opaque), void *opaque)
 {
+}
+
+/* Never called with no backends; here for the linker. */
+void ram_block_teardown_info(const RAMBlock *rb, RamTeardownInfo *info)
+{
+    g_assert_not_reached();
+}
+
+int os_cachestat(int fd, OsCacheStat *cs)
+{
+    g_assert_not_reached();
 }
 
 JsonArray *cpus_query_fast(void)

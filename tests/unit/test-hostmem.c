@@ -19,8 +19,10 @@
 
 #include <glib.h>
 
+#include "qemu/log.h"
 #include "qom/object.h"
 #include "system/hostmem.h"
+#include "system/os-posix.h"
 
 #define MiB (1024 * 1024)
 
@@ -276,6 +278,96 @@ static void test_teardown_exported(void)
     g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
     g_assert_true(WIFEXITED(status));
     g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
+/* write_bytes / cancelled_write_bytes of this process, or false. */
+static bool self_io(uint64_t *written, uint64_t *cancelled)
+{
+    gchar *text = NULL;
+    bool ok = g_file_get_contents("/proc/self/io", &text, NULL, NULL);
+    const char *w = ok ? strstr(text, "\nwrite_bytes: ") : NULL;
+    const char *c = ok ? strstr(text, "cancelled_write_bytes: ") : NULL;
+
+    ok = w && c;
+    if (ok) {
+        *written = g_ascii_strtoull(w + strlen("\nwrite_bytes: "), NULL, 10);
+        *cancelled = g_ascii_strtoull(c + strlen("cancelled_write_bytes: "),
+                                      NULL, 10);
+    }
+    g_free(text);
+    return ok;
+}
+
+/*
+ * An exported named file with discard-data=on (no command line exports
+ * one yet, so in process): query-memdev's words say keep (exported), the
+ * page cache holds the 4 MiB written, and the -d guest_ram line at
+ * teardown says so, by the emulator, while /proc/self/io shows nothing
+ * cancelled: the peer keeps every dirty byte.
+ */
+static void test_teardown_exported_report(void)
+{
+    char *dir = g_strdup("test-hostmem-exp-XXXXXX");
+    char *file, *logpath, *log = NULL, *expect;
+    HostMemoryBackend *be;
+    RamTeardownInfo info;
+    OsCacheStat cs;
+    uint64_t w0, c0, w1, c1;
+    int err;
+
+    /* In the build directory: /tmp may be tmpfs, which has no writeback. */
+    g_assert_nonnull(g_mkdtemp(dir));
+    file = g_build_filename(dir, "ram", NULL);
+    logpath = g_build_filename(dir, "log", NULL);
+    be = backend_new("memory-backend-file,id=x,size=4M,mem-path=%s,share=on,"
+                     "discard-data=on", file);
+    if (!self_io(&w0, &c0)) {
+        g_test_skip("/proc/self/io is unavailable");
+        goto out;
+    }
+    fill(be->ram, 0x77);
+    ram_block_set_exported(be->ram, true);
+    ram_block_teardown_info(be->ram, &info);
+    g_assert_cmpstr(info.backing, ==, "file");
+    g_assert_cmpstr(info.action, ==, "keep");
+    g_assert_cmpstr(info.reason, ==, "exported");
+    g_assert_null(info.method);
+    err = os_cachestat(be->ram->fd, &cs);
+    if (err == -ENOSYS) {
+        g_test_skip("this kernel lacks cachestat(2) (Linux 6.5+)");
+        goto out;
+    }
+    g_assert_cmpint(err, ==, 0);
+    g_assert_cmpuint(cs.resident, ==, 4 * MiB);
+    g_assert_cmpuint(cs.dirty, ==, 4 * MiB);
+
+    qemu_loglevel = LOG_GUEST_RAM;
+    g_assert_true(qemu_log_set_file(logpath, NULL));
+    cleanup();
+    be = NULL;
+    qemu_log_close();
+    qemu_loglevel = 0;
+    g_assert_true(self_io(&w1, &c1));
+    g_assert_cmpuint(w1 - w0, >=, 4 * MiB);
+    g_assert_cmpuint(c1 - c0, ==, 0);
+    g_assert_true(g_file_get_contents(logpath, &log, NULL, NULL));
+    expect = g_strdup_printf("guest_ram: 'x' file: keep (exported): "
+                             "4194304 dirty, 4194304 resident bytes of page "
+                             "cache left to write back by the emulator "
+                             "(pid %d)\n", (int)getpid());
+    g_assert_nonnull(strstr(log, expect));
+    g_free(expect);
+out:
+    if (be) {
+        cleanup();
+    }
+    unlink(file);
+    unlink(logpath);
+    rmdir(dir);
+    g_free(log);
+    g_free(logpath);
+    g_free(file);
+    g_free(dir);
 }
 
 /* mem-path=DIR: the file is unlinked at creation and gone after. */
@@ -682,6 +774,8 @@ int main(int argc, char **argv)
     g_test_add_func("/hostmem/teardown/memfd-sealed",
                     test_teardown_memfd_sealed);
     g_test_add_func("/hostmem/teardown/exported", test_teardown_exported);
+    g_test_add_func("/hostmem/teardown/exported-report",
+                    test_teardown_exported_report);
     g_test_add_func("/hostmem/teardown/temp-file", test_teardown_temp_file);
     g_test_add_func("/hostmem/teardown/punch-hole", test_teardown_punch_hole);
     g_test_add_func("/hostmem/teardown/keep", test_teardown_keep);
