@@ -98,10 +98,12 @@ qemu-system-x86_64 -accel kvm -accel tcg,thread=single
 ENDDOC
 
 DEF("enable-kvm", 0, QEMU_OPTION_enable_kvm,
-    "-enable-kvm      use KVM; the same as -accel kvm\n")
+    "-enable-kvm      use KVM; the same as -machine accel=kvm\n")
 DOC
-Use the KVM accelerator; a shorter spelling of `-accel kvm`. If `/dev/kvm`
-cannot be used, the process stops with an error.
+Use the KVM accelerator. As in QEMU, this is `-machine accel=kvm`, not
+`-accel kvm`: the last of `-enable-kvm` and `-machine accel=...` wins, and
+either refuses to go with `-accel`. If `/dev/kvm` cannot be used, the
+process stops with an error.
 ENDDOC
 
 DEF("cpu", HAS_ARG, QEMU_OPTION_cpu,

@@ -8,14 +8,6 @@
 #include "qemu/option.h"
 #include "qom/object.h"
 
-typedef struct DynamicProperty {
-    char *name;
-    char *type;
-    ObjectPropertyGet *get;
-    ObjectPropertySet *set;
-    void *opaque;
-} DynamicProperty;
-
 typedef struct TypeInfo {
     char *name;
     char *parent;
@@ -35,15 +27,6 @@ static Object *object_new_node(const char *name, const char *type)
     return obj;
 }
 
-static void dynamic_property_free(gpointer p)
-{
-    DynamicProperty *dp = p;
-
-    g_free(dp->name);
-    g_free(dp->type);
-    g_free(dp);
-}
-
 static void object_free_node(Object *obj)
 {
     while (obj->children->len) {
@@ -54,9 +37,6 @@ static void object_free_node(Object *obj)
         object_free_node(child);
     }
     g_ptr_array_free(obj->children, TRUE);
-    if (obj->dynamic) {
-        g_ptr_array_free(obj->dynamic, TRUE);
-    }
     g_free(obj->name);
     g_free(obj->type);
     g_free(obj);
@@ -240,23 +220,6 @@ Object *object_resolve_path(const char *path, bool *ambiguous)
         return NULL;
     }
     return found;
-}
-
-void object_property_add(Object *obj, const char *name, const char *type,
-                         ObjectPropertyGet *get, ObjectPropertySet *set,
-                         void *opaque)
-{
-    DynamicProperty *dp = g_new0(DynamicProperty, 1);
-
-    dp->name = g_strdup(name);
-    dp->type = g_strdup(type);
-    dp->get = get;
-    dp->set = set;
-    dp->opaque = opaque;
-    if (!obj->dynamic) {
-        obj->dynamic = g_ptr_array_new_with_free_func(dynamic_property_free);
-    }
-    g_ptr_array_add(obj->dynamic, dp);
 }
 
 static void *field(void *state, const Property *p)
@@ -465,33 +428,12 @@ GPtrArray *object_property_list(Object *obj)
         info->description = p->description;
         g_ptr_array_add(list, info);
     }
-    for (guint i = 0; obj->dynamic && i < obj->dynamic->len; i++) {
-        DynamicProperty *dp = g_ptr_array_index(obj->dynamic, i);
-
-        info = g_new0(ObjectPropertyInfo, 1);
-        info->name = dp->name;
-        info->type = g_strdup(dp->type);
-        g_ptr_array_add(list, info);
-    }
     return list;
-}
-
-static DynamicProperty *find_dynamic(Object *obj, const char *name)
-{
-    for (guint i = 0; obj->dynamic && i < obj->dynamic->len; i++) {
-        DynamicProperty *dp = g_ptr_array_index(obj->dynamic, i);
-
-        if (!strcmp(dp->name, name)) {
-            return dp;
-        }
-    }
-    return NULL;
 }
 
 JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
 {
     const Property *p = find_prop(obj->props, name);
-    DynamicProperty *dp;
     JsonNode *node;
     void *f;
 
@@ -501,10 +443,6 @@ JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
         return node;
     }
     if (!p) {
-        dp = find_dynamic(obj, name);
-        if (dp && dp->get) {
-            return dp->get(obj, dp->opaque, errp);
-        }
         if (find_child(obj, name)) {
             char *path = object_get_canonical_path(find_child(obj, name));
 
@@ -554,15 +492,10 @@ bool object_property_set(Object *obj, const char *name, JsonNode *value,
                          Error **errp)
 {
     const Property *p = find_prop(obj->props, name);
-    DynamicProperty *dp;
     GType vt;
 
     if (!p) {
-        dp = find_dynamic(obj, name);
-        if (dp && dp->set) {
-            return dp->set(obj, value, dp->opaque, errp);
-        }
-        if (dp || !strcmp(name, "type") || find_child(obj, name)) {
+        if (!strcmp(name, "type") || find_child(obj, name)) {
             error_setg(errp, "Property '%s' is not writable", name);
         } else {
             error_setg(errp, "Property '%s' not found", name);

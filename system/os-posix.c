@@ -107,11 +107,6 @@ bool os_daemonize(Error **errp)
     return true;
 }
 
-bool os_is_daemonized(void)
-{
-    return daemon_pipe >= 0;
-}
-
 void os_daemonize_done(bool success)
 {
     char status = success ? 0 : 1;

@@ -552,7 +552,13 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_accel:
         return parse_accel(optarg, errp);
     case QEMU_OPTION_enable_kvm:
-        return parse_accel("kvm", errp);
+        /*
+         * QEMU's -machine accel=kvm: later -machine accel= overrides it
+         * (and the reverse), -accel is refused with it. The -machine
+         * location is kept for the errors about its other options.
+         */
+        qemu_opts_set(config.machine.opts, "accel", "kvm");
+        return true;
     case QEMU_OPTION_cpu:
         return parse_cpu(optarg, errp);
     case QEMU_OPTION_smp:

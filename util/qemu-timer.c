@@ -97,11 +97,6 @@ bool timer_pending(const QEMUTimer *t)
     return t->expire >= 0;
 }
 
-int64_t timer_expire_time_ns(const QEMUTimer *t)
-{
-    return t->expire;
-}
-
 static bool clock_ticking(QEMUClockType type)
 {
     return type != QEMU_CLOCK_VIRTUAL || (!vclock_manual && vclock_running);
@@ -138,22 +133,9 @@ static bool run_timers_until(QEMUClockType type, int64_t now)
     return ran;
 }
 
-bool qemu_clock_run_timers(QEMUClockType type)
-{
-    if (!clock_ticking(type) && type == QEMU_CLOCK_VIRTUAL) {
-        return false;
-    }
-    return run_timers_until(type, qemu_clock_get_ns(type));
-}
-
 void qemu_clock_set_manual(bool manual)
 {
     vclock_manual = manual;
-}
-
-bool qemu_clock_is_manual(void)
-{
-    return vclock_manual;
 }
 
 void qtest_clock_warp(int64_t dest_ns)
@@ -227,13 +209,20 @@ static gboolean timer_source_check(GSource *source)
     return nearest_deadline_ns() == 0;
 }
 
+/* Run the expired timers of a clock that is ticking; true if any ran. */
+static bool qemu_clock_run_timers(QEMUClockType type)
+{
+    if (!clock_ticking(type)) {
+        return false;
+    }
+    return run_timers_until(type, qemu_clock_get_ns(type));
+}
+
 static gboolean timer_source_dispatch(GSource *source, GSourceFunc cb,
                                       gpointer data)
 {
     for (int c = 0; c < QEMU_CLOCK_MAX; c++) {
-        if (clock_ticking(c)) {
-            run_timers_until(c, qemu_clock_get_ns(c));
-        }
+        qemu_clock_run_timers(c);
     }
     return G_SOURCE_CONTINUE;
 }

@@ -174,11 +174,6 @@ int kvm_check_cap(int cap)
                                                    : kvm_state.fd, cap);
 }
 
-bool kvm_irqchip_in_kernel(void)
-{
-    return kvm_state.irqchip;
-}
-
 /* QEMU's PC routing: ISA IRQ 0 (the PIT) reaches IOAPIC pin 2. */
 static bool kvm_pc_setup_irq_routing(Error **errp)
 {

@@ -11,7 +11,6 @@
 
 /* KVM_CHECK_EXTENSION on the VM (or /dev/kvm before it exists). */
 int kvm_check_cap(int cap);
-bool kvm_irqchip_in_kernel(void);
 /* What KVM_GET_SUPPORTED_CPUID offers; *out is g_malloc'ed. */
 bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp);
 /* The vCPUs (kvm-cpus.c); destroyed by the board before the VM goes. */

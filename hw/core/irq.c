@@ -9,7 +9,6 @@ struct IRQState {
     qemu_irq_handler handler;
     void *opaque;
     int n;
-    int level;
 };
 
 qemu_irq qemu_allocate_irq(qemu_irq_handler handler, void *opaque, int n)
@@ -53,7 +52,6 @@ void qemu_set_irq(qemu_irq irq, int level)
     if (!irq) {
         return;
     }
-    irq->level = level;
     if (irq->handler) {
         irq->handler(irq->opaque, irq->n, level);
     }
@@ -67,9 +65,4 @@ void qemu_irq_intercept(qemu_irq *irqs, qemu_irq_handler handler,
         irqs[i]->opaque = opaque;
         irqs[i]->n = i;
     }
-}
-
-int qemu_irq_get_level(qemu_irq irq)
-{
-    return irq ? irq->level : 0;
 }

@@ -1095,8 +1095,10 @@ APICState *apic_new(uint32_t apic_id, bool bsp, const APICCpuHooks *hooks,
     g_free(name);
     /* Realizing resets the device, which resets the APIC. */
     if (!qdev_realize(dev, errp)) {
-        /* The device stays in the tree: it must not point at freed state. */
-        ((APICDevice *)dev)->apic = NULL;
+        /*
+         * qdev_realize() has freed the device (after unrealizing it if
+         * the name was taken): only the APIC's pointer to it is left.
+         */
         s->dev = NULL;
         apic_free(s);
         return NULL;

@@ -118,11 +118,6 @@ void fw_cfg_add_i64(FWCfgState *s, uint16_t key, uint64_t value)
     fw_cfg_add_bytes(s, key, g_memdup2(&le, sizeof(le)), sizeof(le));
 }
 
-void fw_cfg_add_string(FWCfgState *s, uint16_t key, const char *value)
-{
-    fw_cfg_add_bytes(s, key, g_strdup(value), strlen(value) + 1);
-}
-
 /* FW_CFG_FILE_DIR: be32 count, then one 64-byte record per file. */
 static void fw_cfg_update_dir(FWCfgState *s)
 {

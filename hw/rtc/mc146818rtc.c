@@ -510,18 +510,6 @@ static const MemoryRegionOps rtc_io_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 1 },
 };
 
-extern const DeviceClass mc146818rtc_device_class;
-
-void rtc_set_memory(DeviceState *dev, int addr, int val)
-{
-    RTCState *s = (RTCState *)dev;
-
-    g_assert(dev->dc == &mc146818rtc_device_class);
-    if (addr >= 0 && addr < RTC_CMOS_SIZE) {
-        s->cmos[addr] = val;
-    }
-}
-
 /* The PC BIOS's memory size bytes, as QEMU's pc board writes them. */
 static void rtc_set_pc_memory(RTCState *s, const MachineState *ms)
 {

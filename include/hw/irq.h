@@ -41,7 +41,5 @@ static inline void qemu_irq_pulse(qemu_irq irq)
  */
 void qemu_irq_intercept(qemu_irq *irqs, qemu_irq_handler handler,
                         void *opaque, int n);
-/* The level a line was last set to. */
-int qemu_irq_get_level(qemu_irq irq);
 
 #endif

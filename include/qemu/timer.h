@@ -29,12 +29,9 @@ void timer_free(QEMUTimer *t);
 void timer_mod(QEMUTimer *t, int64_t expire_ns);
 void timer_del(QEMUTimer *t);
 bool timer_pending(const QEMUTimer *t);
-int64_t timer_expire_time_ns(const QEMUTimer *t);
 
 /* Nanoseconds until the clock's next timer, or -1 when none is armed. */
 int64_t qemu_clock_deadline_ns(QEMUClockType type);
-/* Run the clock's expired timers; true if any ran. */
-bool qemu_clock_run_timers(QEMUClockType type);
 
 /*
  * Virtual clock control. Under qtest the clock is manual: it stands
@@ -43,7 +40,6 @@ bool qemu_clock_run_timers(QEMUClockType type);
  * runs and stops while it is paused.
  */
 void qemu_clock_set_manual(bool manual);
-bool qemu_clock_is_manual(void);
 void qtest_clock_warp(int64_t dest_ns);
 void qemu_clock_enable_virtual(bool running);
 

@@ -57,11 +57,6 @@ typedef struct Property {
 
 typedef struct Object Object;
 
-/* A property computed by code rather than stored in a field. */
-typedef JsonNode *ObjectPropertyGet(Object *obj, void *opaque, Error **errp);
-typedef bool ObjectPropertySet(Object *obj, JsonNode *value, void *opaque,
-                               Error **errp);
-
 struct Object {
     char *name;             /* last path component */
     char *type;             /* "isa-serial", "container", ... */
@@ -69,7 +64,6 @@ struct Object {
     GPtrArray *children;    /* of Object * */
     const Property *props;  /* table ending in PROP_END, or NULL */
     void *state;            /* base for props offsets */
-    GPtrArray *dynamic;     /* computed properties */
 };
 
 /* The root "/", with /machine, /objects and /chardevs created lazily. */
@@ -93,9 +87,6 @@ char *object_get_canonical_path(const Object *obj);
  */
 Object *object_resolve_path(const char *path, bool *ambiguous);
 
-void object_property_add(Object *obj, const char *name, const char *type,
-                         ObjectPropertyGet *get, ObjectPropertySet *set,
-                         void *opaque);
 /* Set table properties to their defaults (strings are g_strdup'ed). */
 void object_set_defaults(void *state, const Property *props);
 /* Free the strings a property table owns in state. */

@@ -23,7 +23,6 @@ char *os_mlock_explain(int err);
  * os_daemonize_done() and exits with its verdict (0 or 1).
  */
 bool os_daemonize(Error **errp);
-bool os_is_daemonized(void);
 void os_daemonize_done(bool success);
 
 bool os_write_pidfile(const char *path, Error **errp);

@@ -36,7 +36,6 @@ const char *runstate_name(RunState state);
 const char *shutdown_cause_name(ShutdownCause cause);
 
 RunState runstate_get(void);
-void runstate_set(RunState state);
 bool runstate_is_running(void);
 
 /*

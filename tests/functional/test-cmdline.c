@@ -146,6 +146,13 @@ static const struct {
       "'thread' setting foo" },
     { "-M none,accel=kvm -accel kvm", "The -accel and \"-machine accel=\" "
       "options are incompatible" },
+    { "-M none -accel kvm -machine accel=kvm", "The -accel and \"-machine "
+      "accel=\" options are incompatible" },
+    /* -enable-kvm is -machine accel=kvm, as in QEMU 7.2. */
+    { "-M none -enable-kvm -accel kvm", "The -accel and \"-machine "
+      "accel=\" options are incompatible" },
+    { "-M none -accel tcg -enable-kvm", "The -accel and \"-machine "
+      "accel=\" options are incompatible" },
     { "-M none -smp abc", "-smp abc: Parameter 'smp.cpus' expects integer" },
     { "-M none -smp foo=1", "-smp foo=1: Parameter 'smp.foo' is unexpected" },
     { "-M none -smp 2", "-smp 2: Invalid SMP CPUs 2. The max CPUs supported "
@@ -415,6 +422,64 @@ static void test_msg_timestamp(void)
 }
 
 /*
+ * Start with args and a QMP monitor on stdio, ask query-kvm, quit.
+ * Returns what query-kvm says of "enabled" after checking the emulator
+ * answered and exited with status 0.
+ */
+static bool qmp_query_kvm_enabled(const char *args)
+{
+    static const char cmds[] = "{\"execute\": \"qmp_capabilities\"}\n"
+                               "{\"execute\": \"query-kvm\"}\n"
+                               "{\"execute\": \"quit\"}\n";
+    char *cmdline = g_strdup_printf("%s -display none %s -qmp stdio",
+                                    qemu_binary(), args);
+    char **argv = g_strsplit(cmdline, " ", -1);
+    GError *gerr = NULL;
+    int in_fd, out_fd, status;
+    GPid pid;
+    char *out;
+    bool enabled;
+
+    g_assert_true(g_spawn_async_with_pipes(NULL, argv, NULL,
+                                           G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+                                           NULL, &pid, &in_fd, &out_fd, NULL,
+                                           &gerr));
+    g_assert_no_error(gerr);
+    g_assert_cmpint(write(in_fd, cmds, strlen(cmds)), ==, strlen(cmds));
+    close(in_fd);
+    out = read_all_fd(out_fd);
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    enabled = strstr(out, "{\"return\": {\"enabled\": true") != NULL;
+    g_assert_true(enabled ||
+                  strstr(out, "{\"return\": {\"enabled\": false") != NULL);
+    g_strfreev(argv);
+    g_free(cmdline);
+    g_free(out);
+    return enabled;
+}
+
+/*
+ * -enable-kvm is -machine accel=kvm (QEMU 7.2): it goes with -machine
+ * accel=, and the later of the two wins. -enable-kvm -machine accel=qtest
+ * needs no KVM and would be refused if -enable-kvm were -accel kvm.
+ */
+static void test_enable_kvm_is_machine_accel(void)
+{
+    g_assert_false(qmp_query_kvm_enabled("-M none -enable-kvm "
+                                         "-machine accel=qtest"));
+    if (access("/dev/kvm", R_OK | W_OK) != 0) {
+        g_test_skip("/dev/kvm cannot be opened: the KVM cases need it");
+        return;
+    }
+    g_assert_true(qmp_query_kvm_enabled("-M none -machine accel=kvm "
+                                        "-enable-kvm"));
+    g_assert_true(qmp_query_kvm_enabled("-M none -machine accel=qtest "
+                                        "-enable-kvm"));
+}
+
+/*
  * -nographic: the serial console and the monitor share stdio; Ctrl-a h
  * prints the escape help and Ctrl-a x ends the emulator (status 0).
  */
@@ -474,5 +539,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cmdline/daemonize/failure", test_daemonize_failure);
     g_test_add_func("/cmdline/msg/timestamp", test_msg_timestamp);
     g_test_add_func("/cmdline/nographic/escapes", test_nographic_escapes);
+    g_test_add_func("/cmdline/accel/enable-kvm",
+                    test_enable_kvm_is_machine_accel);
     return g_test_run();
 }

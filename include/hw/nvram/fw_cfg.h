@@ -82,11 +82,10 @@ FWCfgState *fw_cfg_find(void);
  * data freed.
  */
 void fw_cfg_add_bytes(FWCfgState *s, uint16_t key, void *data, size_t len);
-/* Little-endian integers and NUL-terminated strings (copied). */
+/* Little-endian integers. */
 void fw_cfg_add_i16(FWCfgState *s, uint16_t key, uint16_t value);
 void fw_cfg_add_i32(FWCfgState *s, uint16_t key, uint32_t value);
 void fw_cfg_add_i64(FWCfgState *s, uint16_t key, uint64_t value);
-void fw_cfg_add_string(FWCfgState *s, uint16_t key, const char *value);
 /*
  * Add a named file (ownership of data as above). The directory stays
  * sorted by name and selectors follow that order from FW_CFG_FILE_FIRST,

@@ -48,7 +48,4 @@
 
 #define RTC_ALARM_DONT_CARE 0xc0
 
-/* Store a CMOS byte (board setup: memory sizes, boot order...). */
-void rtc_set_memory(DeviceState *rtc, int addr, int val);
-
 #endif
