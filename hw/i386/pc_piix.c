@@ -17,6 +17,7 @@
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
 #include "hw/qdev.h"
+#include "hw/rtc/mc146818rtc.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/memory.h"
@@ -143,6 +144,69 @@ static void pc_build_e820(bool kvm)
     if (tcg_enabled() && tcg_cpus_amd_ht_hole()) {
         e820_add(PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
     }
+}
+
+/*
+ * The machine's fw_cfg items, as QEMU's pc publishes them: RAM size,
+ * CPUs (max_cpus is one more than the highest APIC ID), boot options.
+ */
+static void pc_fw_cfg_machine_items(FWCfgState *fw, const MachineState *ms)
+{
+    const VmConfig *cfg = ms->cfg;
+    X86CPUTopology topo = x86_cpu_topology(cfg->smp.sockets, cfg->smp.cores,
+                                           cfg->smp.threads);
+    unsigned max_cpus = cfg->smp.maxcpus
+                        ? x86_cpu_apic_id(&topo, cfg->smp.maxcpus - 1) + 1
+                        : MAX(cfg->smp.cpus, 1u);
+    uint32_t reboot_timeout = UINT32_MAX;
+
+    fw_cfg_add_i64(fw, FW_CFG_RAM_SIZE, ms->ram_size);
+    fw_cfg_add_i16(fw, FW_CFG_NOGRAPHIC, cfg->nographic);
+    fw_cfg_add_i16(fw, FW_CFG_NB_CPUS, ms->smp_cpus);
+    fw_cfg_add_i16(fw, FW_CFG_MAX_CPUS, max_cpus);
+    fw_cfg_add_i16(fw, FW_CFG_BOOT_MENU, cfg->boot.menu);
+    /* Node count 0, then a CPU-to-node word per APIC ID, no nodes. */
+    fw_cfg_add_bytes(fw, FW_CFG_NUMA, g_new0(uint64_t, 1 + max_cpus),
+                     (1 + (size_t)max_cpus) * sizeof(uint64_t));
+    /* No device has a bootindex yet: QEMU's list is then empty. */
+    fw_cfg_add_file(fw, "bootorder", NULL, 0);
+    if (cfg->boot.reboot_timeout_set) {
+        reboot_timeout = cfg->boot.reboot_timeout;
+    }
+    reboot_timeout = GUINT32_TO_LE(reboot_timeout);
+    fw_cfg_add_file(fw, "etc/boot-fail-wait",
+                    g_memdup2(&reboot_timeout, 4), 4);
+    /* BootOptions cannot tell splash-time=0 from no splash-time. */
+    if (cfg->boot.splash_time_set) {
+        uint16_t wait = GUINT16_TO_LE(cfg->boot.splash_time);
+
+        fw_cfg_add_file(fw, "etc/boot-menu-wait", g_memdup2(&wait, 2), 2);
+    }
+}
+
+/* The PC BIOS's memory-size and CPU-count bytes of the CMOS, as QEMU's. */
+static void pc_cmos_init(DeviceState *rtc, const MachineState *ms)
+{
+    uint64_t below = pcms.layout.below_4g, val;
+
+    val = MIN(below / 1024, 640);
+    rtc_set_memory(rtc, 0x15, val);
+    rtc_set_memory(rtc, 0x16, val >> 8);
+    val = below > (1 << 20) ? (below - (1 << 20)) / 1024 : 0;
+    val = MIN(val, 0xffff);
+    rtc_set_memory(rtc, 0x17, val);
+    rtc_set_memory(rtc, 0x18, val >> 8);
+    rtc_set_memory(rtc, 0x30, val);
+    rtc_set_memory(rtc, 0x31, val >> 8);
+    val = below > (16 << 20) ? (below - (16 << 20)) / 65536 : 0;
+    val = MIN(val, 0xffff);
+    rtc_set_memory(rtc, 0x34, val);
+    rtc_set_memory(rtc, 0x35, val >> 8);
+    val = pcms.layout.above_4g / 65536;
+    rtc_set_memory(rtc, 0x5b, val);
+    rtc_set_memory(rtc, 0x5c, val >> 8);
+    rtc_set_memory(rtc, 0x5d, val >> 16);
+    rtc_set_memory(rtc, 0x5f, ms->smp_cpus ? ms->smp_cpus - 1 : 0);
 }
 
 /* The "etc/e820" fw_cfg file: packed little-endian {addr, len, type}. */
@@ -439,8 +503,10 @@ static bool pc_init_pit(Error **errp)
     return !pit || pc_create("isa-pit", NULL, NULL, NULL, errp);
 }
 
-static bool pc_init_isa_devices(Error **errp)
+static bool pc_init_isa_devices(MachineState *ms, Error **errp)
 {
+    DeviceState *rtc, *fw;
+
     for (int i = 0; i < (int)G_N_ELEMENTS(pc_serial_ports); i++) {
         Chardev *chr = serial_hd(i);
         char index[4];
@@ -456,12 +522,23 @@ static bool pc_init_isa_devices(Error **errp)
             return false;
         }
     }
-    return pc_create("mc146818rtc", NULL, NULL, NULL, errp) &&
-           pc_init_pit(errp) &&
-           pc_create("acpi-pm", NULL, NULL, NULL, errp) &&
-           pc_create("i8042", NULL, NULL, NULL, errp) &&
-           pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
-                     NULL, errp);
+    rtc = pc_create("mc146818rtc", NULL, NULL, NULL, errp);
+    if (!rtc) {
+        return false;
+    }
+    pc_cmos_init(rtc, ms);
+    if (!pc_init_pit(errp) ||
+        !pc_create("acpi-pm", NULL, NULL, NULL, errp) ||
+        !pc_create("i8042", NULL, NULL, NULL, errp)) {
+        return false;
+    }
+    fw = pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
+                   NULL, errp);
+    if (!fw) {
+        return false;
+    }
+    pc_fw_cfg_machine_items((FWCfgState *)fw, ms);
+    return true;
 }
 
 /*
@@ -493,7 +570,7 @@ static bool pc_init(MachineState *ms, Error **errp)
         return false;
     }
     pc_build_e820(kvm_enabled());
-    if (!pc_init_irqs(errp) || !pc_init_isa_devices(errp)) {
+    if (!pc_init_irqs(errp) || !pc_init_isa_devices(ms, errp)) {
         return false;
     }
     fw = fw_cfg_find();

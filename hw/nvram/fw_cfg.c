@@ -16,7 +16,6 @@
  */
 #include <string.h>
 
-#include "hw/boards.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/qdev.h"
 #include "qemu/log.h"
@@ -365,66 +364,6 @@ static const MemoryRegionOps fw_cfg_dma_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
-/* x86 APIC ID of CPU index i: socket, core and thread fields. */
-static unsigned fw_cfg_bits_for(unsigned count)
-{
-    unsigned bits = 0;
-
-    while (bits < 31 && (1u << bits) < count) {
-        bits++;
-    }
-    return bits;
-}
-
-/* One more than the highest APIC ID, what QEMU reports as max_cpus. */
-static unsigned fw_cfg_apic_id_limit(const SmpOptions *smp)
-{
-    unsigned threads = smp->threads ? smp->threads : 1;
-    unsigned cores = smp->cores ? smp->cores : 1;
-    unsigned tbits = fw_cfg_bits_for(threads);
-    unsigned cbits = fw_cfg_bits_for(cores);
-    unsigned last, id;
-
-    if (!smp->maxcpus) {
-        return smp->cpus ? smp->cpus : 1;
-    }
-    last = smp->maxcpus - 1;
-    id = ((last / (threads * cores)) << (cbits + tbits)) |
-         (((last / threads) % cores) << tbits) | (last % threads);
-    return id + 1;
-}
-
-static void fw_cfg_add_machine_items(FWCfgState *s, const MachineState *ms)
-{
-    const VmConfig *cfg = ms->cfg;
-    unsigned max_cpus = fw_cfg_apic_id_limit(&cfg->smp);
-    uint32_t reboot_timeout = UINT32_MAX;
-
-    fw_cfg_add_i64(s, FW_CFG_RAM_SIZE, ms->ram_size);
-    fw_cfg_add_i16(s, FW_CFG_NOGRAPHIC, cfg->nographic);
-    fw_cfg_add_i16(s, FW_CFG_NB_CPUS, ms->smp_cpus);
-    fw_cfg_add_i16(s, FW_CFG_MAX_CPUS, max_cpus);
-    fw_cfg_add_i16(s, FW_CFG_BOOT_MENU, cfg->boot.menu);
-    /* Node count 0, then a CPU-to-node word per APIC ID, no nodes. */
-    fw_cfg_add_bytes(s, FW_CFG_NUMA, g_new0(uint64_t, 1 + max_cpus),
-                     (1 + (size_t)max_cpus) * sizeof(uint64_t));
-
-    /* No device has a bootindex yet: QEMU's list is then empty. */
-    fw_cfg_add_file(s, "bootorder", NULL, 0);
-    if (cfg->boot.reboot_timeout_set) {
-        reboot_timeout = cfg->boot.reboot_timeout;
-    }
-    reboot_timeout = GUINT32_TO_LE(reboot_timeout);
-    fw_cfg_add_file(s, "etc/boot-fail-wait",
-                    g_memdup2(&reboot_timeout, 4), 4);
-    /* BootOptions cannot tell splash-time=0 from no splash-time. */
-    if (cfg->boot.splash_time_set) {
-        uint16_t wait = GUINT16_TO_LE(cfg->boot.splash_time);
-
-        fw_cfg_add_file(s, "etc/boot-menu-wait", g_memdup2(&wait, 2), 2);
-    }
-}
-
 static void fw_cfg_free_entries(FWCfgState *s)
 {
     for (int arch = 0; arch < 2; arch++) {
@@ -439,7 +378,6 @@ static void fw_cfg_free_entries(FWCfgState *s)
 static bool fw_cfg_io_realize(DeviceState *dev, Error **errp)
 {
     FWCfgState *s = (FWCfgState *)dev;
-    const MachineState *ms = current_machine_get();
 
     if (fw_cfg_state) {
         error_setg(errp, "fw_cfg_io: only one fw_cfg device is supported");
@@ -463,9 +401,6 @@ static bool fw_cfg_io_realize(DeviceState *dev, Error **errp)
     fw_cfg_add_i32(s, FW_CFG_ID, FW_CFG_VERSION | FW_CFG_VERSION_DMA);
     fw_cfg_add_bytes(s, FW_CFG_UUID, g_memdup2(qemu_uuid, 16), 16);
     fw_cfg_update_dir(s);
-    if (ms && ms->cfg) {
-        fw_cfg_add_machine_items(s, ms);
-    }
     fw_cfg_state = s;
     return true;
 }

@@ -48,4 +48,7 @@
 
 #define RTC_ALARM_DONT_CARE 0xc0
 
+/* Store a CMOS byte (the board's: memory sizes, CPU count). */
+void rtc_set_memory(DeviceState *rtc, int addr, int val);
+
 #endif
