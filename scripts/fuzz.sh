@@ -1,24 +1,45 @@
 #!/bin/sh
-# Build a libFuzzer target with clang (ASan + UBSan) and run it.
-# Usage: scripts/fuzz.sh qtest-line|json-streamer [SECONDS] [CORPUS_DIR]
+# Build the libFuzzer targets of tests/fuzz with clang, ASan and UBSan in
+# build-fuzz (configured once, -Dfuzzing=true) and run them.
+#   scripts/fuzz.sh TARGET [SECONDS] [CORPUS]   fuzz one target (60 s)
+#   scripts/fuzz.sh --all [SECONDS]             every target, SECONDS each
+#                                               (20): the meson suite 'fuzz'
+# TARGET is json-streamer or qtest-line (tests/fuzz/fuzz-TARGET.c). The
+# corpus grows in build-fuzz/fuzz-corpus/TARGET unless CORPUS is given; an
+# input that crashes, leaks, hangs or is slow is saved in
+# build-fuzz/fuzz-artifacts/TARGET/. Exits non-zero if a target found one.
 set -eu
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh TARGET [SECONDS] [CORPUS]}
-seconds=${2:-60}
-corpus=${3:-}
-[ -f build/config-host.h ] || meson setup build >/dev/null
-ninja -C build qemu-options.def >/dev/null
+usage="usage: scripts/fuzz.sh TARGET [SECONDS] [CORPUS] | --all [SECONDS]"
+dir=build-fuzz
+target=${1:?$usage}
+targets=$(ls tests/fuzz/fuzz-*.c | sed 's|.*/fuzz-\(.*\)\.c$|\1|')
 
-out=build/fuzz-$target
-# Everything but main(): the targets call into the emulator's modules.
-srcs=$(ls util/*.c system/*.c accel/*.c accel/*/*.c qom/*.c hw/*/*.c \
-          chardev/*.c monitor/*.c | grep -v '^system/main.c$')
-clang -std=gnu11 -D_GNU_SOURCE -g -O1 \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -Iinclude -I. -Ibuild $(pkg-config --cflags glib-2.0 json-glib-1.0) \
-    -Wno-unused-command-line-argument \
-    tests/fuzz/fuzz-$target.c $srcs \
-    $(pkg-config --libs glib-2.0 json-glib-1.0) -lm -o "$out"
-mkdir -p "build/fuzz-$target-corpus"
-exec "$out" -max_total_time="$seconds" -print_final_stats=1 \
-    ${corpus:-"build/fuzz-$target-corpus"}
+if [ "$target" = --all ]; then
+    seconds=${2:-20}
+else
+    seconds=${2:-60}
+    corpus=${3:-$dir/fuzz-corpus/$target}
+    if [ ! -f "tests/fuzz/fuzz-$target.c" ]; then
+        echo "scripts/fuzz.sh: unknown target '$target'; targets:" $targets >&2
+        exit 1
+    fi
+fi
+
+if [ ! -f $dir/build.ninja ]; then
+    CC=clang meson setup $dir -Dfuzzing=true -Dfuzz_seconds="$seconds" \
+        -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+elif [ "$target" = --all ]; then
+    meson configure $dir -Dfuzz_seconds="$seconds" >/dev/null
+fi
+# Only the fuzzers: the rest of the tree has its own builds.
+ninja -C $dir $(for t in $targets; do echo tests/fuzz/fuzz-$t; done)
+
+if [ "$target" = --all ]; then
+    exec meson test -C $dir --no-rebuild --suite fuzz --print-errorlogs
+fi
+# The same arguments as the suite's tests (tests/fuzz/meson.build).
+exec $dir/tests/fuzz/fuzz-"$target" -max_total_time="$seconds" \
+    -timeout=20 -print_final_stats=1 -create_missing_dirs=1 \
+    -dict=tests/fuzz/"$target".dict \
+    -artifact_prefix="$PWD/$dir/fuzz-artifacts/$target/" "$corpus"

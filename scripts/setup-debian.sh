@@ -3,8 +3,10 @@
 # Runs as root (or through sudo); a no-op when everything is present.
 set -eu
 
+# clang and libclang-rt-14-dev (libFuzzer, only recommended by clang) for
+# the fuzz build.
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
-libjson-glib-dev linux-libc-dev acpica-tools"
+libjson-glib-dev linux-libc-dev acpica-tools clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Set up a fresh Debian 12 machine, build with --werror, run every test
-# suite (also once under ASan/UBSan) and print "N passed, N failed".
+# suite (also once under ASan/UBSan), fuzz each libFuzzer target briefly
+# and print "N passed, N failed".
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -22,8 +23,12 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     meson test -C build-asan --print-errorlogs || status=1
 
 meson test -C build-noonfault --print-errorlogs test-memlock || status=1
+# The libFuzzer targets (clang, ASan, UBSan), 20 s each (suite fuzz).
+rm -f build-fuzz/meson-logs/testlog.json    # a failed build counts as one
+sh scripts/fuzz.sh --all 20 || status=1
 
 python3 scripts/test-summary.py build/meson-logs/testlog.json \
     build-asan/meson-logs/testlog.json \
-    build-noonfault/meson-logs/testlog.json || status=1
+    build-noonfault/meson-logs/testlog.json \
+    build-fuzz/meson-logs/testlog.json || status=1
 exit $status

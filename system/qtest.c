@@ -27,6 +27,7 @@
  * A line longer than QTEST_MAX_LINE is answered with ERR and dropped;
  * read and b64read are limited to QTEST_MAX_READ bytes, so a client can
  * make the server hold at most about QTEST_MAX_LINE + 2 * QTEST_MAX_READ.
+ * (A detached server may have smaller limits, qtest_server_set_limits().)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,6 +51,8 @@ struct QTestServer {
     void *reply_opaque;
     CharBackend be;
     GString *inbuf;
+    size_t max_line;
+    size_t max_read;
     bool discarding;            /* dropping the rest of an overlong line */
     FILE *log;
     int64_t start_us;
@@ -206,9 +209,9 @@ static void cmd_read(QTestServer *s, uint64_t addr, uint64_t size, bool b64)
 {
     uint8_t *buf;
 
-    if (size > QTEST_MAX_READ) {
-        qtest_sendf(s, "ERR size %" PRIu64 " is over the limit of %u bytes",
-                    size, QTEST_MAX_READ);
+    if (size > s->max_read) {
+        qtest_sendf(s, "ERR size %" PRIu64 " is over the limit of %zu bytes",
+                    size, s->max_read);
         return;
     }
     buf = g_malloc(size ? size : 1);
@@ -246,7 +249,7 @@ static void cmd_write_hex(QTestServer *s, uint64_t addr, uint64_t size,
     }
     data += 2;
     digits = strlen(data);
-    if (size > QTEST_MAX_LINE || digits / 2 > size || digits % 2) {
+    if (size > s->max_line || digits / 2 > size || digits % 2) {
         qtest_send(s, "ERR data does not match the size");
         return;
     }
@@ -455,8 +458,8 @@ static void qtest_read(void *opaque, const uint8_t *buf, int size)
 
         if (!s->discarding) {
             g_string_append_len(s->inbuf, (const char *)buf, n);
-            if (s->inbuf->len > QTEST_MAX_LINE) {
-                qtest_sendf(s, "ERR line longer than %u bytes", QTEST_MAX_LINE);
+            if (s->inbuf->len > s->max_line) {
+                qtest_sendf(s, "ERR line longer than %zu bytes", s->max_line);
                 g_string_truncate(s->inbuf, 0);
                 s->discarding = true;
             }
@@ -494,9 +497,18 @@ QTestServer *qtest_server_new_detached(void (*reply)(const char *line,
     s->reply = reply;
     s->reply_opaque = opaque;
     s->inbuf = g_string_new(NULL);
+    s->max_line = QTEST_MAX_LINE;
+    s->max_read = QTEST_MAX_READ;
     s->out_irqs = g_ptr_array_new_with_free_func(
         (GDestroyNotify)qemu_free_irq);
     return s;
+}
+
+void qtest_server_set_limits(QTestServer *s, size_t max_line,
+                             size_t max_read)
+{
+    s->max_line = MIN(max_line, QTEST_MAX_LINE);
+    s->max_read = MIN(max_read, QTEST_MAX_READ);
 }
 
 void qtest_server_feed(QTestServer *s, const uint8_t *buf, size_t len)
@@ -531,6 +543,8 @@ bool qtest_server_init(const char *spec, const char *logfile, Error **errp)
     s = g_new0(QTestServer, 1);
     s->chr = chr;
     s->inbuf = g_string_new(NULL);
+    s->max_line = QTEST_MAX_LINE;
+    s->max_read = QTEST_MAX_READ;
     s->out_irqs = g_ptr_array_new_with_free_func(
         (GDestroyNotify)qemu_free_irq);
     s->start_us = g_get_monotonic_time();

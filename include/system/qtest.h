@@ -26,6 +26,13 @@ typedef struct QTestServer QTestServer;
 QTestServer *qtest_server_new_detached(void (*reply)(const char *line,
                                                      void *opaque),
                                        void *opaque);
+/*
+ * Lower the line and read limits of a detached server (at most QEMU's
+ * 192 MiB and 64 MiB), so a fuzzer trips them without spending its time
+ * on 64 MiB replies.
+ */
+void qtest_server_set_limits(QTestServer *s, size_t max_line,
+                             size_t max_read);
 void qtest_server_feed(QTestServer *s, const uint8_t *buf, size_t len);
 void qtest_server_free(QTestServer *s);
 

@@ -1,8 +1,6 @@
 /*
- * libFuzzer target for the JSON stream splitter:
- *   clang -g -fsanitize=fuzzer,address,undefined -Iinclude \
- *       tests/fuzz/fuzz-json-streamer.c monitor/json-streamer.c \
- *       $(pkg-config --cflags --libs glib-2.0)
+ * libFuzzer target for the JSON stream splitter (built by meson with
+ * -Dfuzzing=true; scripts/fuzz.sh json-streamer runs it).
  * The first input byte picks the chunk size, the rest is the stream. It
  * runs with QEMU's limits and with small ones (so the limits trip), and
  * checks that each value emitted, fed alone to a fresh streamer, comes

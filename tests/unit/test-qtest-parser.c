@@ -152,6 +152,32 @@ static void test_empty_lines_and_garbage(void)
     teardown();
 }
 
+/* Smaller limits (the fuzzer's) trip where the defaults would not. */
+static void test_limits(void)
+{
+    QTestServer *s;
+    char line[80];
+
+    setup();
+    s = qtest_server_new_detached(collect, NULL);
+    qtest_server_set_limits(s, 32, 8);
+    g_assert_cmpstr(feed(s, "read 0x1000 8\n"), ==,
+                    "OK 0x0000000000000000");
+    g_assert_cmpstr(feed(s, "read 0x1000 9\n"), ==,
+                    "ERR size 9 is over the limit of 8 bytes");
+    g_assert_cmpstr(feed(s, "write 0x1000 33 0x\n"), ==,
+                    "ERR data does not match the size");
+    memset(line, 'x', sizeof(line) - 1);
+    line[sizeof(line) - 1] = '\0';
+    g_assert_cmpstr(feed(s, line), ==, "ERR line longer than 32 bytes");
+    /* The rest of that line is dropped, the next one is read. */
+    qtest_server_feed(s, (const uint8_t *)"xx\n", 3);
+    g_assert_cmpstr(feed(s, "endianness\n"), ==, "OK little");
+    g_assert_cmpuint(replies->len, ==, 5);
+    qtest_server_free(s);
+    teardown();
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -159,5 +185,6 @@ int main(int argc, char **argv)
     g_test_add_func("/qtest-parser/split-lines", test_split_lines);
     g_test_add_func("/qtest-parser/bad-lines", test_bad_lines);
     g_test_add_func("/qtest-parser/garbage", test_empty_lines_and_garbage);
+    g_test_add_func("/qtest-parser/limits", test_limits);
     return g_test_run();
 }
