@@ -13,6 +13,7 @@
 #include "hw/i386/pc.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
+#include "hw/intc/i8259.h"
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
@@ -58,6 +59,9 @@ typedef struct PCMachineState {
     /* Without KVM: ISA line n -> i8259 input n and I/O APIC input n. */
     qemu_irq *isa_fanout;
     qemu_irq pic_in[ISA_NUM_IRQS];
+    /* Without KVM: the master i8259's INT -> LINT0 of every APIC. */
+    qemu_irq pic_int;
+    GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
@@ -404,10 +408,24 @@ static DeviceState *pc_create(const char *type, Object *parent,
                               const char *name, const char *const *props,
                               Error **errp);
 
-/* The i8259 pair, the slave's INT on the master's input 2, as QEMU's. */
+/*
+ * The PIC's INT reaches LINT0 of every APIC, as on QEMU's pc: the APs'
+ * LINT0 entries are masked unless a guest wants otherwise.
+ */
+static void pc_pic_int(void *opaque, int n, int level)
+{
+    for (guint i = 0; i < pcms.apic_lint0->len; i++) {
+        qemu_set_irq(g_ptr_array_index(pcms.apic_lint0, i), level);
+    }
+}
+
+/*
+ * The i8259 pair, the slave's INT on the master's input 2, the master's
+ * INT on the local APICs' LINT0 and its INTA cycle theirs, as QEMU's.
+ */
 static bool pc_init_pic(Error **errp)
 {
-    DeviceState *master, *slave;
+    DeviceState *master, *slave, *apic;
 
     master = pc_create("isa-i8259", NULL, NULL, (const char *const[]){
         "iobase", "0x20", "elcr_addr", "0x4d0", "elcr_mask", "0xf8",
@@ -418,7 +436,15 @@ static bool pc_init_pic(Error **errp)
     if (!slave) {
         return false;
     }
-    qdev_connect_gpio_out_named(slave, NULL, 0, qdev_get_gpio_in(master, 2));
+    i8259_cascade(master, slave);
+    pcms.apic_lint0 = g_ptr_array_new();
+    for (unsigned i = 0; (apic = apic_device(i)); i++) {
+        g_ptr_array_add(pcms.apic_lint0,
+                        qdev_get_gpio_in_named(apic, "lint", 0));
+        apic_set_extint_ack(apic, i8259_inta, master);
+    }
+    pcms.pic_int = qemu_allocate_irq(pc_pic_int, NULL, 0);
+    qdev_connect_gpio_out_named(master, NULL, 0, pcms.pic_int);
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
         pcms.pic_in[i] = qdev_get_gpio_in(i < 8 ? master : slave, i % 8);
     }
@@ -602,6 +628,12 @@ static void pc_cleanup(MachineState *ms)
     isa_bus_set_irqs(NULL);
     qemu_free_irqs(pcms.isa_fanout, ISA_NUM_IRQS);
     pcms.isa_fanout = NULL;
+    qemu_free_irq(pcms.pic_int);
+    pcms.pic_int = NULL;
+    if (pcms.apic_lint0) {
+        g_ptr_array_free(pcms.apic_lint0, true);
+        pcms.apic_lint0 = NULL;
+    }
     memory_region_finalize(&pcms.ram_below_4g);
     memory_region_finalize(&pcms.ram_above_4g);
     /* The backend owns the RAM and releases it after the machine. */

@@ -129,6 +129,9 @@ struct APICState {
     uint32_t lvt[APIC_LVT_NB];
     int lint_level[2];
     bool extint_pending;            /* an ExtINT message awaits INTA */
+    /* Who answers the INTA cycle of an ExtINT (the board's i8259). */
+    int (*extint_ack)(void *opaque);
+    void *extint_opaque;
 
     uint32_t divide;                /* divide configuration register */
     uint32_t initial_count;
@@ -242,12 +245,18 @@ bool apic_has_interrupt(APICState *s)
     return apic_deliverable_vector(s) >= 0 || apic_extint_pending(s);
 }
 
+/* The INTA cycle of ExtINT: the vector the PIC gives, -1 without one. */
+static int apic_extint_ack(APICState *s)
+{
+    return s->extint_ack ? s->extint_ack(s->extint_opaque) : -1;
+}
+
 int apic_get_interrupt(APICState *s)
 {
     int v;
 
     if (!apic_hw_enabled(s)) {
-        v = s->lint_level[0] ? pic_read_irq() : -1;
+        v = s->lint_level[0] ? apic_extint_ack(s) : -1;
         apic_update_irq(s);
         return v;
     }
@@ -259,7 +268,7 @@ int apic_get_interrupt(APICState *s)
         apic_timer_resume(s);
     } else if (apic_extint_pending(s)) {
         s->extint_pending = false;
-        v = pic_read_irq();
+        v = apic_extint_ack(s);
     }
     apic_update_irq(s);
     return v;
@@ -357,15 +366,21 @@ static void apic_set_lint(APICState *s, int n, int level)
     apic_update_irq(s);
 }
 
-/*
- * The PIC's INT reaches LINT0 of every APIC, as on QEMU's pc: the APs'
- * LINT0 entries are masked unless a guest wants otherwise.
- */
-void apic_set_lint0(int level)
+void apic_set_extint_ack(DeviceState *dev, int (*ack)(void *opaque),
+                         void *opaque)
 {
-    for (guint i = 0; apics && i < apics->len; i++) {
-        apic_set_lint(g_ptr_array_index(apics, i), 0, level);
-    }
+    APICState *s = ((APICDevice *)dev)->apic;
+
+    s->extint_ack = ack;
+    s->extint_opaque = opaque;
+}
+
+DeviceState *apic_device(unsigned index)
+{
+    APICState *s = apics && index < apics->len
+                   ? g_ptr_array_index(apics, index) : NULL;
+
+    return s && s->dev ? &s->dev->parent : NULL;
 }
 
 /* --- Timer -------------------------------------------------------- */
@@ -1080,7 +1095,6 @@ APICState *apic_new(uint32_t apic_id, bool bsp, const APICCpuHooks *hooks,
     s->hooks = hooks;
     s->cpu = cpu;
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, apic_timer_cb, s);
-    s->lint_level[0] = pic_get_output();
     g_ptr_array_add(apics, s);
 
     dev = qdev_new(apic_device_class.name, errp);

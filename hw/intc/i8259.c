@@ -7,9 +7,10 @@
  * OCW3; reads IRR, ISR or a poll byte), a data port (iobase + 1: ICW2-4,
  * OCW1; reads IMR) and the PIIX's edge/level control register (ELCR,
  * one byte at elcr_addr, writable where elcr_mask has ones). The board
- * wires the slave's INT to the master's input 2. The master's INT goes
- * to LINT0 of the BSP's local APIC (apic_set_lint0) and the vCPU
- * acknowledges with pic_read_irq(), the INTA cycle.
+ * wires the pair (include/hw/intc/i8259.h): the slave's INT to the
+ * master's input 2, the master's INT to the local APICs' LINT0, and
+ * i8259_inta() as their INTA cycle. Each chip is an instance: nothing
+ * here is global.
  *
  * Triggering: a line is level-sensitive when its ELCR bit or ICW1.LTIM
  * says so; its IRR bit then follows the line. An edge-sensitive IRR bit
@@ -18,7 +19,7 @@
  * cascade input follows the slave's INT level, so a request the slave
  * still holds after an acknowledge or an EOI is never lost.
  */
-#include "hw/intc/apic.h"
+#include "hw/intc/i8259.h"
 #include "hw/isa.h"
 #include "hw/qdev.h"
 #include "qemu/log.h"
@@ -60,7 +61,9 @@ typedef enum PICInitState {
     PIC_WANT_ICW4,
 } PICInitState;
 
-typedef struct PICState {
+typedef struct PICState PICState;
+
+struct PICState {
     DeviceState parent;
     /* Properties. */
     uint16_t iobase;
@@ -91,10 +94,8 @@ typedef struct PICState {
     bool special_mask;
     bool read_isr;
     bool poll;
-} PICState;
-
-static PICState *pic_master;
-static PICState *pic_slave;
+    PICState *slave;        /* a master's, set by i8259_cascade() */
+};
 
 static bool pic_is_cascade_input(PICState *s, int n)
 {
@@ -155,9 +156,6 @@ static void pic_update(PICState *s)
     }
     s->int_level = level;
     qemu_set_irq(s->int_out, level);
-    if (s->master) {
-        apic_set_lint0(level);
-    }
 }
 
 /* The GPIO input handler: a device moved line n. */
@@ -195,20 +193,18 @@ static void pic_acknowledge(PICState *s, int irq)
     }
 }
 
-int pic_get_output(void)
+void i8259_cascade(DeviceState *master, DeviceState *slave)
 {
-    return pic_master && pic_master->int_level;
+    ((PICState *)master)->slave = (PICState *)slave;
+    qdev_connect_gpio_out_named(slave, NULL, 0, qdev_get_gpio_in(master, 2));
 }
 
-int pic_read_irq(void)
+int i8259_inta(void *master)
 {
-    PICState *m = pic_master;
-    PICState *sl = pic_slave;
+    PICState *m = master;
+    PICState *sl = m->slave;
     int irq, irq2, vector;
 
-    if (!m) {
-        return -1;
-    }
     irq = pic_pending(m);
     if (irq < 0) {
         /* The request went away before INTA: a spurious IRQ 7. */
@@ -451,13 +447,7 @@ static void pic_reset(DeviceState *dev)
 static bool pic_realize(DeviceState *dev, Error **errp)
 {
     PICState *s = (PICState *)dev;
-    PICState **slot = s->master ? &pic_master : &pic_slave;
 
-    if (*slot) {
-        error_setg(errp, "isa-i8259: there is already a %s PIC",
-                   s->master ? "master" : "slave");
-        return false;
-    }
     memory_region_init_io(&s->io, "pic", &pic_io_ops, s, 2);
     if (!isa_register_ioport(dev, &s->io, s->iobase, errp)) {
         memory_region_finalize(&s->io);
@@ -471,7 +461,6 @@ static bool pic_realize(DeviceState *dev, Error **errp)
     }
     qdev_init_gpio_in_named(dev, pic_set_irq, NULL, 8);
     qdev_init_gpio_out_named(dev, &s->int_out, NULL, 1);
-    *slot = s;
     pic_reset(dev);
     return true;
 }
@@ -480,12 +469,6 @@ static void pic_unrealize(DeviceState *dev)
 {
     PICState *s = (PICState *)dev;
 
-    if (pic_master == s) {
-        pic_master = NULL;
-    }
-    if (pic_slave == s) {
-        pic_slave = NULL;
-    }
     memory_region_finalize(&s->elcr_io);
     memory_region_finalize(&s->io);
 }

@@ -101,17 +101,23 @@ static void take_interrupt(const char *what, unsigned want)
 }
 
 /* Let a few ms of TSC pass with interrupts off: nothing may arrive. */
-static void expect_quiet(const char *what, unsigned want)
+static void expect_quiet_for(const char *what, unsigned want,
+                             uint64_t ticks)
 {
     uint64_t start = rdtsc();
 
-    while (rdtsc() - start < TSC_QUIET) {
+    while (rdtsc() - start < ticks) {
         cpu_relax();
     }
     if (irr_pending() || fired != want) {
         guest_fail("%s: another interrupt (%u taken, IRR %d)", what, fired,
                    irr_pending());
     }
+}
+
+static void expect_quiet(const char *what, unsigned want)
+{
+    expect_quiet_for(what, want, TSC_QUIET);
 }
 
 static void check_oneshot(void)
@@ -131,13 +137,19 @@ static void check_oneshot(void)
     printf("apictimer: one-shot 1 ms: 1 interrupt, current count 0 after "
            "it, no second one\n");
 
-    lapic_timer_oneshot(VEC_TIMER, ONE_MS);
+    /*
+     * 50 ms, and quiet for 200 M TSC ticks (over 50 ms at any TSC rate
+     * up to 4 GHz): a host that preempts the vCPU between the two writes
+     * (a software CPU on a loaded host) cannot make it expire first.
+     */
+    lapic_timer_oneshot(VEC_TIMER, 50 * ONE_MS);
     lapic_set(LAPIC_TMR_INIT, 0);
     if (lapic_reg(LAPIC_TMR_CUR) != 0) {
         guest_fail("one-shot stopped: current count 0x%x",
                    lapic_reg(LAPIC_TMR_CUR));
     }
-    expect_quiet("one-shot stopped by initial count 0", 1);
+    expect_quiet_for("one-shot stopped by initial count 0", 1,
+                     200 * (uint64_t)ONE_MS);
     printf("apictimer: initial count 0 stopped a running one-shot\n");
     lapic_timer_stop();
 }

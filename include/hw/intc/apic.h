@@ -5,8 +5,9 @@
  * i8259 pair (hw/intc/i8259.c).
  *
  * How an interrupt travels:
- *   device -> ISA line n -> i8259 input n  -> PIC INT -> LINT0 of the
- *                                             BSP's APIC (ExtINT)
+ *   device -> ISA line n -> i8259 input n  -> PIC INT -> LINT0 of each
+ *                                             APIC (ExtINT; the board
+ *                                             wires it, and the INTA)
  *                        -> ioapic input n (0 goes to pin 2) -> redirection
  *                           entry -> apic_deliver_irq() -> target APICs
  *   APIC with something to deliver -> hooks->interrupt(cpu, true) ->
@@ -81,18 +82,18 @@ int apic_get_interrupt(APICState *s);
 /* A message from the IOAPIC (or an MSI later) to the APICs it names. */
 void apic_deliver_irq(uint8_t dest, bool logical, uint8_t delivery_mode,
                       uint8_t vector, bool level_triggered);
-/* LINT0 of the BSP's APIC: the i8259's INT output. */
-void apic_set_lint0(int level);
+/*
+ * The board wires an interrupt controller that answers ExtINT's INTA
+ * cycle (the i8259's INT to LINT0): ack returns the vector, or -1.
+ */
+struct DeviceState;
+void apic_set_extint_ack(struct DeviceState *apic, int (*ack)(void *opaque),
+                         void *opaque);
+/* The device ("lapic[N]", pins "lint", "inta", "intr") of APIC n, or NULL. */
+struct DeviceState *apic_device(unsigned index);
 
 /* The IOAPIC learns of EOIs for level-triggered vectors (remote IRR). */
 void ioapic_eoi_broadcast(uint8_t vector);
 
-/*
- * The i8259 pair. pic_get_output() is the master's INT line;
- * pic_read_irq() is the INTA cycle: the vector of the highest pending
- * request (spurious 7/15 if it went away).
- */
-int pic_get_output(void);
-int pic_read_irq(void);
 
 #endif
