@@ -162,6 +162,34 @@ const AccelClass *accel_current(void)
     return current_accel;
 }
 
+bool accel_irqchip_in_kernel(void)
+{
+    return current_accel && current_accel->irqchip_in_kernel;
+}
+
+const char *accel_device_type(const char *type)
+{
+    const char *const *t = current_accel ? current_accel->device_types
+                                         : NULL;
+
+    for (; t && t[0]; t += 2) {
+        if (!strcmp(t[0], type)) {
+            return t[1];
+        }
+    }
+    return type;
+}
+
+bool accel_reserved_range(uint64_t *base, uint64_t *size)
+{
+    if (!current_accel || !current_accel->reserved_size) {
+        return false;
+    }
+    *base = current_accel->reserved_base;
+    *size = current_accel->reserved_size;
+    return true;
+}
+
 void accel_cleanup(void)
 {
     cpus_register_accel(NULL);

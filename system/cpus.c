@@ -117,6 +117,12 @@ void vcpus_destroy(void)
     }
 }
 
+bool vcpus_amd_ht_hole(void)
+{
+    return cpus_accel && cpus_accel->amd_ht_hole &&
+           cpus_accel->amd_ht_hole();
+}
+
 CPUState *cpu_state_add(const char *type, void *opaque, Error **errp)
 {
     CPUState *cs = g_new0(CPUState, 1);

@@ -12,8 +12,6 @@
 
 #include <linux/kvm.h>
 
-#include "hw/intc/ioapic.h"
-
 #include "accel/kvm/kvm-int.h"
 #include "system/accel.h"
 #include "system/kvm.h"
@@ -26,6 +24,7 @@
  */
 #define KVM_IDENTITY_BASE   0xfeffc000ULL
 #define KVM_TSS_BASE        (KVM_IDENTITY_BASE + 0x1000)
+#define KVM_IOAPIC_PINS     24
 
 typedef struct KVMState {
     int fd;
@@ -95,7 +94,6 @@ static bool kvm_disable_pm_exits(int vmfd, Error **errp)
 
 static void kvm_accel_cleanup(void)
 {
-    ioapic_set_irqchip_hook(NULL);
     g_clear_pointer(&kvm_state.accel_irqchip, g_free);
     kvm_state.irqchip = kvm_state.pit = false;
     kvm_state.slots = 0;
@@ -193,7 +191,7 @@ static bool kvm_pc_setup_irq_routing(Error **errp)
         r->entries[n].u.irqchip.pin = gsi & 7;
         n++;
     }
-    for (unsigned gsi = 0; gsi < IOAPIC_NUM_PINS; gsi++) {
+    for (unsigned gsi = 0; gsi < KVM_IOAPIC_PINS; gsi++) {
         if (gsi == 2) {
             continue;
         }
@@ -253,10 +251,13 @@ static bool kvm_irqchip_allowed(Error **errp)
     return true;
 }
 
-bool kvm_pc_init(bool pit, bool pit_discard, Error **errp)
+bool kvm_irqchip_create(Error **errp)
 {
     uint64_t identity = KVM_IDENTITY_BASE;
 
+    if (kvm_state.irqchip) {
+        return true;
+    }
     if (!kvm_irqchip_allowed(errp)) {
         return false;
     }
@@ -287,32 +288,42 @@ bool kvm_pc_init(bool pit, bool pit_discard, Error **errp)
             return false;
         }
     }
-    if (pit) {
-        struct kvm_pit_config cfg = { .flags = KVM_PIT_SPEAKER_DUMMY };
+    return true;
+}
 
-        if (!kvm_check_cap(KVM_CAP_PIT2) ||
-            ioctl(kvm_state.vmfd, KVM_CREATE_PIT2, &cfg) < 0) {
-            error_setg_errno(errp, errno, "Create kernel PIT failed");
-            return false;
-        }
-        kvm_state.pit = true;
-        /* lost_tick_policy=discard: ticks the guest missed are dropped. */
-        if (pit_discard) {
-            struct kvm_reinject_control rc = { .pit_reinject = 0 };
+bool kvm_pit_create(bool discard, Error **errp)
+{
+    struct kvm_pit_config cfg = { .flags = KVM_PIT_SPEAKER_DUMMY };
 
-            if (!kvm_check_cap(KVM_CAP_REINJECT_CONTROL) ||
-                ioctl(kvm_state.vmfd, KVM_REINJECT_CONTROL, &rc) < 0) {
-                error_setg(errp, "Can't disable in-kernel PIT reinjection");
-                return false;
-            }
-        }
-        if (ioctl(kvm_state.vmfd, KVM_GET_PIT2, &kvm_state.reset_pit) < 0) {
-            error_setg_errno(errp, errno, "KVM_GET_PIT2");
+    if (!kvm_check_cap(KVM_CAP_PIT2) ||
+        ioctl(kvm_state.vmfd, KVM_CREATE_PIT2, &cfg) < 0) {
+        error_setg_errno(errp, errno, "Create kernel PIT failed");
+        return false;
+    }
+    kvm_state.pit = true;
+    /* lost_tick_policy=discard: ticks the guest missed are dropped. */
+    if (discard) {
+        struct kvm_reinject_control rc = { .pit_reinject = 0 };
+
+        if (!kvm_check_cap(KVM_CAP_REINJECT_CONTROL) ||
+            ioctl(kvm_state.vmfd, KVM_REINJECT_CONTROL, &rc) < 0) {
+            error_setg(errp, "Can't disable in-kernel PIT reinjection");
             return false;
         }
     }
-    ioapic_set_irqchip_hook(kvm_set_irq);
+    if (ioctl(kvm_state.vmfd, KVM_GET_PIT2, &kvm_state.reset_pit) < 0) {
+        error_setg_errno(errp, errno, "KVM_GET_PIT2");
+        return false;
+    }
     return true;
+}
+
+void kvm_pit_reset(void)
+{
+    if (kvm_state.pit &&
+        ioctl(kvm_state.vmfd, KVM_SET_PIT2, &kvm_state.reset_pit) < 0) {
+        warn_report("KVM_SET_PIT2: %s", g_strerror(errno));
+    }
 }
 
 void kvm_pc_reset_irqchip(void)
@@ -322,10 +333,6 @@ void kvm_pc_reset_irqchip(void)
                   &kvm_state.reset_chips[i]) < 0) {
             warn_report("KVM_SET_IRQCHIP: %s", g_strerror(errno));
         }
-    }
-    if (kvm_state.pit &&
-        ioctl(kvm_state.vmfd, KVM_SET_PIT2, &kvm_state.reset_pit) < 0) {
-        warn_report("KVM_SET_PIT2: %s", g_strerror(errno));
     }
 }
 
@@ -416,9 +423,20 @@ bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp)
     return true;
 }
 
+/* The fronts of the in-kernel devices (hw/i386/kvm/). */
+static const char *const kvm_device_types[] = {
+    "ioapic", "kvm-ioapic",
+    "isa-pit", "kvm-pit",
+    NULL,
+};
+
 const AccelClass kvm_accel_class = {
     .name = "kvm",
     .ops = &kvm_accel_ops,
+    .irqchip_in_kernel = true,
+    .device_types = kvm_device_types,
+    .reserved_base = KVM_IDENTITY_BASE,
+    .reserved_size = KVM_TSS_BASE + 3 * 0x1000 - KVM_IDENTITY_BASE,
     .props = kvm_props,
     .init = kvm_accel_init,
     .cleanup = kvm_accel_cleanup,

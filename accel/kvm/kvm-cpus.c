@@ -585,6 +585,10 @@ static bool kvm_create_vcpus(MachineState *ms, Error **errp)
                    "maximum cpus supported by KVM (%d)", ms->smp_cpus, max);
         return false;
     }
+    /* KVM wants its irqchip before the first vCPU. */
+    if (!kvm_irqchip_create(errp)) {
+        return false;
+    }
     size = ioctl(kvm_get_fd(), KVM_GET_VCPU_MMAP_SIZE, 0);
     if (size <= 0) {
         error_setg_errno(errp, errno, "KVM_GET_VCPU_MMAP_SIZE");

@@ -535,7 +535,7 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
     return true;
 }
 
-bool tcg_cpus_amd_ht_hole(void)
+static bool tcg_amd_ht_hole(void)
 {
     return tcg_cpus.amd && X86_PHYS_BITS >= 40;
 }
@@ -588,6 +588,7 @@ const AccelOps tcg_accel_ops = {
     .pause_vcpus = tcg_pause_vcpus,
     .resume_vcpus = tcg_resume_vcpus,
     .destroy_vcpus = tcg_destroy_vcpus,
+    .amd_ht_hole = tcg_amd_ht_hole,
 };
 
 /* --- RAM written behind the vCPUs' back -------------------------------- */

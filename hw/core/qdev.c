@@ -19,6 +19,8 @@ extern const DeviceClass mc146818rtc_device_class;
 extern const DeviceClass acpi_pm_device_class;
 extern const DeviceClass i8259_device_class;
 extern const DeviceClass i8254_device_class;
+extern const DeviceClass kvm_ioapic_device_class;
+extern const DeviceClass kvm_pit_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -32,6 +34,8 @@ static const DeviceClass *const device_classes[] = {
     &acpi_pm_device_class,
     &i8259_device_class,
     &i8254_device_class,
+    &kvm_ioapic_device_class,
+    &kvm_pit_device_class,
     NULL,
 };
 
@@ -331,17 +335,6 @@ void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque)
 {
     for (guint i = 0; devices && i < devices->len; i++) {
         fn(g_ptr_array_index(devices, i), opaque);
-    }
-}
-
-void qdev_global_claim(const char *driver)
-{
-    for (guint i = 0; globals && i < globals->len; i++) {
-        GlobalProperty *g = g_ptr_array_index(globals, i);
-
-        if (!strcmp(g->driver, driver)) {
-            g->used = true;
-        }
     }
 }
 

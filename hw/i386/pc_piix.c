@@ -25,9 +25,8 @@
 #include "system/hostmem.h"
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
+#include "system/accel.h"
 #include "system/kvm.h"
-#include "system/tcg.h"
-#include "system/qtest.h"
 #include "target/i386/cpu.h"
 #include "system/runstate.h"
 #include "system/system.h"
@@ -39,9 +38,6 @@
 #define PC_ONE_MIB          0x100000ULL
 /* Kept at the top of low RAM, reserved in e820: the ACPI tables. */
 #define PC_HIGH_TABLES_SIZE 0x20000ULL
-/* KVM's identity map and TSS pages (accel/kvm/kvm-all.c). */
-#define PC_KVM_PAGES_BASE   0xfeffc000ULL
-#define PC_KVM_PAGES_SIZE   0x4000ULL
 #define PC_BIOS_ROM_BASE    0xfffc0000ULL
 /* AMD's HyperTransport range below 1 TiB (QEMU reserves it for AMD CPUs). */
 #define PC_AMD_HT_START     0xfd00000000ULL
@@ -121,11 +117,11 @@ static void e820_add(uint64_t addr, uint64_t len, uint32_t type)
     };
 }
 
-/* QEMU's map for the same RAM; the KVM pages only under KVM. */
-static void pc_build_e820(bool kvm)
+/* QEMU's map for the same RAM, and the pages the accelerator uses. */
+static void pc_build_e820(void)
 {
     uint64_t below = pcms.layout.below_4g;
-    uint64_t ram_end = below;
+    uint64_t ram_end = below, base, size;
 
     pcms.e820_entries = 0;
     e820_add(0, MIN(below, PC_LOW_RAM_END), E820_RAM);
@@ -138,14 +134,14 @@ static void pc_build_e820(bool kvm)
     } else if (below > PC_ONE_MIB) {
         e820_add(PC_ONE_MIB, below - PC_ONE_MIB, E820_RAM);
     }
-    if (kvm) {
-        e820_add(PC_KVM_PAGES_BASE, PC_KVM_PAGES_SIZE, E820_RESERVED);
+    if (accel_reserved_range(&base, &size)) {
+        e820_add(base, size, E820_RESERVED);
     }
     e820_add(PC_BIOS_ROM_BASE, PC_4GIB - PC_BIOS_ROM_BASE, E820_RESERVED);
     if (pcms.layout.above_4g) {
         e820_add(PC_4GIB, pcms.layout.above_4g, E820_RAM);
     }
-    if (tcg_enabled() && tcg_cpus_amd_ht_hole()) {
+    if (vcpus_amd_ht_hole()) {
         e820_add(PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
     }
 }
@@ -351,51 +347,15 @@ static void pc_reset(void *opaque)
     x86_boot_state_free(&st);
 }
 
-/* -machine pit=on|off and -global kvm-pit.lost_tick_policy=delay|discard */
-static bool pc_pit_options(const VmConfig *cfg, bool *pit, bool *discard,
-                           Error **errp)
-{
-    *pit = true;
-    *discard = false;
-    if (!qemu_opt_get_bool(cfg->machine.opts, "pit", pit, errp)) {
-        return false;
-    }
-    for (guint i = 0; i < cfg->globals->len; i++) {
-        CmdlineItem *it = g_ptr_array_index(cfg->globals, i);
-        const char *v = qemu_opt_get(it->opts, "value");
-
-        if (strcmp(qemu_opt_get(it->opts, "driver"), "kvm-pit") ||
-            strcmp(qemu_opt_get(it->opts, "property"), "lost_tick_policy")) {
-            continue;
-        }
-        if (!strcmp(v, "discard") || !strcmp(v, "delay")) {
-            *discard = !strcmp(v, "discard");
-        } else {
-            loc_restore(&it->loc);
-            error_setg(errp, "kvm-pit: lost_tick_policy '%s' is not "
-                       "supported (use delay or discard)", v);
-            return false;
-        }
-    }
-    return true;
-}
-
+/* vCPUs that run need something to run: there is no firmware yet. */
 static bool pc_need_kernel(MachineState *ms, Error **errp)
 {
-    if (!ms->cfg->kernel) {
+    if (cpu_state_count() && !ms->cfg->kernel) {
         error_setg(errp, "no firmware yet: use -kernel to boot a multiboot "
                    "or Linux kernel");
         return false;
     }
     return true;
-}
-
-static bool pc_init_kvm(MachineState *ms, Error **errp)
-{
-    bool pit, discard;
-
-    return pc_pit_options(ms->cfg, &pit, &discard, errp) &&
-           kvm_pc_init(pit, discard, errp);
 }
 
 static void pc_isa_irq_fanout(void *opaque, int n, int level)
@@ -454,7 +414,7 @@ static bool pc_init_pic(Error **errp)
 static bool pc_init_irqs(Error **errp)
 {
     Object *host = object_get_container("/machine/i440fx");
-    DeviceState *ioapic = qdev_new("ioapic", errp);
+    DeviceState *ioapic = qdev_new(accel_device_type("ioapic"), errp);
 
     if (!ioapic) {
         return false;
@@ -469,7 +429,11 @@ static bool pc_init_irqs(Error **errp)
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
         pcms.isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
     }
-    if (!kvm_enabled()) {
+    /*
+     * In-kernel interrupt controllers take the GSIs and route them to
+     * their own PIC pair; otherwise the board's i8259s get each line too.
+     */
+    if (!accel_irqchip_in_kernel()) {
         /*
          * The I/O APIC's lines stay what it receives (qtest's
          * irq_intercept_in ioapic replaces their handlers in place).
@@ -515,18 +479,19 @@ static const struct {
     { "0x3f8", "4" }, { "0x2f8", "3" }, { "0x3e8", "4" }, { "0x2e8", "3" },
 };
 
-/* Without KVM, the userspace PIT unless -machine pit=off. */
+/*
+ * The PIT unless -machine pit=off: the accelerator's front (kvm-pit,
+ * whose -global kvm-pit.lost_tick_policy QEMU users set) or isa-pit.
+ */
 static bool pc_init_pit(Error **errp)
 {
     bool pit = true;
 
-    if (kvm_enabled()) {
-        return true;    /* the in-kernel PIT, made by pc_init_kvm() */
-    }
     if (!qemu_opt_get_bool(pcms.cfg->machine.opts, "pit", &pit, errp)) {
         return false;
     }
-    return !pit || pc_create("isa-pit", NULL, NULL, NULL, errp);
+    return !pit || pc_create(accel_device_type("isa-pit"), NULL, NULL, NULL,
+                             errp);
 }
 
 static bool pc_init_isa_devices(MachineState *ms, Error **errp)
@@ -579,23 +544,14 @@ static bool pc_init(MachineState *ms, Error **errp)
     bool ok;
 
     pcms.cfg = ms->cfg;
-    /* The in-kernel PIT's globals are read by pc_pit_options(). */
-    qdev_global_claim("kvm-pit");
     if (!pc_init_ram(ms, errp)) {
         return false;
     }
-    if (!qtest_enabled() && !pc_need_kernel(ms, errp)) {
-        return false;
-    }
-    /* KVM's irqchip exists before its vCPUs. */
-    if (kvm_enabled() && !pc_init_kvm(ms, errp)) {
-        return false;
-    }
     /* The CPU model decides the e820 map (the AMD HT hole). */
-    if (!vcpus_create(ms, errp)) {
+    if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
         return false;
     }
-    pc_build_e820(kvm_enabled());
+    pc_build_e820();
     if (!pc_init_irqs(errp) || !pc_init_isa_devices(ms, errp)) {
         return false;
     }

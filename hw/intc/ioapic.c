@@ -2,9 +2,9 @@
  * The I/O APIC (Intel 82093AA) as QEMU's pc has it: 24 pins, each with a
  * redirection entry that turns an input into an APIC message.
  *
- * Under kvm the accelerator sets an irqchip hook: inputs go to KVM's
- * in-kernel IOAPIC and nothing here is mapped. Otherwise (tcg, qtest)
- * this is the IOAPIC, at IOAPIC_DEFAULT_ADDRESS:
+ * Used under tcg and qtest; under kvm the board creates the front of
+ * the in-kernel one instead (hw/i386/kvm/ioapic.c). At
+ * IOAPIC_DEFAULT_ADDRESS:
  *
  *   +0x00  IOREGSEL  index of the register IOWIN shows
  *   +0x10  IOWIN     32-bit window on that register
@@ -19,9 +19,11 @@
  *   status (RO), 13 active low, 14 remote IRR (RO), 15 level triggered,
  *   16 masked, 63:56 destination
  *
- * Input n drives pin n, except input 0 (ISA IRQ 0, the PIT), which
- * drives pin 2 as the MADT's interrupt source override says. The lines
- * carry the asserted state, so polarity is stored but not applied
+ * The inputs are GSIs, as qtest's irq_intercept_in ioapic sees them in
+ * QEMU: input n drives pin n, except GSI 0 (ISA IRQ 0, the PIT), which
+ * drives pin 2 as the MADT's interrupt source override says (QEMU's
+ * ioapic does the same; KVM's routing in accel/kvm/kvm-all.c too). The
+ * lines carry the asserted state, so polarity is stored but not applied
  * (QEMU does the same). Messages leave at once: delivery status reads 0.
  */
 #include "hw/intc/apic.h"
@@ -64,14 +66,8 @@ typedef struct IOAPICState {
     uint64_t redtbl[IOAPIC_NUM_PINS];
 } IOAPICState;
 
-static void (*irqchip_hook)(int gsi, int level);
-/* The register model, when there is one (not under kvm). */
+/* The one I/O APIC the APICs' EOI broadcasts reach. */
 static IOAPICState *ioapic_model;
-
-void ioapic_set_irqchip_hook(void (*hook)(int gsi, int level))
-{
-    irqchip_hook = hook;
-}
 
 static bool ioapic_entry_level(uint64_t e)
 {
@@ -109,18 +105,14 @@ static void ioapic_service(IOAPICState *s, int pin)
                      dm, e & IOREDTBL_VECTOR_MASK, level);
 }
 
-static void ioapic_set_irq(void *opaque, int input, int level)
+static void ioapic_set_irq(void *opaque, int gsi, int level)
 {
     IOAPICState *s = opaque;
-    int pin = input == 0 ? 2 : input;
+    int pin = gsi == 0 ? 2 : gsi;
     uint32_t bit;
     bool was;
 
-    if (irqchip_hook) {
-        irqchip_hook(input, level);
-        return;
-    }
-    if (s != ioapic_model || input < 0 || input >= IOAPIC_NUM_PINS) {
+    if (gsi < 0 || gsi >= IOAPIC_NUM_PINS) {
         return;
     }
     bit = 1u << pin;
@@ -274,9 +266,6 @@ static bool ioapic_realize(DeviceState *dev, Error **errp)
         return false;
     }
     qdev_init_gpio_in_named(dev, ioapic_set_irq, NULL, IOAPIC_NUM_PINS);
-    if (irqchip_hook) {
-        return true;
-    }
     if (ioapic_model) {
         error_setg(errp, "ioapic: only one I/O APIC is supported");
         return false;

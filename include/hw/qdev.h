@@ -79,7 +79,6 @@ void qdev_add_global(const char *driver, const char *prop, const char *value);
  * A board consumed the globals of driver itself (e.g. kvm-pit, which is
  * not a device here): do not warn about them.
  */
-void qdev_global_claim(const char *driver);
 /* Globals naming a driver or property that no device had. */
 void qdev_check_globals(void);
 

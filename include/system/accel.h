@@ -5,6 +5,7 @@
 #define SYSTEM_ACCEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "hw/boards.h"
 #include "qemu/option.h"
@@ -14,6 +15,16 @@ struct AccelOps;
 typedef struct AccelClass {
     const char *name;
     const struct AccelOps *ops;     /* its vCPUs (system/cpus.h) */
+    /*
+     * What the board asks of it, without naming it: whether interrupt
+     * controllers live in the accelerator (then ISA line n is its GSI
+     * n), the device types of its fronts ("ioapic", "kvm-ioapic", ...,
+     * NULL: pairs, NULL-ended), and guest-physical pages it uses that the
+     * firmware map must reserve.
+     */
+    bool irqchip_in_kernel;
+    const char *const *device_types;
+    uint64_t reserved_base, reserved_size;
     const QemuOptDesc *props;   /* besides "accel" itself */
     /* Check property values when -accel is parsed (may be NULL). */
     bool (*check)(const QemuOpts *props, Error **errp);
@@ -35,6 +46,11 @@ bool accel_check_options(const QemuOpts *opts, Error **errp);
  */
 bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp);
 const AccelClass *accel_current(void);
+bool accel_irqchip_in_kernel(void);
+/* The type the accelerator's front has for a device type, else type. */
+const char *accel_device_type(const char *type);
+/* The guest-physical range it reserves; false when none. */
+bool accel_reserved_range(uint64_t *base, uint64_t *size);
 void accel_cleanup(void);
 
 #endif

@@ -1,11 +1,10 @@
 /*
  * KVM accelerator state shared with the machine.
  *
- * The board builds in this order (hw/i386/pc_piix.c): RAM, then
- * kvm_pc_init() (in-kernel PIC/IOAPIC/LAPIC and PIT, which must exist
- * before vCPUs), vcpus_create() (system/cpus.h: vCPU fds and parked
- * threads), devices, the kernel loader, kvm_memory_init() (one slot per
- * RAM region) and vcpus_reset(). vm_start() lets the threads run.
+ * The board never calls these: it creates vCPUs through system/cpus.h
+ * (the in-kernel irqchip comes with the first), and the fronts in
+ * hw/i386/kvm/ ("kvm-ioapic", "kvm-pit", which accel_device_type() names
+ * for it) forward lines and reset the in-kernel devices.
  */
 #ifndef SYSTEM_KVM_H
 #define SYSTEM_KVM_H
@@ -23,14 +22,10 @@ bool kvm_enabled(void);
 int kvm_get_fd(void);
 int kvm_get_vm_fd(void);
 
-/*
- * The PC's in-kernel devices: TSS and identity map pages, PIC + IOAPIC +
- * LAPICs with QEMU's GSI routing (ISA IRQ 0 on IOAPIC pin 2), and with
- * pit the PIT (pit_discard: lost ticks are not reinjected). Also points
- * the IOAPIC's input lines at KVM_IRQ_LINE.
- */
-bool kvm_pc_init(bool pit, bool pit_discard, Error **errp);
-/* Put the in-kernel PIC, IOAPIC and PIT back in their power-on state. */
+/* The in-kernel PIT (hw/i386/kvm/i8254.c's front); discard: no reinjection. */
+bool kvm_pit_create(bool discard, Error **errp);
+void kvm_pit_reset(void);
+/* Put the in-kernel PIC and IOAPIC back in their power-on state. */
 void kvm_pc_reset_irqchip(void);
 /* Raise or lower a GSI of the in-kernel irqchip. */
 void kvm_set_irq(int gsi, int level);

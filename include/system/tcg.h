@@ -3,7 +3,7 @@
  *
  * The board builds in this order (hw/i386/pc_piix.c): RAM, then
  * vcpus_create() (system/cpus.h: vCPUs with their local APICs, and the
- * thread that runs them, parked), the e820 map (tcg_cpus_amd_ht_hole()),
+ * thread that runs them, parked), the e820 map (vcpus_amd_ht_hole()),
  * devices, the kernel loader, and vcpus_reset(). vm_start() lets the
  * thread run.
  *
@@ -32,12 +32,6 @@ bool tcg_enabled(void);
 struct AccelOps;
 extern const struct AccelOps tcg_accel_ops;
 
-/*
- * The CPU model is an AMD one with 40 physical address bits (QEMU's TCG
- * models are): the PC then reserves the HyperTransport range below
- * 1 TiB in its e820 map, as QEMU does.
- */
-bool tcg_cpus_amd_ht_hole(void);
 
 /*
  * Guest RAM [addr, addr + len) was written other than by a vCPU (DMA,

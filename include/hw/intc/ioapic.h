@@ -1,15 +1,13 @@
 /*
- * The I/O APIC's 24 input lines (GSIs). Under kvm an input goes to the
- * accelerator's irqchip hook (KVM's in-kernel IOAPIC); otherwise the
- * register model in hw/intc/ioapic.c turns it into an APIC message.
- * Under qtest, irq_intercept_in ioapic replaces the inputs.
+ * The I/O APIC's 24 input lines, GSIs (ISA IRQ n is GSI n):
+ * hw/intc/ioapic.c turns them into APIC messages. Under kvm the board
+ * creates "kvm-ioapic" instead (hw/i386/kvm/ioapic.c), whose inputs are
+ * the in-kernel irqchip's GSIs. Under qtest, irq_intercept_in ioapic
+ * replaces the inputs.
  */
 #ifndef HW_INTC_IOAPIC_H
 #define HW_INTC_IOAPIC_H
 
 #define IOAPIC_NUM_PINS 24
-
-/* Where GSI levels go: set by the accelerator (KVM_IRQ_LINE). */
-void ioapic_set_irqchip_hook(void (*hook)(int gsi, int level));
 
 #endif
