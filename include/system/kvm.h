@@ -4,8 +4,9 @@
  * The board builds in this order (hw/i386/pc_piix.c): RAM, then
  * kvm_pc_init() (in-kernel PIC/IOAPIC/LAPIC and PIT, which must exist
  * before vCPUs), vcpus_create() (system/cpus.h: vCPU fds and parked
- * threads), devices, the kernel loader, kvm_memory_init() (one slot per
- * RAM region) and vcpus_reset(). vm_start() lets the threads run.
+ * threads), devices, the kernel loader and vcpus_reset(). vm_start() lets
+ * the threads run. Memory slots follow address_space_memory by
+ * themselves (a memory listener, accel/kvm/kvm-all.c).
  */
 #ifndef SYSTEM_KVM_H
 #define SYSTEM_KVM_H
@@ -34,7 +35,5 @@ bool kvm_pc_init(bool pit, bool pit_discard, Error **errp);
 void kvm_pc_reset_irqchip(void);
 /* Raise or lower a GSI of the in-kernel irqchip. */
 void kvm_set_irq(int gsi, int level);
-/* One KVM memory slot per RAM region of address_space_memory. */
-bool kvm_memory_init(Error **errp);
 
 #endif

@@ -39,11 +39,4 @@ extern const struct AccelOps tcg_accel_ops;
  */
 bool tcg_cpus_amd_ht_hole(void);
 
-/*
- * Guest RAM [addr, addr + len) was written other than by a vCPU (DMA,
- * qtest, a loader): decoded code of those pages must go. Any thread (the
- * block cache locks itself).
- */
-void tcg_ram_written(uint64_t addr, uint64_t len);
-
 #endif
