@@ -252,7 +252,7 @@ void address_space_unmap_region(MemoryRegion *mr)
     }
 }
 
-/* --- flat views ---------------------------------------------------------- */
+/* --- flat views --------------------------------------------------------- */
 
 typedef struct ViewBuilder {
     GArray *ranges;             /* of FlatRange, sorted, disjoint */
@@ -577,7 +577,7 @@ bool address_space_find(AddressSpace *as, uint64_t addr,
     return true;
 }
 
-/* --- listeners ------------------------------------------------------------ */
+/* --- listeners ---------------------------------------------------------- */
 
 static void replay(MemoryListener *l, ListenerCall what)
 {
@@ -612,7 +612,7 @@ void memory_listener_unregister(MemoryListener *l)
     l->as = NULL;
 }
 
-/* --- dirty logging --------------------------------------------------------- */
+/* --- dirty logging ------------------------------------------------------ */
 
 static size_t dirty_words(const MemoryRegion *mr)
 {
@@ -720,7 +720,7 @@ void address_space_ram_written(AddressSpace *as, uint64_t addr,
     }
 }
 
-/* --- access dispatch ------------------------------------------------------- */
+/* --- access dispatch ---------------------------------------------------- */
 
 static unsigned valid_min(const MemoryRegionOps *ops)
 {
@@ -1003,7 +1003,7 @@ void *address_space_ram_ptr(AddressSpace *as, uint64_t addr, uint64_t len)
     return r.mr->ram + r.offset + (addr - r.start);
 }
 
-/* --- info mtree and teardown ----------------------------------------------- */
+/* --- info mtree and teardown -------------------------------------------- */
 
 static gint by_address(gconstpointer a, gconstpointer b)
 {

@@ -154,7 +154,7 @@ static void test_priority(void)
     teardown();
 }
 
-/* --- containers ----------------------------------------------------------- */
+/* --- containers --------------------------------------------------------- */
 
 static void test_container(void)
 {
@@ -213,7 +213,7 @@ static void test_container(void)
     teardown();
 }
 
-/* --- aliases ----------------------------------------------------------------- */
+/* --- aliases ------------------------------------------------------------ */
 
 static void test_alias(void)
 {
@@ -267,7 +267,7 @@ static void test_alias(void)
     teardown();
 }
 
-/* --- enable, disable, move --------------------------------------------------- */
+/* --- enable, disable, move ---------------------------------------------- */
 
 static void test_enable_move(void)
 {
@@ -316,7 +316,7 @@ static void test_enable_move(void)
     teardown();
 }
 
-/* --- listeners -------------------------------------------------------------- */
+/* --- listeners ---------------------------------------------------------- */
 
 typedef struct Recorder {
     MemoryListener l;
@@ -476,7 +476,7 @@ static void test_ram_written(void)
     teardown();
 }
 
-/* --- dirty logging of writes that are not a vCPU's ----------------------- */
+/* --- dirty logging of writes that are not a vCPU's ---------------------- */
 
 static bool page_dirty(const uint64_t *bitmap, unsigned page)
 {
@@ -550,7 +550,7 @@ static void test_dirty_log(void)
     teardown();
 }
 
-/* --- access sizes (as before the tree) ------------------------------------- */
+/* --- access sizes (as before the tree) ---------------------------------- */
 
 static void test_access_sizes(void)
 {
@@ -612,7 +612,7 @@ static void test_access_sizes(void)
     teardown();
 }
 
-/* --- info mtree ------------------------------------------------------------- */
+/* --- info mtree --------------------------------------------------------- */
 
 static void test_mtree(void)
 {
