@@ -2,6 +2,14 @@
  * KVM accelerator: the /dev/kvm handle, the VM, its memory slots and the
  * PC's in-kernel interrupt controllers and PIT. The vCPUs are in
  * kvm-cpus.c.
+ *
+ * Memory slots follow the flat view of address_space_memory through a
+ * memory listener registered when the VM is created: each RAM range that
+ * appears gets a slot (read-only for ROM where KVM offers it), one that
+ * goes loses it, a move is both; device ranges stay unslotted and come
+ * back as MMIO exits. Dirty logging sets KVM_MEM_LOG_DIRTY_PAGES on the
+ * slots of a logged region and log_sync moves KVM_GET_DIRTY_LOG into the
+ * region's bitmap.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +33,19 @@
 #define KVM_IDENTITY_BASE   0xfeffc000ULL
 #define KVM_TSS_BASE        (KVM_IDENTITY_BASE + 0x1000)
 #define KVM_IOAPIC_PINS     24
+/* Slots are in pages of the host's base size. */
+#define KVM_PAGE_SIZE       4096u
+
+/* A user memory slot: a page-aligned RAM range of the flat view. */
+typedef struct KVMSlot {
+    bool used;
+    uint32_t flags;             /* KVM_MEM_* */
+    uint64_t start;             /* guest-physical */
+    uint64_t size;
+    uint8_t *host;
+    MemoryRegion *mr;           /* whose RAM it is ... */
+    uint64_t offset;            /* ... from this offset */
+} KVMSlot;
 
 typedef struct KVMState {
     int fd;
@@ -33,7 +54,8 @@ typedef struct KVMState {
     KernelIrqchip machine_irqchip;
     bool irqchip;               /* KVM_CREATE_IRQCHIP done */
     bool pit;                   /* KVM_CREATE_PIT2 done */
-    unsigned slots;             /* user memory slots in use */
+    KVMSlot *slots;             /* indexed by slot number */
+    unsigned nr_slots;          /* KVM_CAP_NR_MEMSLOTS */
     struct kvm_irqchip reset_chips[3];  /* PIC master, slave, IOAPIC */
     struct kvm_pit_state2 reset_pit;
 } KVMState;
@@ -92,11 +114,15 @@ static bool kvm_disable_pm_exits(int vmfd, Error **errp)
     return true;
 }
 
+static MemoryListener kvm_memory_listener;
+
 static void kvm_accel_cleanup(void)
 {
+    memory_listener_unregister(&kvm_memory_listener);
+    g_clear_pointer(&kvm_state.slots, g_free);
+    kvm_state.nr_slots = 0;
     g_clear_pointer(&kvm_state.accel_irqchip, g_free);
     kvm_state.irqchip = kvm_state.pit = false;
-    kvm_state.slots = 0;
     if (kvm_state.vmfd >= 0) {
         close(kvm_state.vmfd);
     }
@@ -144,6 +170,14 @@ static bool kvm_accel_init(MachineState *ms, const QemuOpts *props,
     if (enable_cpu_pm && !kvm_disable_pm_exits(kvm_state.vmfd, errp)) {
         goto fail;
     }
+    /* KVM's own minimum when it does not say (KVM_USER_MEM_SLOTS was 32). */
+    kvm_state.nr_slots = kvm_check_extension(kvm_state.vmfd,
+                                             KVM_CAP_NR_MEMSLOTS);
+    if (!kvm_state.nr_slots) {
+        kvm_state.nr_slots = 32;
+    }
+    kvm_state.slots = g_new0(KVMSlot, kvm_state.nr_slots);
+    memory_listener_register(&kvm_memory_listener, &address_space_memory);
     return true;
 
 fail:
@@ -336,54 +370,173 @@ void kvm_pc_reset_irqchip(void)
     }
 }
 
-typedef struct SlotWalk {
-    Error **errp;
-    bool ok;
-} SlotWalk;
+/* --- memory slots ------------------------------------------------------- */
 
-static void add_slot(MemoryRegion *mr, void *opaque)
+static bool kvm_set_slot(unsigned id, const KVMSlot *slot, uint64_t size)
 {
-    SlotWalk *w = opaque;
     struct kvm_userspace_memory_region reg = {
-        .slot = kvm_state.slots,
-        .guest_phys_addr = mr->addr,
-        .memory_size = mr->size,
-        .userspace_addr = (uintptr_t)mr->ram,
+        .slot = id,
+        .flags = slot->flags,
+        .guest_phys_addr = slot->start,
+        .memory_size = size,
+        .userspace_addr = (uintptr_t)slot->host,
     };
 
-    /* Devices are not slotted: their accesses come back as MMIO exits. */
-    if (!w->ok || !mr->ram) {
-        return;
-    }
-    if (mr->readonly) {
-        if (!kvm_check_cap(KVM_CAP_READONLY_MEM)) {
-            return;             /* reads and writes then exit as MMIO */
-        }
-        reg.flags = KVM_MEM_READONLY;
-    }
     if (ioctl(kvm_state.vmfd, KVM_SET_USER_MEMORY_REGION, &reg) < 0) {
-        error_setg_errno(w->errp, errno, "KVM_SET_USER_MEMORY_REGION for "
-                         "'%s' at 0x%" PRIx64 " (0x%" PRIx64 " bytes)",
-                         mr->name, mr->addr, mr->size);
-        w->ok = false;
-        return;
-    }
-    kvm_state.slots++;
-}
-
-bool kvm_memory_init(Error **errp)
-{
-    SlotWalk w = { errp, true };
-    int max = kvm_check_cap(KVM_CAP_NR_MEMSLOTS);
-
-    address_space_foreach(&address_space_memory, add_slot, &w);
-    if (w.ok && max && kvm_state.slots > (unsigned)max) {
-        error_setg(errp, "kvm offers %d memory slots, the machine needs %u",
-                   max, kvm_state.slots);
+        error_report("KVM_SET_USER_MEMORY_REGION for '%s' at 0x%" PRIx64
+                     " (0x%" PRIx64 " bytes): %s", slot->mr->name,
+                     slot->start, size, g_strerror(errno));
         return false;
     }
-    return w.ok;
+    return true;
 }
+
+/*
+ * The slot a RAM section would get: its whole host pages. False for
+ * what cannot be slotted (devices, ROM without KVM_CAP_READONLY_MEM, no
+ * whole page); those accesses exit as MMIO.
+ */
+static bool kvm_section_slot(const MemoryRegionSection *s, KVMSlot *slot)
+{
+    uint64_t start = s->offset_within_address_space;
+    uint64_t end = start + s->size;
+    uint64_t mask = ~(uint64_t)(KVM_PAGE_SIZE - 1);
+    uint64_t astart = (start + KVM_PAGE_SIZE - 1) & mask;
+    uint64_t aend = end & mask;
+
+    if (!s->mr->ram || aend <= astart) {
+        return false;
+    }
+    if (s->readonly && !kvm_check_cap(KVM_CAP_READONLY_MEM)) {
+        return false;
+    }
+    *slot = (KVMSlot) {
+        .used = true,
+        .flags = s->readonly ? KVM_MEM_READONLY
+                             : (s->log ? KVM_MEM_LOG_DIRTY_PAGES : 0),
+        .start = astart,
+        .size = aend - astart,
+        .mr = s->mr,
+        .offset = s->offset_within_region + (astart - start),
+    };
+    slot->host = s->mr->ram + slot->offset;
+    return ((uintptr_t)slot->host & (KVM_PAGE_SIZE - 1)) == 0;
+}
+
+static KVMSlot *kvm_slot_of(const MemoryRegionSection *s, unsigned *id)
+{
+    KVMSlot want;
+
+    if (!kvm_section_slot(s, &want)) {
+        return NULL;
+    }
+    for (unsigned i = 0; i < kvm_state.nr_slots; i++) {
+        KVMSlot *slot = &kvm_state.slots[i];
+
+        if (slot->used && slot->start == want.start &&
+            slot->size == want.size) {
+            *id = i;
+            return slot;
+        }
+    }
+    return NULL;
+}
+
+static void kvm_region_add(MemoryListener *l, const MemoryRegionSection *s)
+{
+    KVMSlot want;
+
+    if (!kvm_section_slot(s, &want)) {
+        return;
+    }
+    for (unsigned i = 0; i < kvm_state.nr_slots; i++) {
+        if (!kvm_state.slots[i].used) {
+            if (kvm_set_slot(i, &want, want.size)) {
+                kvm_state.slots[i] = want;
+            }
+            return;
+        }
+    }
+    error_report("kvm offers %u memory slots, the machine needs more "
+                 "(for '%s' at 0x%" PRIx64 ")", kvm_state.nr_slots,
+                 s->mr->name, want.start);
+}
+
+static void kvm_region_del(MemoryListener *l, const MemoryRegionSection *s)
+{
+    unsigned id;
+    KVMSlot *slot = kvm_slot_of(s, &id);
+
+    if (slot) {
+        kvm_set_slot(id, slot, 0);
+        memset(slot, 0, sizeof(*slot));
+    }
+}
+
+static void kvm_log_change(const MemoryRegionSection *s, bool log)
+{
+    unsigned id;
+    KVMSlot *slot = kvm_slot_of(s, &id);
+
+    if (!slot || (slot->flags & KVM_MEM_READONLY)) {
+        return;
+    }
+    slot->flags = log ? KVM_MEM_LOG_DIRTY_PAGES : 0;
+    kvm_set_slot(id, slot, slot->size);
+}
+
+static void kvm_log_start(MemoryListener *l, const MemoryRegionSection *s)
+{
+    kvm_log_change(s, true);
+}
+
+static void kvm_log_stop(MemoryListener *l, const MemoryRegionSection *s)
+{
+    kvm_log_change(s, false);
+}
+
+/* What the guest wrote since the last call, into the region's bitmap. */
+static void kvm_log_sync(MemoryListener *l, const MemoryRegionSection *s)
+{
+    unsigned id;
+    KVMSlot *slot = kvm_slot_of(s, &id);
+    uint64_t pages, *bitmap;
+    struct kvm_dirty_log log = { 0 };
+
+    if (!slot || !(slot->flags & KVM_MEM_LOG_DIRTY_PAGES)) {
+        return;
+    }
+    pages = slot->size / KVM_PAGE_SIZE;
+    bitmap = g_new0(uint64_t, (pages + 63) / 64);
+    log.slot = id;
+    log.dirty_bitmap = bitmap;
+    if (ioctl(kvm_state.vmfd, KVM_GET_DIRTY_LOG, &log) < 0) {
+        error_report("KVM_GET_DIRTY_LOG for '%s': %s", slot->mr->name,
+                     g_strerror(errno));
+        /* Unknown: everything may have been written. */
+        memset(bitmap, 0xff, (pages + 63) / 64 * 8);
+    }
+    for (uint64_t w = 0; w < (pages + 63) / 64; w++) {
+        for (uint64_t bits = bitmap[w]; bits; bits &= bits - 1) {
+            uint64_t page = w * 64 + __builtin_ctzll(bits);
+
+            if (page < pages) {
+                memory_region_set_dirty(slot->mr, slot->offset +
+                                        page * KVM_PAGE_SIZE,
+                                        KVM_PAGE_SIZE);
+            }
+        }
+    }
+    g_free(bitmap);
+}
+
+static MemoryListener kvm_memory_listener = {
+    .region_add = kvm_region_add,
+    .region_del = kvm_region_del,
+    .log_start = kvm_log_start,
+    .log_stop = kvm_log_stop,
+    .log_sync = kvm_log_sync,
+};
 
 bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp)
 {

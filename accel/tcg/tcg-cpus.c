@@ -35,6 +35,7 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "system/cpus.h"
+#include "system/memory.h"
 #include "system/runstate.h"
 #include "system/system.h"
 #include "system/tcg.h"
@@ -412,6 +413,64 @@ static void tcg_reset_vcpus(const X86BootState *boot)
     g_cond_broadcast(&tcg_cpus.wake_cond);
 }
 
+/* --- the memory map, as the vCPUs' TLBs and decoded code see it --------- */
+
+/* Drop what the vCPUs cached of [addr, addr + len): its map changed. */
+static void tlbs_invalidate(uint64_t addr, uint64_t len, bool writes_only)
+{
+    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
+        x86_tlb_invalidate_phys(&tcg_cpus.cpus[i]->cpu.env, addr, len,
+                                writes_only);
+    }
+}
+
+/* A range appeared or went: TLB entries and decoded code of it go. */
+static void tcg_region_changed(MemoryListener *l,
+                               const MemoryRegionSection *s)
+{
+    tlbs_invalidate(s->offset_within_address_space, s->size, false);
+    tb_invalidate_phys_range(s->offset_within_address_space, s->size);
+}
+
+/* Logged pages must not keep fast-path write tags: writes mark the log. */
+static void tcg_log_start(MemoryListener *l, const MemoryRegionSection *s)
+{
+    tlbs_invalidate(s->offset_within_address_space, s->size, true);
+}
+
+/*
+ * Guest RAM [addr, addr + len) was written other than by a vCPU (DMA,
+ * qtest, a loader): decoded code of those pages must go. Any thread (the
+ * block cache locks itself).
+ */
+static void tcg_ram_written(MemoryListener *l, uint64_t addr, uint64_t len)
+{
+    uint64_t last, page;
+
+    if (!len) {
+        return;
+    }
+    last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
+    for (page = addr & X86_PAGE_MASK; ; page += X86_PAGE_SIZE) {
+        if (tb_page_has_code(page)) {
+            uint64_t start = MAX(page, addr);
+            uint64_t end = MIN(page + X86_PAGE_SIZE - 1, last);
+
+            tb_invalidate_phys_range(start, end - start + 1);
+        }
+        if (page == (last & X86_PAGE_MASK)) {
+            break;
+        }
+    }
+}
+
+static MemoryListener tcg_memory_listener = {
+    .region_add = tcg_region_changed,
+    .region_del = tcg_region_changed,
+    .log_start = tcg_log_start,
+    .ram_written = tcg_ram_written,
+};
+
 /* --- creation and teardown --------------------------------------------- */
 
 /*
@@ -529,6 +588,7 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
         }
         x86_cpu_reset_state(&v->cpu, i == 0);
     }
+    memory_listener_register(&tcg_memory_listener, &address_space_memory);
     if (!start_thread(errp)) {
         return false;
     }
@@ -545,6 +605,7 @@ static void tcg_destroy_vcpus(void)
     /* The main thread holds the big lock once the thread may exist. */
     bool held = bql_locked();
 
+    memory_listener_unregister(&tcg_memory_listener);
     if (tcg_cpus.thread_started) {
         if (!held) {
             bql_lock();
@@ -590,26 +651,3 @@ const AccelOps tcg_accel_ops = {
     .destroy_vcpus = tcg_destroy_vcpus,
     .amd_ht_hole = tcg_amd_ht_hole,
 };
-
-/* --- RAM written behind the vCPUs' back -------------------------------- */
-
-void tcg_ram_written(uint64_t addr, uint64_t len)
-{
-    uint64_t last, page;
-
-    if (!len) {
-        return;
-    }
-    last = addr + len - 1 < addr ? UINT64_MAX : addr + len - 1;
-    for (page = addr & X86_PAGE_MASK; ; page += X86_PAGE_SIZE) {
-        if (tb_page_has_code(page)) {
-            uint64_t start = MAX(page, addr);
-            uint64_t end = MIN(page + X86_PAGE_SIZE - 1, last);
-
-            tb_invalidate_phys_range(start, end - start + 1);
-        }
-        if (page == (last & X86_PAGE_MASK)) {
-            break;
-        }
-    }
-}

@@ -26,7 +26,6 @@
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
 #include "system/accel.h"
-#include "system/kvm.h"
 #include "target/i386/cpu.h"
 #include "system/runstate.h"
 #include "system/system.h"
@@ -535,7 +534,7 @@ static bool pc_init_isa_devices(MachineState *ms, Error **errp)
 /*
  * The order matters: KVM's irqchip before the vCPUs, the vCPUs before the
  * other unattached devices (QEMU's numbering), fw_cfg before the kernel
- * loader fills it, and the memory slots once RAM holds the kernel.
+ * loader fills it.
  */
 static bool pc_init(MachineState *ms, Error **errp)
 {
@@ -565,9 +564,6 @@ static bool pc_init(MachineState *ms, Error **errp)
     pc_place_acpi();
     x86_boot_state_init(&st);
     ok = !ms->cfg->kernel || pc_load_kernel(&st, fw, errp);
-    if (ok && kvm_enabled()) {
-        ok = kvm_memory_init(errp);
-    }
     if (ok) {
         vcpus_reset(ms->cfg->kernel ? &st : NULL);
     }

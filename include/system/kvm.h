@@ -5,6 +5,8 @@
  * (the in-kernel irqchip comes with the first), and the fronts in
  * hw/i386/kvm/ ("kvm-ioapic", "kvm-pit", which accel_device_type() names
  * for it) forward lines and reset the in-kernel devices.
+ * Memory slots follow address_space_memory by themselves (a memory
+ * listener, accel/kvm/kvm-all.c).
  */
 #ifndef SYSTEM_KVM_H
 #define SYSTEM_KVM_H
@@ -29,7 +31,5 @@ void kvm_pit_reset(void);
 void kvm_pc_reset_irqchip(void);
 /* Raise or lower a GSI of the in-kernel irqchip. */
 void kvm_set_irq(int gsi, int level);
-/* One KVM memory slot per RAM region of address_space_memory. */
-bool kvm_memory_init(Error **errp);
 
 #endif

@@ -33,11 +33,4 @@ struct AccelOps;
 extern const struct AccelOps tcg_accel_ops;
 
 
-/*
- * Guest RAM [addr, addr + len) was written other than by a vCPU (DMA,
- * qtest, a loader): decoded code of those pages must go. Any thread (the
- * block cache locks itself).
- */
-void tcg_ram_written(uint64_t addr, uint64_t len);
-
 #endif

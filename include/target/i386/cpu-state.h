@@ -332,6 +332,13 @@ uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
                        uint8_t **host);
 void x86_tlb_flush(CPUX86State *env, bool include_global);
 void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr);
+/*
+ * Drop the tags (only the write tags with writes_only) of entries for
+ * guest-physical [paddr, paddr + len): the memory map changed there.
+ * Safe from any thread while the vCPU runs.
+ */
+void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
+                             uint64_t len, bool writes_only);
 
 /* Fast paths: a TLB hit within one page; else the slow path. */
 static inline TLBEntry *x86_tlb_entry(CPUX86State *env, uint64_t vaddr)

@@ -8,14 +8,23 @@
  * which access kinds may use it directly (cpu-state.h). A tag is only
  * installed for what the walk allowed at fill time:
  *  - write tags only when the page is writable, already dirty (so the
- *    first write still goes through the walk and sets D), plain RAM and
- *    holds no decoded code (writes to code pages must invalidate it);
+ *    first write still goes through the walk and sets D), plain RAM,
+ *    holds no decoded code (writes to code pages must invalidate it) and
+ *    is not dirty-logged (the slow path marks the log), so the fast path
+ *    never has to look at the log;
  *  - device regions get no tags: every access goes to the device with
  *    the big lock held; ROM gets read and fetch tags, its writes vanish.
  * Rights filled at CPL 0-2 can exceed CPL 3's (supervisor pages, writes
  * with CR0.WP clear), so x86_update_hflags() flushes the TLB whenever
  * the CPU enters CPL 3. Entries of global pages survive a CR3 load while
  * CR4.PGE is set; invlpg also drops every entry of a large page.
+ *
+ * The memory map can change under a running vCPU (a BAR moves, logging
+ * starts): the accelerator's memory listener then drops the tags of the
+ * pages concerned (x86_tlb_invalidate_phys(), from any thread: only the
+ * tags are cleared, the host pointer a racing access may use stays
+ * valid), and a fill that looked the page up across such a change drops
+ * what it installed (memory_generation()).
  */
 #include <string.h>
 
@@ -74,15 +83,40 @@ static uint64_t phys_ld(uint64_t paddr, unsigned size)
     return v;
 }
 
+/* RAM of section s was written at paddr: the log and decoded code. */
+static void ram_stored(const MemoryRegionSection *s, uint64_t paddr,
+                       unsigned size)
+{
+    if (s->log) {
+        memory_region_set_dirty(s->mr, s->offset_within_region +
+                                (paddr - s->offset_within_address_space),
+                                size);
+    }
+    ram_written(paddr, size);
+}
+
+static bool section_holds(const MemoryRegionSection *s, uint64_t paddr,
+                          uint64_t size)
+{
+    return size - 1 <= s->size - 1 - (paddr - s->offset_within_address_space);
+}
+
+static uint8_t *section_host(const MemoryRegionSection *s, uint64_t paddr)
+{
+    return s->mr->ram + s->offset_within_region +
+           (paddr - s->offset_within_address_space);
+}
+
 static void phys_st(uint64_t paddr, uint64_t v, unsigned size)
 {
-    MemoryRegion *mr = address_space_lookup(&address_space_memory, paddr);
+    MemoryRegionSection s;
     bool taken;
 
-    if (mr && mr->ram && paddr - mr->addr + size <= mr->size) {
-        if (!mr->readonly) {
-            memcpy(mr->ram + (paddr - mr->addr), &v, size);
-            ram_written(paddr, size);
+    if (address_space_find(&address_space_memory, paddr, &s) && s.mr->ram &&
+        section_holds(&s, paddr, size)) {
+        if (!s.readonly) {
+            memcpy(section_host(&s, paddr), &v, size);
+            ram_stored(&s, paddr, size);
         }
         return;
     }
@@ -100,18 +134,21 @@ static uint64_t pt_read(uint64_t paddr, unsigned size)
 /* Set A/D bits the way the hardware does: an atomic OR in RAM. */
 static void pt_set_bits(uint64_t paddr, unsigned size, uint64_t bits)
 {
-    void *host = address_space_ram_ptr(&address_space_memory, paddr, size);
+    MemoryRegionSection s;
+    void *host;
 
-    if (!host) {
+    if (!address_space_find(&address_space_memory, paddr, &s) ||
+        !s.mr->ram || s.readonly || !section_holds(&s, paddr, size)) {
         return;         /* tables outside RAM: no A/D updates */
     }
+    host = section_host(&s, paddr);
     if (size == 8) {
         __atomic_fetch_or((uint64_t *)host, bits, __ATOMIC_SEQ_CST);
     } else {
         __atomic_fetch_or((uint32_t *)host, (uint32_t)bits,
                           __ATOMIC_SEQ_CST);
     }
-    ram_written(paddr, size);
+    ram_stored(&s, paddr, size);
 }
 
 /* --- page walk ------------------------------------------------------- */
@@ -287,6 +324,28 @@ void x86_tlb_flush(CPUX86State *env, bool include_global)
     }
 }
 
+void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
+                             uint64_t len, bool writes_only)
+{
+    uint64_t first = paddr & X86_PAGE_MASK;
+    uint64_t last = (len && paddr + len - 1 >= paddr) ? paddr + len - 1
+                                                       : UINT64_MAX;
+
+    for (unsigned i = 0; i < TLB_SIZE; i++) {
+        TLBEntry *e = &env->tlb[i];
+        uint64_t page = __atomic_load_n(&e->paddr, __ATOMIC_RELAXED);
+
+        if (page < first || page > last) {
+            continue;
+        }
+        __atomic_store_n(&e->tag_write, TLB_INVALID, __ATOMIC_RELAXED);
+        if (!writes_only) {
+            __atomic_store_n(&e->tag_read, TLB_INVALID, __ATOMIC_RELAXED);
+            __atomic_store_n(&e->tag_fetch, TLB_INVALID, __ATOMIC_RELAXED);
+        }
+    }
+}
+
 void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
 {
     tlb_entry_clear(x86_tlb_entry(env, vaddr));
@@ -329,8 +388,8 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
     uint64_t page = vaddr & X86_PAGE_MASK;
     TLBEntry *e = x86_tlb_entry(env, vaddr);
     X86PageWalk w;
-    MemoryRegion *mr;
-    uint64_t ppage;
+    MemoryRegionSection s;
+    uint64_t ppage, gen;
     uint32_t err;
 
     check_canonical(env, vaddr);
@@ -345,20 +404,22 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
         e->large_vmask = ~(w.page_size - 1);
         e->large_vbase = vaddr & e->large_vmask;
     }
-    /*
-     * The region list only changes while the vCPUs are stopped (machine
-     * creation and teardown), so it is read without the big lock.
-     */
-    mr = address_space_lookup(&address_space_memory, ppage);
-    if (mr && mr->ram && ppage + X86_PAGE_SIZE - mr->addr <= mr->size) {
-        e->host = mr->ram + (ppage - mr->addr);
+    /* The map is read without the big lock; see the head comment. */
+    gen = memory_generation();
+    if (address_space_find(&address_space_memory, ppage, &s) && s.mr->ram &&
+        section_holds(&s, ppage, X86_PAGE_SIZE)) {
+        e->host = section_host(&s, ppage);
         e->tag_read = page;
         if (w.executable) {
             e->tag_fetch = page;
         }
-        if (!mr->readonly && w.writable && w.dirty &&
+        if (!s.readonly && !s.log && w.writable && w.dirty &&
             !tb_page_has_code(ppage)) {
             e->tag_write = page;
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (memory_generation() != gen) {
+            e->tag_read = e->tag_write = e->tag_fetch = TLB_INVALID;
         }
     }
     return e;
