@@ -24,6 +24,7 @@
 #include "system/accel.h"
 #include "system/kvm.h"
 #include "system/memory.h"
+#include "system/runstate.h"
 #include "system/system.h"
 
 /*
@@ -372,6 +373,16 @@ void kvm_pc_reset_irqchip(void)
 
 /* --- memory slots ------------------------------------------------------- */
 
+/*
+ * Guest RAM that KVM cannot map would come back as MMIO exits to
+ * nothing: a listener cannot fail its caller, so the VM ends (status 1)
+ * with the reason, before it runs when this happens at start-up.
+ */
+static void kvm_slot_failed(void)
+{
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
+}
+
 static bool kvm_set_slot(unsigned id, const KVMSlot *slot, uint64_t size)
 {
     struct kvm_userspace_memory_region reg = {
@@ -386,6 +397,7 @@ static bool kvm_set_slot(unsigned id, const KVMSlot *slot, uint64_t size)
         error_report("KVM_SET_USER_MEMORY_REGION for '%s' at 0x%" PRIx64
                      " (0x%" PRIx64 " bytes): %s", slot->mr->name,
                      slot->start, size, g_strerror(errno));
+        kvm_slot_failed();
         return false;
     }
     return true;
@@ -460,6 +472,7 @@ static void kvm_region_add(MemoryListener *l, const MemoryRegionSection *s)
     error_report("kvm offers %u memory slots, the machine needs more "
                  "(for '%s' at 0x%" PRIx64 ")", kvm_state.nr_slots,
                  s->mr->name, want.start);
+    kvm_slot_failed();
 }
 
 static void kvm_region_del(MemoryListener *l, const MemoryRegionSection *s)
