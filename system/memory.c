@@ -762,13 +762,36 @@ static bool access_valid(MemoryRegion *mr, uint64_t offset, unsigned size)
  * Call the device in pieces it implements: an access wider than impl
  * max is split little-endian; a narrower one is widened and shifted.
  */
-static uint64_t io_read(MemoryRegion *mr, uint64_t offset, unsigned size)
+static uint64_t dev_read(MemoryRegion *mr, uint64_t offset, unsigned size,
+                         MemTxAttrs attrs)
+{
+    const MemoryRegionOps *ops = mr->ops;
+
+    return ops->read_with_attrs
+           ? ops->read_with_attrs(mr->opaque, offset, size, attrs)
+           : ops->read(mr->opaque, offset, size);
+}
+
+static void dev_write(MemoryRegion *mr, uint64_t offset, uint64_t value,
+                      unsigned size, MemTxAttrs attrs)
+{
+    const MemoryRegionOps *ops = mr->ops;
+
+    if (ops->write_with_attrs) {
+        ops->write_with_attrs(mr->opaque, offset, value, size, attrs);
+    } else {
+        ops->write(mr->opaque, offset, value, size);
+    }
+}
+
+static uint64_t io_read(MemoryRegion *mr, uint64_t offset, unsigned size,
+                        MemTxAttrs attrs)
 {
     const MemoryRegionOps *ops = mr->ops;
     unsigned step = size;
     uint64_t value = 0;
 
-    if (!ops->read) {
+    if (!ops->read && !ops->read_with_attrs) {
         return 0;
     }
     if (step > impl_max(ops)) {
@@ -777,14 +800,14 @@ static uint64_t io_read(MemoryRegion *mr, uint64_t offset, unsigned size)
     if (step < impl_min(ops)) {
         unsigned w = impl_min(ops);
         uint64_t base = offset & ~(uint64_t)(w - 1);
-        uint64_t v = ops->read(mr->opaque, base, w);
+        uint64_t v = dev_read(mr, base, w, attrs);
         unsigned shift = (offset - base) * 8;
 
         v >>= shift;
         return size == 8 ? v : v & ((1ull << (size * 8)) - 1);
     }
     for (unsigned done = 0; done < size; done += step) {
-        uint64_t v = ops->read(mr->opaque, offset + done, step);
+        uint64_t v = dev_read(mr, offset + done, step, attrs);
 
         if (step < 8) {
             v &= (1ull << (step * 8)) - 1;
@@ -795,12 +818,12 @@ static uint64_t io_read(MemoryRegion *mr, uint64_t offset, unsigned size)
 }
 
 static void io_write(MemoryRegion *mr, uint64_t offset, uint64_t value,
-                     unsigned size)
+                     unsigned size, MemTxAttrs attrs)
 {
     const MemoryRegionOps *ops = mr->ops;
     unsigned step = size;
 
-    if (!ops->write) {
+    if (!ops->write && !ops->write_with_attrs) {
         return;
     }
     if (step > impl_max(ops)) {
@@ -811,7 +834,7 @@ static void io_write(MemoryRegion *mr, uint64_t offset, uint64_t value,
         unsigned w = impl_min(ops);
         uint64_t base = offset & ~(uint64_t)(w - 1);
 
-        ops->write(mr->opaque, base, value << ((offset - base) * 8), w);
+        dev_write(mr, base, value << ((offset - base) * 8), w, attrs);
         return;
     }
     for (unsigned done = 0; done < size; done += step) {
@@ -820,7 +843,7 @@ static void io_write(MemoryRegion *mr, uint64_t offset, uint64_t value,
         if (step < 8) {
             v &= (1ull << (step * 8)) - 1;
         }
-        ops->write(mr->opaque, offset + done, v, step);
+        dev_write(mr, offset + done, v, step, attrs);
     }
 }
 
@@ -832,6 +855,13 @@ static bool in_range(const FlatRange *r, uint64_t addr, uint64_t size)
 
 uint64_t address_space_read_sized(AddressSpace *as, uint64_t addr,
                                   unsigned size)
+{
+    return address_space_read_sized_attrs(as, addr, size,
+                                          MEMTXATTRS_UNSPECIFIED);
+}
+
+uint64_t address_space_read_sized_attrs(AddressSpace *as, uint64_t addr,
+                                        unsigned size, MemTxAttrs attrs)
 {
     FlatRange r;
     bool found = view_find(as, addr, &r, NULL, NULL);
@@ -858,11 +888,19 @@ uint64_t address_space_read_sized(AddressSpace *as, uint64_t addr,
                       addr, as->name);
         return size == 8 ? UINT64_MAX : (1ull << (size * 8)) - 1;
     }
-    return io_read(r.mr, offset, size);
+    return io_read(r.mr, offset, size, attrs);
 }
 
 void address_space_write_sized(AddressSpace *as, uint64_t addr,
                                uint64_t value, unsigned size)
+{
+    address_space_write_sized_attrs(as, addr, value, size,
+                                    MEMTXATTRS_UNSPECIFIED);
+}
+
+void address_space_write_sized_attrs(AddressSpace *as, uint64_t addr,
+                                     uint64_t value, unsigned size,
+                                     MemTxAttrs attrs)
 {
     FlatRange r;
     bool found = view_find(as, addr, &r, NULL, NULL);
@@ -890,7 +928,7 @@ void address_space_write_sized(AddressSpace *as, uint64_t addr,
                       addr, as->name);
         return;
     }
-    io_write(r.mr, offset, value, size);
+    io_write(r.mr, offset, value, size, attrs);
 }
 
 bool address_space_rw(AddressSpace *as, uint64_t addr, void *buf,

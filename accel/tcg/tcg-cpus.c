@@ -248,7 +248,6 @@ static void run_turn(TCGVcpu *v)
     __atomic_fetch_and(&env->interrupt_request, ~CPU_INTERRUPT_EXIT,
                        __ATOMIC_SEQ_CST);
     tcg_cpus.current = v;
-    apic_set_current(cpu->apic);
     bql_unlock();
     /* A halted or waiting vCPU wakes here (delivery is self-contained). */
     if (cpu->stopped || (env->hflags & HF_HALTED_MASK)) {

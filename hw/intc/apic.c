@@ -4,8 +4,9 @@
  * Used under tcg and qtest; under kvm the in-kernel APIC stays.
  *
  * One 4 KiB page at APIC_DEFAULT_ADDRESS serves every APIC: an access
- * reaches the APIC of the vCPU making it (apic_set_current), or CPU 0's
- * when no vCPU does (qtest, DMA). Registers sit 16 bytes apart and take
+ * reaches the APIC of the vCPU making it (the access's attributes give
+ * its index: system/memory.h MemTxAttrs), or CPU 0's when no vCPU does
+ * (qtest, DMA). Registers sit 16 bytes apart and take
  * 32-bit accesses; narrower reads see part of the register, other
  * writes are ignored (as KVM does).
  *
@@ -148,7 +149,6 @@ struct APICDevice {
 
 static GPtrArray *apics;            /* of APICState *, creation order */
 static MemoryRegion apic_mmio;
-static __thread APICState *apic_current;
 
 static void apic_update_irq(APICState *s);
 static void apic_timer_resume(APICState *s);
@@ -880,17 +880,21 @@ static void apic_reg_write(APICState *s, unsigned reg, uint32_t value)
     apic_error(s, APIC_ESR_ILLEGAL_REGISTER);
 }
 
-static APICState *apic_for_access(void)
+/*
+ * The APIC of the vCPU that makes the access (its index, which is its
+ * APIC's), or CPU 0's when no vCPU does (qtest, DMA).
+ */
+static APICState *apic_for_access(MemTxAttrs attrs)
 {
-    if (apic_current) {
-        return apic_current;
-    }
-    return apics && apics->len ? g_ptr_array_index(apics, 0) : NULL;
+    unsigned i = attrs.from_cpu ? attrs.cpu_index : 0;
+
+    return apics && i < apics->len ? g_ptr_array_index(apics, i) : NULL;
 }
 
-static uint64_t apic_mmio_read(void *opaque, uint64_t addr, unsigned size)
+static uint64_t apic_mmio_read(void *opaque, uint64_t addr, unsigned size,
+                               MemTxAttrs attrs)
 {
-    APICState *s = apic_for_access();
+    APICState *s = apic_for_access(attrs);
     unsigned lane = addr & 0xf;
     uint32_t v;
 
@@ -904,9 +908,9 @@ static uint64_t apic_mmio_read(void *opaque, uint64_t addr, unsigned size)
 }
 
 static void apic_mmio_write(void *opaque, uint64_t addr, uint64_t value,
-                            unsigned size)
+                            unsigned size, MemTxAttrs attrs)
 {
-    APICState *s = apic_for_access();
+    APICState *s = apic_for_access(attrs);
 
     if (!s || size != 4 || (addr & 0xf)) {
         qemu_log_mask(LOG_GUEST_ERROR, "apic: %u-byte write at +0x%03x "
@@ -917,8 +921,8 @@ static void apic_mmio_write(void *opaque, uint64_t addr, uint64_t value,
 }
 
 static const MemoryRegionOps apic_mmio_ops = {
-    .read = apic_mmio_read,
-    .write = apic_mmio_write,
+    .read_with_attrs = apic_mmio_read,
+    .write_with_attrs = apic_mmio_write,
     .valid = { .min_access_size = 1, .max_access_size = 4 },
     .impl = { .min_access_size = 1, .max_access_size = 4 },
 };
@@ -1125,9 +1129,6 @@ void apic_free(APICState *s)
     if (!s) {
         return;
     }
-    if (apic_current == s) {
-        apic_current = NULL;
-    }
     if (s->dev) {
         /* The device stays in the tree until teardown, detached. */
         s->dev->apic = NULL;
@@ -1151,7 +1152,3 @@ void apic_free_all(void)
     }
 }
 
-void apic_set_current(APICState *s)
-{
-    apic_current = s;
-}

@@ -34,9 +34,28 @@
 
 #include "qemu/error.h"
 
+/*
+ * Who makes an access: a vCPU (its index), or nobody in particular (DMA,
+ * qtest, loaders). Devices that answer per CPU (the local APIC's page)
+ * read it through the _with_attrs callbacks.
+ */
+typedef struct MemTxAttrs {
+    bool from_cpu;
+    unsigned cpu_index;
+} MemTxAttrs;
+
+#define MEMTXATTRS_UNSPECIFIED  ((MemTxAttrs) { .from_cpu = false })
+#define MEMTXATTRS_CPU(i)       ((MemTxAttrs) { .from_cpu = true, \
+                                                .cpu_index = (i) })
+
 typedef struct MemoryRegionOps {
     uint64_t (*read)(void *opaque, uint64_t addr, unsigned size);
     void (*write)(void *opaque, uint64_t addr, uint64_t value, unsigned size);
+    /* Instead of read/write, for devices that ask who accesses them. */
+    uint64_t (*read_with_attrs)(void *opaque, uint64_t addr, unsigned size,
+                                MemTxAttrs attrs);
+    void (*write_with_attrs)(void *opaque, uint64_t addr, uint64_t value,
+                             unsigned size, MemTxAttrs attrs);
     struct {
         unsigned min_access_size;   /* 0 means 1 */
         unsigned max_access_size;   /* 0 means 4 */
@@ -187,6 +206,12 @@ void address_space_ram_written(AddressSpace *as, uint64_t addr,
                                uint64_t len);
 
 /* Sized accesses as a CPU makes them; size is 1, 2, 4 or 8. */
+/* The same with the access's attributes (a vCPU's index). */
+uint64_t address_space_read_sized_attrs(AddressSpace *as, uint64_t addr,
+                                        unsigned size, MemTxAttrs attrs);
+void address_space_write_sized_attrs(AddressSpace *as, uint64_t addr,
+                                     uint64_t value, unsigned size,
+                                     MemTxAttrs attrs);
 uint64_t address_space_read_sized(AddressSpace *as, uint64_t addr,
                                   unsigned size);
 void address_space_write_sized(AddressSpace *as, uint64_t addr,

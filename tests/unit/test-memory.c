@@ -612,6 +612,58 @@ static void test_access_sizes(void)
     teardown();
 }
 
+/* --- access attributes ------------------------------------------------- */
+
+/* Reads give who asked: the vCPU's index + 1, or 0 for nobody. */
+static uint64_t who_read(void *opaque, uint64_t addr, unsigned size,
+                         MemTxAttrs attrs)
+{
+    return attrs.from_cpu ? attrs.cpu_index + 1 : 0;
+}
+
+static void who_write(void *opaque, uint64_t addr, uint64_t value,
+                      unsigned size, MemTxAttrs attrs)
+{
+    g_string_append_printf(io_log, "w%u=%u ",
+                           attrs.from_cpu ? attrs.cpu_index + 1 : 0,
+                           (unsigned)value);
+}
+
+static const MemoryRegionOps who_ops = {
+    .read_with_attrs = who_read,
+    .write_with_attrs = who_write,
+    .valid = { .min_access_size = 1, .max_access_size = 4 },
+    .impl = { .min_access_size = 4, .max_access_size = 4 },
+};
+
+/* A device that answers per CPU (the APIC page) sees each access's maker. */
+static void test_attrs(void)
+{
+    MemoryRegion w;
+
+    setup();
+    memory_region_init_io(&w, "who", &who_ops, NULL, 0x100);
+    g_assert_true(address_space_map_region(&address_space_memory, &w, BASE,
+                                           NULL));
+    g_assert_cmpuint(address_space_read_sized_attrs(&address_space_memory,
+                                                    BASE, 4,
+                                                    MEMTXATTRS_CPU(2)),
+                     ==, 3);
+    g_assert_cmpuint(address_space_read_sized(&address_space_memory, BASE,
+                                              4), ==, 0);
+    /* Widened accesses keep them. */
+    g_assert_cmpuint(address_space_read_sized_attrs(&address_space_memory,
+                                                    BASE, 1,
+                                                    MEMTXATTRS_CPU(0)),
+                     ==, 1);
+    address_space_write_sized_attrs(&address_space_memory, BASE, 7, 4,
+                                    MEMTXATTRS_CPU(1));
+    address_space_write_sized(&address_space_memory, BASE, 8, 4);
+    g_assert_cmpstr(io_log->str, ==, "w2=7 w0=8 ");
+    memory_region_finalize(&w);
+    teardown();
+}
+
 /* --- info mtree --------------------------------------------------------- */
 
 static void test_mtree(void)
@@ -668,5 +720,6 @@ int main(int argc, char **argv)
     g_test_add_func("/memory/dirty-log", test_dirty_log);
     g_test_add_func("/memory/access-sizes", test_access_sizes);
     g_test_add_func("/memory/mtree", test_mtree);
+    g_test_add_func("/memory/attrs", test_attrs);
     return g_test_run();
 }

@@ -52,14 +52,14 @@ typedef struct APICCpuHooks {
  * Create the APIC of one vCPU; bsp sets IA32_APIC_BASE.BSP. The MMIO
  * page at APIC_DEFAULT_ADDRESS is mapped once for all APICs (the first
  * apic_new maps it); an access reaches the APIC of the vCPU that makes
- * it (apic_set_current), or CPU 0's under qtest.
+ * it (the access's MemTxAttrs name the vCPU, whose index is its APIC's),
+ * or CPU 0's under qtest.
  */
 APICState *apic_new(uint32_t apic_id, bool bsp, const APICCpuHooks *hooks,
                     void *cpu, Error **errp);
 void apic_free(APICState *s);
 /* Every APIC created, torn down at machine cleanup. */
 void apic_free_all(void);
-void apic_set_current(APICState *s);
 /* Power-on or INIT reset (INIT keeps the APIC ID and base). */
 void apic_reset(APICState *s, bool init);
 

@@ -65,8 +65,14 @@ static void ram_written(uint64_t paddr, unsigned size)
     }
 }
 
+/* This vCPU's accesses: devices that answer per CPU (the APIC) see who. */
+static MemTxAttrs cpu_attrs(CPUX86State *env)
+{
+    return MEMTXATTRS_CPU(env->cpu->index);
+}
+
 /* A naturally sized access to guest-physical memory: RAM, ROM, device. */
-static uint64_t phys_ld(uint64_t paddr, unsigned size)
+static uint64_t phys_ld(uint64_t paddr, unsigned size, MemTxAttrs attrs)
 {
     uint8_t *host = address_space_ram_ptr(&address_space_memory, paddr,
                                           size);
@@ -78,7 +84,8 @@ static uint64_t phys_ld(uint64_t paddr, unsigned size)
         return v;
     }
     taken = x86_bql_acquire();
-    v = address_space_read_sized(&address_space_memory, paddr, size);
+    v = address_space_read_sized_attrs(&address_space_memory, paddr, size,
+                                       attrs);
     x86_bql_release(taken);
     return v;
 }
@@ -107,7 +114,8 @@ static uint8_t *section_host(const MemoryRegionSection *s, uint64_t paddr)
            (paddr - s->offset_within_address_space);
 }
 
-static void phys_st(uint64_t paddr, uint64_t v, unsigned size)
+static void phys_st(uint64_t paddr, uint64_t v, unsigned size,
+                    MemTxAttrs attrs)
 {
     MemoryRegionSection s;
     bool taken;
@@ -121,14 +129,15 @@ static void phys_st(uint64_t paddr, uint64_t v, unsigned size)
         return;
     }
     taken = x86_bql_acquire();
-    address_space_write_sized(&address_space_memory, paddr, v, size);
+    address_space_write_sized_attrs(&address_space_memory, paddr, v, size,
+                                    attrs);
     x86_bql_release(taken);
 }
 
 /* A paging-structure entry (4 or 8 bytes). */
 static uint64_t pt_read(uint64_t paddr, unsigned size)
 {
-    return phys_ld(paddr, size);
+    return phys_ld(paddr, size, MEMTXATTRS_UNSPECIFIED);
 }
 
 /* Set A/D bits the way the hardware does: an atomic OR in RAM. */
@@ -491,7 +500,7 @@ uint64_t x86_ld_slow(CPUX86State *env, uint64_t vaddr, unsigned size,
         }
         return v;
     }
-    return phys_ld(translate(env, vaddr, access), size);
+    return phys_ld(translate(env, vaddr, access), size, cpu_attrs(env));
 }
 
 void x86_st_slow(CPUX86State *env, uint64_t vaddr, uint64_t value,
@@ -509,7 +518,7 @@ void x86_st_slow(CPUX86State *env, uint64_t vaddr, uint64_t value,
         }
         return;
     }
-    phys_st(translate(env, vaddr, MMU_WRITE), value, size);
+    phys_st(translate(env, vaddr, MMU_WRITE), value, size, cpu_attrs(env));
 }
 
 /*
@@ -543,7 +552,8 @@ uint64_t x86_ld_kernel(CPUX86State *env, uint64_t vaddr, unsigned size)
         }
         return v;
     }
-    return phys_ld(kernel_translate(env, vaddr, MMU_READ), size);
+    return phys_ld(kernel_translate(env, vaddr, MMU_READ), size,
+                   cpu_attrs(env));
 }
 
 void x86_st_kernel(CPUX86State *env, uint64_t vaddr, uint64_t value,
@@ -557,5 +567,6 @@ void x86_st_kernel(CPUX86State *env, uint64_t vaddr, uint64_t value,
         }
         return;
     }
-    phys_st(kernel_translate(env, vaddr, MMU_WRITE), value, size);
+    phys_st(kernel_translate(env, vaddr, MMU_WRITE), value, size,
+            cpu_attrs(env));
 }
