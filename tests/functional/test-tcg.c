@@ -1,8 +1,9 @@
 /*
  * The software CPU (-accel tcg) against the guest kit and against KVM.
  *
- * Every case of tests/guest/record-expected.sh (the one list of guest
- * programs and their command lines) runs under -accel tcg: its serial
+ * Every case of tests/guest/cases.txt (the one list of guest programs and
+ * their command lines, which tests/guest/record-expected.sh records
+ * from) runs under -accel tcg: its serial
  * output must equal the expected file recorded from QEMU 7.2 (CASE.tcg.txt
  * where QEMU's TCG and KVM differ, else CASE.txt, else CASE.kvm.txt: the
  * software CPU must then do what KVM does) and its exit status must be
@@ -39,10 +40,10 @@ typedef struct GuestCase {
 static GPtrArray *cases;            /* of GuestCase * */
 static GHashTable *tcg_serial;      /* case name -> serial under tcg */
 
-/* The script's $b (the build's guest directory) and $src. */
+/* The file's $build (the built guest programs) and $src. */
 static char *expand(const char *word)
 {
-    char **p = g_strsplit(word, "$b", -1);
+    char **p = g_strsplit(word, "$build", -1);
     char *a = g_strjoinv(GUEST_DIR, p), *b;
 
     g_strfreev(p);
@@ -54,8 +55,8 @@ static char *expand(const char *word)
 }
 
 /*
- * One line of the script's cases=( ... ) array:
- *   "NAME|TIMEOUT|ACCELS|ARGS"
+ * One line of tests/guest/cases.txt (its header says more):
+ *   NAME | TIMEOUT | ACCELS | ARGS
  * ARGS are split on spaces; in the word after -append '+' is a space;
  * everything after -initrd is one word ("path args,path").
  */
@@ -68,6 +69,9 @@ static GuestCase *parse_case(const char *line)
     if (g_strv_length(f) != 4) {
         g_strfreev(f);
         return NULL;
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        g_strstrip(f[i]);
     }
     c = g_new0(GuestCase, 1);
     c->name = g_strdup(f[0]);
@@ -99,31 +103,28 @@ static GuestCase *parse_case(const char *line)
 
 static void load_cases(void)
 {
-    char *script, **lines;
-    bool in_array = false;
+    char *text, **lines;
 
     cases = g_ptr_array_new();
-    g_assert_true(g_file_get_contents(GUEST_SRC_DIR "/record-expected.sh",
-                                      &script, NULL, NULL));
-    lines = g_strsplit(script, "\n", -1);
+    g_assert_true(g_file_get_contents(GUEST_SRC_DIR "/cases.txt", &text,
+                                      NULL, NULL));
+    lines = g_strsplit(text, "\n", -1);
     for (char **l = lines; *l; l++) {
         char *s = g_strstrip(*l);
+        GuestCase *c;
 
-        if (g_str_has_prefix(s, "cases=(")) {
-            in_array = true;
-        } else if (in_array && !strcmp(s, ")")) {
-            in_array = false;
-        } else if (in_array && s[0] == '"' && g_str_has_suffix(s, "\"")) {
-            GuestCase *c;
-
-            s[strlen(s) - 1] = 0;
-            c = parse_case(s + 1);
-            g_assert_nonnull(c);
-            g_ptr_array_add(cases, c);
+        if (!*s || *s == '#') {
+            continue;
         }
+        c = parse_case(s);
+        if (!c) {
+            g_error("tests/guest/cases.txt: not NAME | TIMEOUT | ACCELS | "
+                    "ARGS: '%s'", s);
+        }
+        g_ptr_array_add(cases, c);
     }
     g_strfreev(lines);
-    g_free(script);
+    g_free(text);
     /* The kit had 10 cases when this test was written. */
     g_assert_cmpuint(cases->len, >=, 10);
 }
