@@ -15,6 +15,7 @@
 #include "hw/intc/apic.h"
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
+#include "hw/rtc/mc146818rtc.h"
 #include "hw/isa.h"
 #include "hw/qdev.h"
 #include "qom/object.h"
@@ -439,8 +440,40 @@ static bool pc_init_pit(Error **errp)
     return !pit || pc_create("isa-pit", NULL, NULL, NULL, errp);
 }
 
-static bool pc_init_isa_devices(Error **errp)
+/*
+ * The PC BIOS's memory size bytes in the RTC's CMOS, as QEMU's pc board
+ * writes them (pc_cmos_init): base, extended and high memory in KiB or
+ * 64 KiB units, the RAM above 4 GiB, the CPU count.
+ */
+static void pc_cmos_init_memory(DeviceState *rtc, const MachineState *ms)
 {
+    const PCRamLayout *l = &pcms.layout;
+    uint64_t val;
+
+    val = MIN(l->below_4g / 1024, 640);
+    rtc_set_memory(rtc, 0x15, val);
+    rtc_set_memory(rtc, 0x16, val >> 8);
+    val = l->below_4g > (1 << 20) ? (l->below_4g - (1 << 20)) / 1024 : 0;
+    val = MIN(val, 0xffff);
+    rtc_set_memory(rtc, 0x17, val);
+    rtc_set_memory(rtc, 0x30, val);
+    rtc_set_memory(rtc, 0x18, val >> 8);
+    rtc_set_memory(rtc, 0x31, val >> 8);
+    val = l->below_4g > (16 << 20) ? (l->below_4g - (16 << 20)) / 65536 : 0;
+    val = MIN(val, 0xffff);
+    rtc_set_memory(rtc, 0x34, val);
+    rtc_set_memory(rtc, 0x35, val >> 8);
+    val = l->above_4g / 65536;
+    rtc_set_memory(rtc, 0x5b, val);
+    rtc_set_memory(rtc, 0x5c, val >> 8);
+    rtc_set_memory(rtc, 0x5d, val >> 16);
+    rtc_set_memory(rtc, 0x5f, ms->smp_cpus ? ms->smp_cpus - 1 : 0);
+}
+
+static bool pc_init_isa_devices(const MachineState *ms, Error **errp)
+{
+    DeviceState *rtc;
+
     for (int i = 0; i < (int)G_N_ELEMENTS(pc_serial_ports); i++) {
         Chardev *chr = serial_hd(i);
         char index[4];
@@ -456,8 +489,12 @@ static bool pc_init_isa_devices(Error **errp)
             return false;
         }
     }
-    return pc_create("mc146818rtc", NULL, NULL, NULL, errp) &&
-           pc_init_pit(errp) &&
+    rtc = pc_create("mc146818rtc", NULL, NULL, NULL, errp);
+    if (!rtc) {
+        return false;
+    }
+    pc_cmos_init_memory(rtc, ms);
+    return pc_init_pit(errp) &&
            pc_create("acpi-pm", NULL, NULL, NULL, errp) &&
            pc_create("i8042", NULL, NULL, NULL, errp) &&
            pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
@@ -493,7 +530,7 @@ static bool pc_init(MachineState *ms, Error **errp)
         return false;
     }
     pc_build_e820(kvm_enabled());
-    if (!pc_init_irqs(errp) || !pc_init_isa_devices(errp)) {
+    if (!pc_init_irqs(errp) || !pc_init_isa_devices(ms, errp)) {
         return false;
     }
     fw = fw_cfg_find();

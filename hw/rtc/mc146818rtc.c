@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "hw/boards.h"
-#include "hw/i386/pc.h"
 #include "hw/isa.h"
 #include "hw/rtc/mc146818rtc.h"
 #include "qemu/log.h"
@@ -522,30 +521,6 @@ void rtc_set_memory(DeviceState *dev, int addr, int val)
     }
 }
 
-/* The PC BIOS's memory size bytes, as QEMU's pc board writes them. */
-static void rtc_set_pc_memory(RTCState *s, const MachineState *ms)
-{
-    PCRamLayout l = pc_ram_layout(ms->ram_size);
-    uint64_t val;
-
-    val = MIN(l.below_4g / 1024, 640);
-    s->cmos[0x15] = val;
-    s->cmos[0x16] = val >> 8;
-    val = l.below_4g > (1 << 20) ? (l.below_4g - (1 << 20)) / 1024 : 0;
-    val = MIN(val, 0xffff);
-    s->cmos[0x17] = s->cmos[0x30] = val;
-    s->cmos[0x18] = s->cmos[0x31] = val >> 8;
-    val = l.below_4g > (16 << 20) ? (l.below_4g - (16 << 20)) / 65536 : 0;
-    val = MIN(val, 0xffff);
-    s->cmos[0x34] = val;
-    s->cmos[0x35] = val >> 8;
-    val = l.above_4g / 65536;
-    s->cmos[0x5b] = val;
-    s->cmos[0x5c] = val >> 8;
-    s->cmos[0x5d] = val >> 16;
-    s->cmos[0x5f] = ms->smp_cpus ? ms->smp_cpus - 1 : 0;
-}
-
 /* The guest's starting second from -rtc base=utc|localtime|DATE. */
 static int64_t rtc_start_time(const MachineState *ms)
 {
@@ -602,9 +577,6 @@ static bool rtc_realize(DeviceState *dev, Error **errp)
     s->cmos[RTC_REG_D] = REG_D_VRT;
     rtc_set_guest(s, rtc_start_time(ms), 0);
     rtc_sec_to_regs(s, s->frozen_sec);
-    if (ms) {
-        rtc_set_pc_memory(s, ms);
-    }
     s->update_timer = timer_new_ns(s->clock, rtc_update_timer_cb, s);
     s->periodic_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                      rtc_periodic_timer_cb, s);
