@@ -13,7 +13,7 @@
  *                    availability
  *
  * Waits are bounded by VM_TIMEOUT_MS (or the timeout given); a VM that
- * will not exit is killed. The emulator gets SIGKILL if the test dies.
+ * will not exit is killed, and one gets SIGKILL if the test dies.
  */
 #ifndef TESTS_QEMU_VM_H
 #define TESTS_QEMU_VM_H
@@ -127,9 +127,9 @@ const char *vm_stderr(QemuVm *vm);
  * ({"return": ...} or {"error": ...}); events meanwhile are queued.
  */
 JsonNode *vm_qmp(QemuVm *vm, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-/* {"execute": cmd} must return; "return" is what the reply holds. */
+/* {"execute": cmd}; the reply must be a "return", not an "error". */
 void vm_qmp_ok(QemuVm *vm, const char *cmd);
-/* The "return" member of cmd's reply (asserted there); unref it. */
+/* The same, returning the reply's "return" member (json_node_unref it). */
 JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd);
 /* query-status's "status". */
 char *vm_status(QemuVm *vm);
