@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "qemu-run.h"
+#include "qemu-vm.h"
 
 static const char *options_names_file;
 

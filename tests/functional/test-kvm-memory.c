@@ -27,17 +27,14 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <linux/magic.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
 #include "config-host.h"
-#include "qemu-run.h"
+#include "qemu-vm.h"
 #include "teardown-helper.h"
 
 #define GUEST_RAM_MIB       1024
@@ -47,93 +44,39 @@
 #define TEARDOWN_MAX_NET    (4u << 20)
 #define GUEST_PASS_STATUS   1       /* isa-debug-exit: (0 << 1) | 1 */
 #define TIMEOUT_US          (60 * G_USEC_PER_SEC)
+#define TIMEOUT_MS          (TIMEOUT_US / 1000)
 #define POLL_US             10000
 
-static char *tmpdir;
-
-static bool kvm_usable(void)
-{
-    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-    if (fd < 0) {
-        g_test_skip("no /dev/kvm (or no access to it): KVM tests skipped");
-        return false;
-    }
-    close(fd);
-    return true;
-}
-
-/* The built dirty.elf, or NULL (and the test skipped). */
-static char *dirty_guest(void)
-{
-    char *path = g_build_filename(GUEST_DIR, "dirty.elf", NULL);
-
-    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-        g_test_skip("tests/guest programs not built");
-        g_free(path);
-        return NULL;
-    }
-    return path;
-}
-
-typedef struct Guest {
-    pid_t pid;
-    int err_fd;
-    char *serial;
-} Guest;
-
 /*
- * Start the emulator on the dirty guest under KVM. None of the words has
- * spaces, so qemu_spawn's space-separated argument list does.
+ * Start the emulator on the dirty guest under KVM (COM1 captured; no
+ * isa-debug-exit unless extra adds it).
  */
-static void guest_start(Guest *g, const char *kernel, unsigned dirty_mib,
-                        const char *extra)
+static QemuVm *guest_start(const char *kernel, unsigned dirty_mib,
+                           const char *extra)
 {
-    char *args;
+    char *args = g_strdup_printf("-machine pc -accel kvm -display none "
+                                 "-nodefaults %s -kernel %s -append dirty=%u",
+                                 extra, kernel, dirty_mib);
+    QemuVm *vm;
 
-    g->serial = g_build_filename(tmpdir, "serial.out", NULL);
-    g_unlink(g->serial);
-    args = g_strdup_printf("-machine pc -accel kvm -display none -nodefaults "
-                           "-serial file:%s %s -kernel %s -append dirty=%u",
-                           g->serial, extra, kernel, dirty_mib);
     g_test_message("%s %s", qemu_binary(), args);
-    g->pid = qemu_spawn(args, &g->err_fd);
+    vm = vm_startf(0, "%s", args);
     g_free(args);
-}
-
-/* True once pid has exited; it stays a zombie for /proc/PID/io. */
-static bool guest_exited(Guest *g)
-{
-    siginfo_t info = { 0 };
-
-    while (waitid(P_PID, g->pid, &info, WEXITED | WNOWAIT | WNOHANG) < 0) {
-        g_assert_cmpint(errno, ==, EINTR);
-    }
-    return info.si_pid == g->pid;
-}
-
-static char *guest_serial(Guest *g)
-{
-    char *s = NULL;
-
-    if (!g_file_get_contents(g->serial, &s, NULL, NULL)) {
-        s = g_strdup("");
-    }
-    return s;
+    return vm;
 }
 
 /* Wait for "dirty: PASS" while the guest idles (no isa-debug-exit). */
-static void guest_wait_pass(Guest *g)
+static void guest_wait_pass(QemuVm *vm)
 {
     int64_t deadline = g_get_monotonic_time() + TIMEOUT_US;
 
     for (;;) {
-        char *s = guest_serial(g);
+        char *s = vm_serial(vm);
         bool pass = strstr(s, "dirty: PASS") != NULL;
         bool fail = strstr(s, "FAIL") != NULL;
 
-        if (fail || guest_exited(g) || g_get_monotonic_time() > deadline) {
-            kill(g->pid, SIGKILL);
+        if (fail || vm_exited(vm) || g_get_monotonic_time() > deadline) {
+            kill(vm_pid(vm), SIGKILL);
             g_error("guest did not report PASS; serial:\n%s", s);
         }
         g_free(s);
@@ -144,29 +87,12 @@ static void guest_wait_pass(Guest *g)
     }
 }
 
-/* Wait until the process is a zombie; false after TIMEOUT_US. */
-static bool guest_wait_zombie(Guest *g)
+/* Reap the (already exited) process and free vm; returns its status. */
+static int guest_reap(QemuVm *vm)
 {
-    int64_t deadline = g_get_monotonic_time() + TIMEOUT_US;
+    int status = vm_wait(vm, 0);
 
-    while (!guest_exited(g)) {
-        if (g_get_monotonic_time() > deadline) {
-            return false;
-        }
-        g_usleep(1000);
-    }
-    return true;
-}
-
-/* Reap the (already exited) process; returns its wait status. */
-static int guest_reap(Guest *g)
-{
-    int status;
-
-    g_assert_cmpint(waitpid(g->pid, &status, 0), ==, g->pid);
-    g_free(read_all_fd(g->err_fd));
-    g_unlink(g->serial);
-    g_free(g->serial);
+    vm_free(vm);
     return status;
 }
 
@@ -181,23 +107,23 @@ static MemFigures memlock_measure(const char *kernel, const char *mode)
     char *extra = g_strdup_printf("-m %dM -overcommit mem-lock=%s",
                                   GUEST_RAM_MIB, mode);
     MemFigures f;
-    Guest g;
+    QemuVm *vm;
     int status;
 
-    guest_start(&g, kernel, MEMLOCK_DIRTY_MIB, extra);
-    guest_wait_pass(&g);
-    f.rss = proc_status_kb(g.pid, "VmRSS");
-    f.lck = proc_status_kb(g.pid, "VmLck");
+    vm = guest_start(kernel, MEMLOCK_DIRTY_MIB, extra);
+    guest_wait_pass(vm);
+    f.rss = proc_status_kb(vm_pid(vm), "VmRSS");
+    f.lck = proc_status_kb(vm_pid(vm), "VmLck");
     g_test_message("mem-lock=%s: VmRSS %ld kB, VmLck %ld kB (guest RAM "
                    "%ld kB, %d MiB dirtied)", mode, f.rss, f.lck,
                    GUEST_RAM_KB, MEMLOCK_DIRTY_MIB);
     g_assert_cmpint(f.rss, >, 0);
     g_assert_cmpint(f.lck, >=, 0);
 
-    g_assert_true(qemu_wait_signals_ready(g.pid, 5000));
-    kill(g.pid, SIGTERM);
-    g_assert_true(guest_wait_zombie(&g));
-    status = guest_reap(&g);
+    g_assert_true(qemu_wait_signals_ready(vm_pid(vm), 5000));
+    kill(vm_pid(vm), SIGTERM);
+    g_assert_true(vm_wait_zombie(vm, TIMEOUT_MS));
+    status = guest_reap(vm);
     g_assert_true(WIFEXITED(status));
     g_assert_cmpint(WEXITSTATUS(status), ==, 0);
     g_free(extra);
@@ -209,7 +135,7 @@ static void test_mem_lock(void)
     MemFigures off, on, on_fault;
     char *kernel;
 
-    if (!kvm_usable() || !(kernel = dirty_guest())) {
+    if (!vm_require_kvm() || !(kernel = vm_require_guest_kit("dirty.elf"))) {
         return;
     }
     if (HAVE_SANITIZERS) {
@@ -241,66 +167,35 @@ static void test_mem_lock(void)
 
 /* --- teardown of file-backed RAM ----------------------------------------- */
 
-static bool fs_does_writeback(const char *path)
-{
-    struct statfs fs;
-
-    if (statfs(path, &fs) < 0) {
-        return false;
-    }
-    /* These keep pages in memory only: nothing would count as written. */
-    return fs.f_type != TMPFS_MAGIC && fs.f_type != RAMFS_MAGIC &&
-           fs.f_type != HUGETLBFS_MAGIC;
-}
-
-/* A fresh directory on a disk filesystem, or NULL. */
+/* A fresh directory on a disk filesystem (teardown-helper.h), or NULL. */
 static char *disk_dir_new(void)
 {
-    const char *candidates[] = {
-        g_getenv("TEARDOWN_DIR"), g_get_tmp_dir(), "/var/tmp",
-    };
+    const char *dir = teardown_disk_dir();
+    char *path;
 
-    for (size_t i = 0; i < G_N_ELEMENTS(candidates); i++) {
-        const char *dir = candidates[i];
-        char *path;
-
-        if (!dir || access(dir, W_OK) != 0 || !fs_does_writeback(dir)) {
-            continue;
-        }
-        path = g_build_filename(dir, "kvm-memory-XXXXXX", NULL);
-        if (g_mkdtemp(path)) {
-            return path;
-        }
+    if (!dir) {
+        return NULL;
+    }
+    path = g_build_filename(dir, "kvm-memory-XXXXXX", NULL);
+    if (!g_mkdtemp(path)) {
         g_free(path);
+        return NULL;
     }
-    return NULL;
-}
-
-static bool proc_io_field(const char *contents, const char *key,
-                          uint64_t *value)
-{
-    char *k = g_strdup_printf("\n%s:", key);
-    const char *p = strstr(contents, k);
-
-    if (p) {
-        *value = g_ascii_strtoull(p + strlen(k), NULL, 10);
-    }
-    g_free(k);
-    return p != NULL;
+    return path;
 }
 
 static void test_teardown(gconstpointer data)
 {
     const char *backend = data;
-    char *kernel, *dir, *ram, *extra, *path, *io = NULL, *serial;
+    char *kernel, *dir, *ram, *extra, *serial;
     uint64_t written = 0, cancelled = 0;
-    TeardownIO helper_io;
+    TeardownIO io = { 0 }, helper_io;
     unsigned helpers;
     int64_t net;
-    Guest g;
+    QemuVm *vm;
     int status;
 
-    if (!kvm_usable() || !(kernel = dirty_guest())) {
+    if (!vm_require_kvm() || !(kernel = vm_require_guest_kit("dirty.elf"))) {
         return;
     }
     dir = disk_dir_new();
@@ -325,20 +220,18 @@ static void test_teardown(gconstpointer data)
      * catches our pages too: start from a clean page cache.
      */
     sync();
-    guest_start(&g, kernel, TEARDOWN_DIRTY_MIB, extra);
-    if (!guest_wait_zombie(&g)) {
-        kill(g.pid, SIGKILL);
-        guest_reap(&g);
+    vm = guest_start(kernel, TEARDOWN_DIRTY_MIB, extra);
+    if (!vm_wait_zombie(vm, TIMEOUT_MS)) {
+        guest_reap(vm);
         g_error("the guest did not end the emulator within %d s",
                 (int)(TIMEOUT_US / G_USEC_PER_SEC));
     }
     /* The zombie's accounting sums all its threads until it is reaped. */
-    path = g_strdup_printf("/proc/%d/io", (int)g.pid);
-    g_assert_true(g_file_get_contents(path, &io, NULL, NULL));
-    g_assert_true(proc_io_field(io, "write_bytes", &written));
-    g_assert_true(proc_io_field(io, "cancelled_write_bytes", &cancelled));
-    serial = guest_serial(&g);
-    status = guest_reap(&g);
+    g_assert_true(teardown_read_proc_io(vm_pid(vm), &io));
+    written = io.write_bytes;
+    cancelled = io.cancelled_write_bytes;
+    serial = vm_serial(vm);
+    status = guest_reap(vm);
     /* The child that discards after the emulator's exit (ram-discard.c). */
     helper_io = (TeardownIO) { 0 };
     helpers = teardown_collect_helpers(&helper_io);
@@ -360,8 +253,6 @@ static void test_teardown(gconstpointer data)
     /* The backing file is the emulator's to remove: nothing is left. */
     g_assert_cmpint(g_rmdir(dir), ==, 0);
     g_free(serial);
-    g_free(path);
-    g_free(io);
     g_free(extra);
     g_free(dir);
     g_free(kernel);
@@ -374,8 +265,6 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     /* Discard helpers the emulator leaves behind become our children. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    tmpdir = g_dir_make_tmp("test-kvm-memory-XXXXXX", NULL);
-    g_assert_nonnull(tmpdir);
 
     g_test_add_func("/kvm-memory/mem-lock", test_mem_lock);
     g_test_add_data_func("/kvm-memory/teardown/memory-backend-file",
@@ -383,7 +272,5 @@ int main(int argc, char **argv)
     g_test_add_data_func("/kvm-memory/teardown/mem-path", "mem-path",
                          test_teardown);
     ret = g_test_run();
-    g_rmdir(tmpdir);
-    g_free(tmpdir);
     return ret;
 }

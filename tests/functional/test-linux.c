@@ -18,8 +18,6 @@
  * runs in emulated CPL 0 here and needs ~35 s to reach the ACPI lines on
  * a loaded two-core host.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +27,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "qemu-run.h"
+#include "qemu-vm.h"
 
 #ifndef LINUX_GUEST_DIR
 #define LINUX_GUEST_DIR "build/guest-linux"
@@ -37,7 +35,7 @@
 
 #define DEFAULT_TIMEOUT_S   150
 #define POLL_MS             200
-#define TERM_WAIT_MS        10000
+#define TERM_WAIT_S         10
 
 /*
  * The map pc_build_e820 makes for -m 512M under KVM, as Linux prints it
@@ -108,65 +106,22 @@ static char *missing_lines(const char *log)
     return g_string_free(miss, false);
 }
 
-/* The file's text so far (it may not exist yet). */
-static char *read_log(const char *path)
-{
-    char *s = NULL;
-
-    if (!g_file_get_contents(path, &s, NULL, NULL)) {
-        return g_strdup("");
-    }
-    return s;
-}
-
-/* Stop pid with SIGTERM (SIGKILL if it hangs); its wait status. */
-static int stop_child(pid_t pid)
-{
-    int status = 0, waited;
-
-    kill(pid, SIGTERM);
-    for (waited = 0; waited < TERM_WAIT_MS; waited += 10) {
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            return status;
-        }
-        g_usleep(10 * 1000);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return -1;
-}
-
 static void test_pvh_acpi_e820(void)
 {
     g_autofree char *vmlinux = guest_file("vmlinux");
     g_autofree char *initrd = guest_file("initramfs.cpio");
-    g_autofree char *dir = g_dir_make_tmp("test-linux-XXXXXX", NULL);
-    g_autofree char *log_path = g_build_filename(dir, "serial.log", NULL);
-    g_autofree char *serial = g_strdup_printf("file:%s", log_path);
     g_autofree char *log = NULL;
     g_autofree char *miss = NULL;
     g_autofree char *err = NULL;
-    char *argv[] = {
-        (char *)qemu_binary(), "-accel", "kvm", "-M", "pc", "-m", "512M",
-        "-smp", "2", "-display", "none", "-serial", serial,
-        "-kernel", vmlinux, "-initrd", initrd,
-        "-append", "console=ttyS0 earlyprintk=ttyS0", NULL,
-    };
-    GError *gerr = NULL;
+    GPtrArray *args;
     gint64 start, deadline;
-    int err_fd, status = 0;
+    int status = 0;
     bool exited = false, seen = false;
-    GPid pid;
-    int fd;
+    QemuVm *vm;
 
-    fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-        g_autofree char *why = g_strdup_printf("/dev/kvm: %s",
-                                               g_strerror(errno));
-        g_test_skip(why);
+    if (!vm_require_kvm()) {
         return;
     }
-    close(fd);
     if (!g_file_test(vmlinux, G_FILE_TEST_IS_REGULAR) ||
         !g_file_test(initrd, G_FILE_TEST_IS_REGULAR)) {
         g_autofree char *why = g_strdup_printf("no Linux guest in %s: run "
@@ -177,25 +132,30 @@ static void test_pvh_acpi_e820(void)
         return;
     }
 
-    g_assert_true(g_spawn_async_with_pipes(NULL, argv, NULL,
-                                           G_SPAWN_DO_NOT_REAP_CHILD |
-                                           G_SPAWN_STDOUT_TO_DEV_NULL,
-                                           NULL, NULL, &pid, NULL, NULL,
-                                           &err_fd, &gerr));
+    /* COM1 is the helper's -serial stdio. */
+    args = vm_args_new("-accel kvm -M pc -m 512M -smp 2 -display none");
+    vm_args_add(args, "-kernel");
+    vm_args_add(args, vmlinux);
+    vm_args_add(args, "-initrd");
+    vm_args_add(args, initrd);
+    vm_args_add(args, "-append");
+    vm_args_add(args, "console=ttyS0 earlyprintk=ttyS0");
+    vm = vm_start(args, 0);
+    g_ptr_array_free(args, TRUE);
     start = g_get_monotonic_time();
     deadline = start + (gint64)boot_timeout_ms() * 1000;
 
     /* Until every line is there, the emulator ends, or time is up. */
     for (;;) {
         g_free(log);
-        log = read_log(log_path);
+        log = vm_serial(vm);
         g_free(miss);
         miss = missing_lines(log);
         if (!*miss) {
             seen = true;
             break;
         }
-        if (waitpid(pid, &status, WNOHANG) == pid) {
+        if (vm_exited(vm)) {
             exited = true;
             break;
         }
@@ -208,20 +168,20 @@ static void test_pvh_acpi_e820(void)
                    seen ? "all lines seen" :
                    exited ? "the emulator ended" : "timed out");
 
+    /* Stop it with SIGTERM (SIGKILL, status -1, if it hangs). */
     if (!exited) {
-        status = stop_child(pid);
+        kill(vm_pid(vm), SIGTERM);
     }
-    g_spawn_close_pid(pid);
-    err = read_all_fd(err_fd);
+    status = vm_wait(vm, TERM_WAIT_S);
+    err = g_strdup(vm_stderr(vm));
     if (!seen) {
         /* One more look: the lines may have landed just before the end. */
         g_free(log);
-        log = read_log(log_path);
+        log = vm_serial(vm);
         g_free(miss);
         miss = missing_lines(log);
     }
-    g_unlink(log_path);
-    g_rmdir(dir);
+    vm_free(vm);
 
     if (*miss) {
         g_test_message("serial log:\n%s\nstderr:\n%s", log, err);

@@ -27,7 +27,7 @@
 #include <linux/capability.h>
 
 #include "config-host.h"
-#include "qemu-run.h"
+#include "qemu-vm.h"
 
 typedef struct MemFigures {
     long size, rss, lck;

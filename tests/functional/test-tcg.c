@@ -1,8 +1,9 @@
 /*
  * The software CPU (-accel tcg) against the guest kit and against KVM.
  *
- * Every case of tests/guest/record-expected.sh (the one list of guest
- * programs and their command lines) runs under -accel tcg: its serial
+ * Every case of tests/guest/cases.txt (the one list of guest programs and
+ * their command lines, which tests/guest/record-expected.sh records
+ * from) runs under -accel tcg: its serial
  * output must equal the expected file recorded from QEMU 7.2 (CASE.tcg.txt
  * where QEMU's TCG and KVM differ, else CASE.txt, else CASE.kvm.txt: the
  * software CPU must then do what KVM does) and its exit status must be
@@ -12,33 +13,20 @@
  * too, and must give their kvm expected output, identical to tcg's where
  * the recorded files are the same. Then the accelerator selection
  * (-machine accel=tcg, the kvm:tcg fallback with KVM unusable, -accel
- * help, the property errors) and the run-state paths under tcg: -S/cont,
- * stop/cont, quit, system_reset, SIGTERM, query-cpus-fast with -smp 2,
- * and the reset a triple fault causes without -no-reboot.
+ * help, the property errors). (The run states under tcg and kvm are
+ * test-run-state's.)
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "qemu-run.h"
+#include "qemu-vm.h"
 
-#define UID_NOBODY          65534
-#define TIMEOUT_MS          20000
-
-static char *tmpdir;
 
 /* --- the case list ----------------------------------------------------- */
 
@@ -52,10 +40,10 @@ typedef struct GuestCase {
 static GPtrArray *cases;            /* of GuestCase * */
 static GHashTable *tcg_serial;      /* case name -> serial under tcg */
 
-/* The script's $b (the build's guest directory) and $src. */
+/* The file's $build (the built guest programs) and $src. */
 static char *expand(const char *word)
 {
-    char **p = g_strsplit(word, "$b", -1);
+    char **p = g_strsplit(word, "$build", -1);
     char *a = g_strjoinv(GUEST_DIR, p), *b;
 
     g_strfreev(p);
@@ -67,8 +55,8 @@ static char *expand(const char *word)
 }
 
 /*
- * One line of the script's cases=( ... ) array:
- *   "NAME|TIMEOUT|ACCELS|ARGS"
+ * One line of tests/guest/cases.txt (its header says more):
+ *   NAME | TIMEOUT | ACCELS | ARGS
  * ARGS are split on spaces; in the word after -append '+' is a space;
  * everything after -initrd is one word ("path args,path").
  */
@@ -81,6 +69,9 @@ static GuestCase *parse_case(const char *line)
     if (g_strv_length(f) != 4) {
         g_strfreev(f);
         return NULL;
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        g_strstrip(f[i]);
     }
     c = g_new0(GuestCase, 1);
     c->name = g_strdup(f[0]);
@@ -112,31 +103,28 @@ static GuestCase *parse_case(const char *line)
 
 static void load_cases(void)
 {
-    char *script, **lines;
-    bool in_array = false;
+    char *text, **lines;
 
     cases = g_ptr_array_new();
-    g_assert_true(g_file_get_contents(GUEST_SRC_DIR "/record-expected.sh",
-                                      &script, NULL, NULL));
-    lines = g_strsplit(script, "\n", -1);
+    g_assert_true(g_file_get_contents(GUEST_SRC_DIR "/cases.txt", &text,
+                                      NULL, NULL));
+    lines = g_strsplit(text, "\n", -1);
     for (char **l = lines; *l; l++) {
         char *s = g_strstrip(*l);
+        GuestCase *c;
 
-        if (g_str_has_prefix(s, "cases=(")) {
-            in_array = true;
-        } else if (in_array && !strcmp(s, ")")) {
-            in_array = false;
-        } else if (in_array && s[0] == '"' && g_str_has_suffix(s, "\"")) {
-            GuestCase *c;
-
-            s[strlen(s) - 1] = 0;
-            c = parse_case(s + 1);
-            g_assert_nonnull(c);
-            g_ptr_array_add(cases, c);
+        if (!*s || *s == '#') {
+            continue;
         }
+        c = parse_case(s);
+        if (!c) {
+            g_error("tests/guest/cases.txt: not NAME | TIMEOUT | ACCELS | "
+                    "ARGS: '%s'", s);
+        }
+        g_ptr_array_add(cases, c);
     }
     g_strfreev(lines);
-    g_free(script);
+    g_free(text);
     /* The kit had 10 cases when this test was written. */
     g_assert_cmpuint(cases->len, >=, 10);
 }
@@ -180,102 +168,22 @@ static bool guests_built(void)
     return true;
 }
 
-static bool kvm_usable(void)
-{
-    int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-    if (fd < 0) {
-        return false;
-    }
-    close(fd);
-    return true;
-}
-
 /* --- running ----------------------------------------------------------- */
 
-typedef struct Run {
-    int status;                     /* wait status; -1: timed out */
-    char *serial;
-    char *err;
-} Run;
+typedef VmRun Run;
 
 static void run_free(Run *r)
 {
-    g_free(r->serial);
-    g_free(r->err);
-}
-
-static char *slurp(const char *path)
-{
-    char *s = NULL;
-
-    if (!g_file_get_contents(path, &s, NULL, NULL)) {
-        s = g_strdup("");
-    }
-    return s;
+    vm_run_free(r);
 }
 
 /*
- * Run the emulator with argv (after the binary) to its end or the
- * timeout; serial (COM1) and stderr go to files the parent opened, so a
- * child running as another user still writes them.
+ * Run the emulator with args (after the binary) to its end or the
+ * timeout (status -1); COM1 and stderr are captured.
  */
 static Run run_argv(GPtrArray *args, unsigned timeout_s, bool as_nobody)
 {
-    char *ser = g_build_filename(tmpdir, "serial.out", NULL);
-    char *errp = g_build_filename(tmpdir, "stderr.out", NULL);
-    GPtrArray *argv = g_ptr_array_new();
-    Run r = { .status = -1 };
-    int ser_fd, err_fd, null_fd;
-    pid_t pid;
-
-    ser_fd = open(ser, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    err_fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    g_assert_cmpint(ser_fd, >=, 0);
-    g_assert_cmpint(err_fd, >=, 0);
-    g_ptr_array_add(argv, (char *)qemu_binary());
-    for (guint i = 0; i < args->len; i++) {
-        g_ptr_array_add(argv, g_ptr_array_index(args, i));
-    }
-    g_ptr_array_add(argv, (char *)"-serial");
-    g_ptr_array_add(argv, (char *)"stdio");
-    g_ptr_array_add(argv, NULL);
-    pid = fork();
-    g_assert_cmpint(pid, >=, 0);
-    if (pid == 0) {
-        dup2(null_fd, 0);
-        dup2(ser_fd, 1);
-        dup2(err_fd, 2);
-        if (as_nobody && (setgroups(0, NULL) || setgid(UID_NOBODY) ||
-                          setuid(UID_NOBODY))) {
-            _exit(126);
-        }
-        execv(argv->pdata[0], (char **)argv->pdata);
-        _exit(127);
-    }
-    close(ser_fd);
-    close(err_fd);
-    close(null_fd);
-    for (unsigned ms = 0; ms < timeout_s * 1000; ms += 10) {
-        int st;
-
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            r.status = st;
-            break;
-        }
-        g_usleep(10 * 1000);
-    }
-    if (r.status == -1) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
-    r.serial = slurp(ser);
-    r.err = slurp(errp);
-    g_ptr_array_free(argv, TRUE);
-    g_free(ser);
-    g_free(errp);
-    return r;
+    return vm_run(args, as_nobody ? VM_AS_NOBODY : 0, timeout_s);
 }
 
 static GPtrArray *case_args(const GuestCase *c, const char *accel)
@@ -358,7 +266,7 @@ static void test_kvm_vs_tcg(gconstpointer data)
     if (!guests_built()) {
         return;
     }
-    if (!kvm_usable()) {
+    if (!vm_kvm_usable()) {
         g_test_skip("no usable /dev/kvm: the KVM half is skipped");
         return;
     }
@@ -467,7 +375,7 @@ static void test_kvm_fallback(gconstpointer data)
     if (!guests_built()) {
         return;
     }
-    if (!as_nobody && kvm_usable()) {
+    if (!as_nobody && vm_kvm_usable()) {
         g_test_skip("KVM works for this user and only root can take it "
                     "away (by running the emulator as nobody)");
         return;
@@ -572,269 +480,11 @@ static void test_accel_errors(void)
     }
 }
 
-/* --- run state under tcg ----------------------------------------------- */
-
-/*
- * 32-bit code of a tiny multiboot guest: 'X' once at start (so a reset
- * shows as a second 'X'), then '.' per ~10^5 iterations.
- */
-static const uint8_t code_ticker[] = {
-    0x66, 0xba, 0xf8, 0x03,             /* mov $0x3f8, %dx */
-    0xb0, 'X', 0xee,                    /* mov $'X', %al; out %al, %dx */
-    0xb0, '.', 0xee,                    /* 1: mov $'.', %al; out %al, %dx */
-    0xb9, 0x00, 0x00, 0x01, 0x00,       /* mov $0x10000, %ecx */
-    0xe2, 0xfe,                         /* 2: loop 2b */
-    0xeb, 0xf4,                         /* jmp 1b */
-};
-
-/* A multiboot a.out-kludge image of code at 1 MiB (as test-kvm.c). */
-static char *make_ticker(void)
-{
-    GByteArray *img = g_byte_array_new();
-    char *path = g_build_filename(tmpdir, "ticker.bin", NULL);
-    uint32_t end = 0x100000 + 32 + sizeof(code_ticker);
-    uint32_t hdr[8] = {
-        0x1BADB002, 0x00010000, -(0x1BADB002u + 0x00010000), 0x100000,
-        0x100000, end, end, 0x100000 + 32,
-    };
-
-    g_byte_array_append(img, (const uint8_t *)hdr, sizeof(hdr));
-    g_byte_array_append(img, code_ticker, sizeof(code_ticker));
-    g_assert_true(g_file_set_contents(path, (char *)img->data, img->len,
-                                      NULL));
-    g_byte_array_free(img, TRUE);
-    return path;
-}
-
-typedef struct Vm {
-    pid_t pid;
-    int err_fd;
-    int qmp;
-    char *serial;
-    GString *rx;
-} Vm;
-
-/* kernel NULL: the ticker. */
-static void vm_start(Vm *vm, const char *extra, const char *kernel_path)
-{
-    char *kernel = kernel_path ? g_strdup(kernel_path) : make_ticker();
-    char *sock = g_build_filename(tmpdir, "qmp.sock", NULL);
-    struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    char *args;
-
-    vm->serial = g_build_filename(tmpdir, "vm-serial.out", NULL);
-    g_unlink(vm->serial);
-    g_unlink(sock);
-    args = g_strdup_printf("-M pc -accel tcg -display none -nodefaults "
-                           "-serial file:%s -qmp unix:%s,server=on,wait=off "
-                           "%s -kernel %s", vm->serial, sock, extra, kernel);
-    vm->pid = qemu_spawn(args, &vm->err_fd);
-    vm->rx = g_string_new(NULL);
-    g_strlcpy(addr.sun_path, sock, sizeof(addr.sun_path));
-    vm->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    for (int i = 0; connect(vm->qmp, (struct sockaddr *)&addr,
-                            sizeof(addr)); i++) {
-        g_assert_cmpint(i, <, TIMEOUT_MS / 10);
-        g_usleep(10 * 1000);
-    }
-    g_free(args);
-    g_free(sock);
-    g_free(kernel);
-}
-
-/* The next reply (events are skipped). */
-static char *qmp_reply(Vm *vm)
-{
-    char buf[4096];
-
-    for (;;) {
-        char *nl = strchr(vm->rx->str, '\n');
-        ssize_t n;
-
-        if (nl) {
-            char *line = g_strndup(vm->rx->str, nl - vm->rx->str);
-
-            g_string_erase(vm->rx, 0, nl - vm->rx->str + 1);
-            if (strstr(line, "\"event\"")) {
-                g_free(line);
-                continue;
-            }
-            return line;
-        }
-        n = read(vm->qmp, buf, sizeof(buf));
-        g_assert_cmpint(n, >, 0);
-        g_string_append_len(vm->rx, buf, n);
-    }
-}
-
-static char *qmp(Vm *vm, const char *cmd)
-{
-    char *msg = g_strdup_printf("{\"execute\": \"%s\"}\n", cmd);
-
-    g_assert_cmpint(write(vm->qmp, msg, strlen(msg)), ==, strlen(msg));
-    g_free(msg);
-    return qmp_reply(vm);
-}
-
-static void qmp_ok(Vm *vm, const char *cmd)
-{
-    char *r = qmp(vm, cmd);
-
-    g_assert_nonnull(strstr(r, "\"return\""));
-    g_free(r);
-}
-
-static size_t serial_len(Vm *vm)
-{
-    char *s = slurp(vm->serial);
-    size_t n = strlen(s);
-
-    g_free(s);
-    return n;
-}
-
-/* Wait until the guest printed more than n bytes; false on timeout. */
-static bool wait_output(Vm *vm, size_t n)
-{
-    for (int i = 0; i < TIMEOUT_MS / 10; i++) {
-        if (serial_len(vm) > n) {
-            return true;
-        }
-        g_usleep(10 * 1000);
-    }
-    return false;
-}
-
-static void vm_init(Vm *vm, const char *extra, const char *kernel)
-{
-    char *greeting;
-
-    vm_start(vm, extra, kernel);
-    greeting = qmp_reply(vm);
-    g_assert_nonnull(strstr(greeting, "QMP"));
-    g_free(greeting);
-    qmp_ok(vm, "qmp_capabilities");
-}
-
-/* Reap the emulator; its stderr goes to *err when err is not NULL. */
-static int vm_end(Vm *vm, char **err)
-{
-    int status;
-    char *text;
-
-    g_assert_cmpint(waitpid(vm->pid, &status, 0), ==, vm->pid);
-    text = read_all_fd(vm->err_fd);
-    if (err) {
-        *err = text;
-    } else {
-        g_free(text);
-    }
-    close(vm->qmp);
-    g_string_free(vm->rx, TRUE);
-    g_free(vm->serial);
-    return status;
-}
-
-static void assert_status(Vm *vm, const char *want)
-{
-    char *r = qmp(vm, "query-status");
-    char *s = g_strdup_printf("\"status\": \"%s\"", want);
-
-    g_assert_nonnull(strstr(r, s));
-    g_free(s);
-    g_free(r);
-}
-
-static void test_paused_stop_cont_quit(void)
-{
-    size_t n;
-    Vm vm;
-
-    vm_init(&vm, "-S", NULL);
-    assert_status(&vm, "prelaunch");
-    g_usleep(200 * 1000);
-    g_assert_cmpuint(serial_len(&vm), ==, 0);
-    qmp_ok(&vm, "cont");
-    g_assert_true(wait_output(&vm, 0));
-    assert_status(&vm, "running");
-    qmp_ok(&vm, "stop");
-    assert_status(&vm, "paused");
-    n = serial_len(&vm);
-    g_usleep(200 * 1000);
-    g_assert_cmpuint(serial_len(&vm), ==, n);
-    qmp_ok(&vm, "cont");
-    g_assert_true(wait_output(&vm, n));
-    qmp_ok(&vm, "quit");
-    g_assert_cmpint(WEXITSTATUS(vm_end(&vm, NULL)), ==, 0);
-}
-
-static unsigned serial_count(Vm *vm, const char *text)
-{
-    char *s = slurp(vm->serial);
-    unsigned n = 0;
-
-    for (char *p = s; (p = strstr(p, text)); p += strlen(text)) {
-        n++;
-    }
-    g_free(s);
-    return n;
-}
-
-static void test_system_reset_sigterm(void)
-{
-    char *s, *err;
-    Vm vm;
-
-    vm_init(&vm, "-smp 2", NULL);
-    g_assert_true(wait_output(&vm, 1));
-    g_assert_cmpuint(serial_count(&vm, "X"), ==, 1);
-    /* After the reset the guest starts over from its first line. */
-    qmp_ok(&vm, "system_reset");
-    for (int i = 0; i < TIMEOUT_MS / 10 && serial_count(&vm, "X") < 2; i++) {
-        g_usleep(10 * 1000);
-    }
-    g_assert_cmpuint(serial_count(&vm, "X"), ==, 2);
-    assert_status(&vm, "running");
-    s = qmp(&vm, "query-cpus-fast");
-    g_assert_nonnull(strstr(s, "/machine/unattached/device[1]"));
-    g_assert_nonnull(strstr(s, "\"target\": \"x86_64\""));
-    g_assert_null(strstr(s, "device[2]"));
-    g_free(s);
-    kill(vm.pid, SIGTERM);
-    g_assert_cmpint(WEXITSTATUS(vm_end(&vm, &err)), ==, 0);
-    g_assert_true(g_str_has_prefix(err, "qemu-system-x86_64: terminating on "
-                                        "signal 15 from pid "));
-    g_free(err);
-}
-
-/* Count the occurrences of text in the guest's output so far. */
-/* Without -no-reboot a triple fault resets the machine: it runs again. */
-static void test_triple_fault_resets(void)
-{
-    const char *line = "triple-fault: loading an empty IDT";
-    int i;
-    Vm vm;
-
-    if (!guests_built()) {
-        return;
-    }
-    vm_init(&vm, "-m 512M", GUEST_DIR "/triple-fault.elf");
-    for (i = 0; i < TIMEOUT_MS / 10 && serial_count(&vm, line) < 3; i++) {
-        g_usleep(10 * 1000);
-    }
-    g_assert_cmpuint(serial_count(&vm, line), >=, 3);
-    assert_status(&vm, "running");
-    qmp_ok(&vm, "quit");
-    g_assert_cmpint(WEXITSTATUS(vm_end(&vm, NULL)), ==, 0);
-}
-
 int main(int argc, char **argv)
 {
     int ret;
 
     g_test_init(&argc, &argv, NULL);
-    tmpdir = g_dir_make_tmp("test-tcg-XXXXXX", NULL);
-    g_assert_nonnull(tmpdir);
     tcg_serial = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                        g_free);
     load_cases();
@@ -866,28 +516,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/log-items", test_log_items);
     g_test_add_func("/tcg/accel/help", test_accel_help);
     g_test_add_func("/tcg/accel/errors", test_accel_errors);
-    g_test_add_func("/tcg/run/paused-stop-cont-quit",
-                    test_paused_stop_cont_quit);
-    g_test_add_func("/tcg/run/system-reset-sigterm",
-                    test_system_reset_sigterm);
-    g_test_add_func("/tcg/run/triple-fault-resets",
-                    test_triple_fault_resets);
     ret = g_test_run();
-    {
-        GDir *d = g_dir_open(tmpdir, 0, NULL);
-        const char *n;
-
-        while (d && (n = g_dir_read_name(d))) {
-            char *p = g_build_filename(tmpdir, n, NULL);
-
-            g_unlink(p);
-            g_free(p);
-        }
-        if (d) {
-            g_dir_close(d);
-        }
-        g_rmdir(tmpdir);
-    }
     g_hash_table_destroy(tcg_serial);
     return ret;
 }

@@ -2,7 +2,8 @@
 # Run every guest program under Debian's QEMU (KVM and TCG) and record the
 # serial output in expected/: CASE.txt when both accelerators agree,
 # CASE.kvm.txt and CASE.tcg.txt when the loader's input differs (the e820
-# map).  Prints exit status and timings per run.  Usage, after build.sh:
+# map).  The cases are tests/guest/cases.txt.  Prints exit status and
+# timings per run.  Usage, after build.sh:
 #   tests/guest/record-expected.sh [QEMU] [BUILDDIR]
 # ONLY="case ..." in the environment records just those cases.
 set -u
@@ -13,29 +14,17 @@ exp=$src/expected
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# name | timeout s | accels | args
-cases=(
-  "hello|30|kvm tcg|-m 512M -kernel $b/hello.elf -append foo+bar"
-  "hello-modules|30|kvm tcg|-m 512M -kernel $b/hello-aout.bin -append x=1 -initrd $src/fixtures/module-one.txt arg1 arg2,$src/fixtures/module-two.txt"
-  "smp-1|30|kvm tcg|-m 512M -smp 1 -kernel $b/smp.elf"
-  "smp-4|30|kvm tcg|-m 512M -smp 4 -kernel $b/smp.elf"
-  "dirty|30|kvm tcg|-m 512M -kernel $b/dirty.elf -append dirty=64"
-  "dirty-high|60|kvm tcg|-m 5G -kernel $b/dirty.elf -append dirty=64+dirty_high=256"
-  "timer|30|kvm tcg|-m 512M -kernel $b/timer.elf"
-  "exceptions|30|tcg|-m 512M -kernel $b/exceptions.elf"
-  "exceptions-soft-int-off|30|kvm tcg|-m 512M -kernel $b/exceptions.elf -append soft_int=off"
-  "triple-fault|20|kvm tcg|-m 512M -kernel $b/triple-fault.elf"
-  "syscall|30|tcg|-m 512M -kernel $b/syscall.elf"
-  "syscall-intel|30|tcg|-m 512M -cpu qemu64,vendor=GenuineIntel -kernel $b/syscall.elf"
-  "syscall-int3-only|30|kvm tcg|-m 512M -kernel $b/syscall.elf -append syscall_insn=off+soft_int=off"
-  "privilege|30|tcg|-m 512M -kernel $b/privilege.elf"
-  "privilege-soft-int-off|30|kvm tcg|-m 512M -kernel $b/privilege.elf -append soft_int=off"
-  "pgedge|30|kvm|-m 512M -kernel $b/pgedge.elf"
-  "pgedge-rsvd-off|30|kvm tcg|-m 512M -kernel $b/pgedge.elf -append rsvd=off"
-  "cpubench|60|kvm tcg|-m 512M -kernel $b/cpubench.elf"
-  "apictimer|30|kvm|-m 512M -cpu qemu64,+tsc-deadline -kernel $b/apictimer.elf"
-  "apictimer-oneshot|30|kvm tcg|-m 512M -kernel $b/apictimer.elf -append tsc_deadline=off"
-)
+# The cases: tests/guest/cases.txt (name | timeout | accels | args), the
+# same list tests/functional/test-tcg runs.
+cases=()
+while IFS= read -r line; do
+    case $line in ''|'#'*) continue ;; esac
+    # "a | b" -> "a|b"; $build and $src name the two directories.
+    line=$(printf '%s\n' "$line" | sed 's/[[:space:]]*|[[:space:]]*/|/g')
+    line=${line//\$build/$b}
+    line=${line//\$src/$src}
+    cases+=("$line")
+done < "$src/cases.txt"
 
 run() { # out timeout args... ; prints "rc first_ms total_ms"
     local out=$1 t=$2

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libqmp.h"
 #include "libqtest.h"
 
 #ifndef QEMU_BINARY
@@ -43,24 +44,13 @@
 #define QTEST_DEFAULT_TIMEOUT_S 60
 #define QTEST_MAX_IRQ           256
 
-typedef struct QMPScan {
-    size_t pos;                 /* bytes of qmp_buf already scanned */
-    int depth;
-    bool in_string;
-    bool escape;
-    bool started;
-} QMPScan;
-
 struct QTestState {
     pid_t pid;                  /* -1 once reaped */
     int wstatus;                /* valid once reaped */
     int qtest_fd;
-    int qmp_fd;
     GString *qtest_buf;         /* received, not yet consumed */
     size_t qtest_scanned;       /* bytes of qtest_buf known to lack '\n' */
-    GString *qmp_buf;
-    QMPScan qmp_scan;
-    GQueue *qmp_events;         /* JsonNode *, oldest first */
+    QMPClient *qmp;             /* NULL if the emulator did not connect */
     bool irq_level[QTEST_MAX_IRQ];
     bool big_endian;
 
@@ -347,28 +337,10 @@ static bool accept_both(QTestState *s, int lfd[2], int cfd[2],
 
 static void send_all(QTestState *s, int fd, const char *data, size_t len)
 {
-    int64_t deadline = now_ms() + qtest_timeout_ms();
+    const char *why;
 
-    while (len) {
-        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-        int64_t left = deadline - now_ms();
-        ssize_t n;
-
-        if (left <= 0) {
-            qtest_fail(s, "timed out sending to the emulator");
-        }
-        if (poll(&pfd, 1, left > 1000 ? 1000 : (int)left) <= 0) {
-            continue;
-        }
-        n = send(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
-            continue;
-        }
-        if (n < 0) {
-            qtest_fail(s, "send to emulator failed: %s", strerror(errno));
-        }
-        data += n;
-        len -= n;
+    if (!qmp_fd_send(fd, data, len, qtest_timeout_ms(), &why)) {
+        qtest_fail(s, "send to emulator failed: %s", why);
     }
 }
 
@@ -378,41 +350,7 @@ static void send_all(QTestState *s, int fd, const char *data, size_t len)
  */
 static bool fill(QTestState *s, int fd, GString *buf, const char **why)
 {
-    int64_t deadline = now_ms() + qtest_timeout_ms();
-    char chunk[65536];
-
-    for (;;) {
-        struct pollfd pfd = { .fd = fd, .events = POLLIN };
-        int64_t left = deadline - now_ms();
-        int r;
-        ssize_t n;
-
-        if (left <= 0) {
-            *why = "timed out waiting for the emulator";
-            return false;
-        }
-        r = poll(&pfd, 1, left > 1000 ? 1000 : (int)left);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r == 0) {
-            continue;
-        }
-        n = recv(fd, chunk, sizeof(chunk), 0);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
-            continue;
-        }
-        if (n < 0) {
-            *why = strerror(errno);
-            return false;
-        }
-        if (n == 0) {
-            *why = "the emulator closed the connection";
-            return false;
-        }
-        g_string_append_len(buf, chunk, n);
-        return true;
-    }
+    return qmp_fd_fill(fd, buf, qtest_timeout_ms(), why);
 }
 
 /* ---- qtest protocol -------------------------------------------------- */
@@ -828,141 +766,49 @@ bool qtest_big_endian(QTestState *s)
 
 /* ---- QMP ------------------------------------------------------------- */
 
-/*
- * Find the end of the first complete JSON value in the QMP buffer: the
- * length up to and including it (leading whitespace included), or 0 if
- * it is not complete yet. QMP sends one value per line, but this does not
- * rely on it. The scan resumes where the last call stopped, so a large
- * reply arriving in many pieces is scanned once.
- */
-static size_t qmp_scan(QTestState *s)
+/* A QMP call failed: fail the test with the emulator's stderr. */
+static JsonNode *qmp_check(QTestState *s, JsonNode *node, char *why)
 {
-    GString *b = s->qmp_buf;
-    QMPScan *sc = &s->qmp_scan;
-
-    for (; sc->pos < b->len; sc->pos++) {
-        char c = b->str[sc->pos];
-
-        if (sc->in_string) {
-            if (sc->escape) {
-                sc->escape = false;
-            } else if (c == '\\') {
-                sc->escape = true;
-            } else if (c == '"') {
-                sc->in_string = false;
-            }
-            continue;
-        }
-        switch (c) {
-        case '"':
-            sc->in_string = true;
-            sc->started = true;
-            break;
-        case '{':
-        case '[':
-            sc->depth++;
-            sc->started = true;
-            break;
-        case '}':
-        case ']':
-            sc->depth--;
-            break;
-        case ' ':
-        case '\t':
-        case '\r':
-        case '\n':
-            break;
-        default:
-            sc->started = true;
-            break;
-        }
-        /* Objects end at their brace; stray scalars at the line's end. */
-        if (sc->started && sc->depth <= 0 &&
-            (c == '}' || c == ']' || c == '\n')) {
-            size_t end = sc->pos + 1;
-
-            *sc = (QMPScan){ 0 };
-            return end;
-        }
+    if (!node) {
+        qtest_fail(s, "%s", why);
     }
-    return 0;
-}
-
-static JsonNode *qmp_read_message(QTestState *s)
-{
-    for (;;) {
-        size_t end = qmp_scan(s);
-        const char *why;
-
-        if (end) {
-            JsonParser *parser = json_parser_new();
-            GError *err = NULL;
-            JsonNode *node = NULL;
-            char *text = g_strndup(s->qmp_buf->str, end);
-
-            g_string_erase(s->qmp_buf, 0, end);
-            g_strstrip(text);
-            if (!*text) {
-                g_free(text);
-                g_object_unref(parser);
-                continue;
-            }
-            if (!json_parser_load_from_data(parser, text, -1, &err)) {
-                qtest_fail(s, "QMP: cannot parse '%s': %s", text,
-                           err->message);
-            }
-            node = json_node_ref(json_parser_get_root(parser));
-            g_object_unref(parser);
-            if (!JSON_NODE_HOLDS_OBJECT(node)) {
-                qtest_fail(s, "QMP: message is not an object: '%s'", text);
-            }
-            if (g_getenv("QTEST_LOG")) {
-                fprintf(stderr, "[R] %s\n", text);
-            }
-            g_free(text);
-            return node;
-        }
-        if (s->qmp_fd < 0) {
-            qtest_fail(s, "no QMP connection");
-        }
-        if (!fill(s, s->qmp_fd, s->qmp_buf, &why)) {
-            qtest_fail(s, "QMP: %s", why);
-        }
-    }
-}
-
-static bool qmp_is_event(JsonNode *node)
-{
-    return json_object_has_member(json_node_get_object(node), "event");
+    return node;
 }
 
 JsonNode *qtest_qmp_receive(QTestState *s)
 {
-    return qmp_read_message(s);
+    char *why = NULL;
+
+    if (!s->qmp) {
+        qtest_fail(s, "no QMP connection");
+    }
+    return qmp_check(s, qmp_client_receive(s->qmp, &why), why);
 }
 
 void qtest_qmp_send_raw(QTestState *s, const char *data, size_t len)
 {
-    if (g_getenv("QTEST_LOG")) {
-        fprintf(stderr, "[S] %.*s\n", len > 400 ? 400 : (int)len, data);
+    char *why = NULL;
+
+    if (!s->qmp) {
+        qtest_fail(s, "no QMP connection");
     }
-    send_all(s, s->qmp_fd, data, len);
+    if (!qmp_client_send_raw(s->qmp, data, len, &why)) {
+        qtest_fail(s, "%s", why);
+    }
 }
 
 static JsonNode *qtest_qmpv(QTestState *s, const char *fmt, va_list ap)
 {
     char *cmd = g_strdup_vprintf(fmt, ap);
+    char *why = NULL;
+    JsonNode *reply;
 
-    qtest_qmp_send_raw(s, cmd, strlen(cmd));
-    g_free(cmd);
-    for (;;) {
-        JsonNode *node = qmp_read_message(s);
-
-        if (!qmp_is_event(node)) {
-            return node;
-        }
-        g_queue_push_tail(s->qmp_events, node);
+    if (!s->qmp) {
+        qtest_fail(s, "no QMP connection");
     }
+    reply = qmp_client_command(s->qmp, cmd, &why);
+    g_free(cmd);
+    return qmp_check(s, reply, why);
 }
 
 JsonNode *qtest_qmp(QTestState *s, const char *fmt, ...)
@@ -976,37 +822,14 @@ JsonNode *qtest_qmp(QTestState *s, const char *fmt, ...)
     return reply;
 }
 
-static bool event_is(JsonNode *node, const char *event)
-{
-    const char *name = json_object_get_string_member_with_default(
-        json_node_get_object(node), "event", NULL);
-
-    return name && strcmp(name, event) == 0;
-}
-
 JsonNode *qtest_qmp_eventwait_ref(QTestState *s, const char *event)
 {
-    for (GList *l = s->qmp_events->head; l; l = l->next) {
-        if (event_is(l->data, event)) {
-            JsonNode *node = l->data;
+    char *why = NULL;
 
-            g_queue_delete_link(s->qmp_events, l);
-            return node;
-        }
+    if (!s->qmp) {
+        qtest_fail(s, "no QMP connection");
     }
-    for (;;) {
-        JsonNode *node = qmp_read_message(s);
-
-        if (event_is(node, event)) {
-            return node;
-        }
-        if (qmp_is_event(node)) {
-            g_queue_push_tail(s->qmp_events, node);
-        } else {
-            /* A reply nobody waits for (e.g. to qtest_qmp_send_raw). */
-            json_node_unref(node);
-        }
-    }
+    return qmp_check(s, qmp_client_eventwait(s->qmp, event, &why), why);
 }
 
 void qtest_qmp_eventwait(QTestState *s, const char *event)
@@ -1127,10 +950,8 @@ static QTestState *qtest_start(const char *extra_args, bool must_start)
     signal(SIGPIPE, SIG_IGN);
 
     s->pid = -1;
-    s->qtest_fd = s->qmp_fd = s->stderr_fd = -1;
+    s->qtest_fd = s->stderr_fd = -1;
     s->qtest_buf = g_string_new(NULL);
-    s->qmp_buf = g_string_new(NULL);
-    s->qmp_events = g_queue_new();
     s->stderr_text = g_string_new(NULL);
     g_mutex_init(&s->stderr_lock);
 
@@ -1172,7 +993,9 @@ static QTestState *qtest_start(const char *extra_args, bool must_start)
         stderr_finish(s);
     }
     s->qtest_fd = cfd[0];
-    s->qmp_fd = cfd[1];
+    if (cfd[1] >= 0) {
+        s->qmp = qmp_client_new(cfd[1], qtest_timeout_ms());
+    }
 
     /* The connections are up: the socket files are no longer needed. */
     close(lfd[0]);
@@ -1224,21 +1047,11 @@ QTestState *qtest_init_without_qmp_handshake(const char *extra_args)
 QTestState *qtest_init(const char *extra_args)
 {
     QTestState *s = qtest_start(extra_args, true);
-    JsonNode *greeting;
-    JsonNode *reply;
+    char *why = NULL;
 
-    greeting = qtest_qmp_receive(s);
-    if (!qdict_get_qdict(greeting, "QMP")) {
-        qtest_fail(s, "QMP: expected a greeting, got '%s'",
-                   json_to_string(greeting, FALSE));
+    if (!s->qmp || !qmp_client_handshake(s->qmp, &why)) {
+        qtest_fail(s, "%s", why ? why : "no QMP connection");
     }
-    json_node_unref(greeting);
-    reply = qtest_qmp(s, "{\"execute\": \"qmp_capabilities\"}");
-    if (!json_object_has_member(json_node_get_object(reply), "return")) {
-        qtest_fail(s, "qmp_capabilities failed: '%s'",
-                   json_to_string(reply, FALSE));
-    }
-    json_node_unref(reply);
     return s;
 }
 
@@ -1261,13 +1074,9 @@ static void qtest_free(QTestState *s)
     if (s->qtest_fd >= 0) {
         close(s->qtest_fd);
     }
-    if (s->qmp_fd >= 0) {
-        close(s->qmp_fd);
-    }
+    qmp_client_free(s->qmp);
     stderr_finish(s);
     g_string_free(s->qtest_buf, TRUE);
-    g_string_free(s->qmp_buf, TRUE);
-    g_queue_free_full(s->qmp_events, (GDestroyNotify)json_node_unref);
     g_string_free(s->stderr_text, TRUE);
     g_free(s->stderr_snapshot);
     g_mutex_clear(&s->stderr_lock);

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Check that no lower layer includes a higher one.
+
+The layers, the paths each holds and what each may include are the table
+in docs/internals.md between the "layering table" markers: this script
+reads that table, so the doc is the one source of the order.
+
+Every .c and .h under the source tree (not tests/, bench/, scripts/,
+docs/ or build directories) is read for its #include "..." lines. An
+include is resolved as the compiler does with -Iinclude -I.: next to the
+including file first, then under include/, then from the top. A file's
+layer, and the layer of the header it includes, is the table's longest
+matching path. A file may include its own layer and the layers its row
+lists; anything else is a violation, unless scripts/layering-allowlist.txt
+lists it ("file -> include as written  # why"): those are the known ones,
+to be burnt down. Allowlist lines that match nothing any more are
+reported (and fail the check with --strict).
+
+Usage: scripts/check-layering.py [--root DIR] [--strict]
+Exit status 0 when there is no new violation, 1 otherwise.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+DOC = "docs/internals.md"
+ALLOWLIST = "scripts/layering-allowlist.txt"
+BEGIN = "<!-- layering table: read by scripts/check-layering.py -->"
+END = "<!-- end of layering table -->"
+SKIP_DIRS = {"tests", "bench", "scripts", "docs"}
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# "edge" in the "may include" column: everything.
+EVERYTHING = "everything"
+
+
+class Layer:
+    def __init__(self, name, paths, may_include):
+        self.name = name
+        self.paths = paths
+        self.may_include = may_include
+
+
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def read_table(root):
+    """The layers of docs/internals.md's table, bottom first."""
+    path = os.path.join(root, DOC)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"check-layering: no layering table in {DOC} "
+                 f"(the lines '{BEGIN}' ... '{END}')")
+    body = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    rows = [line for line in body.splitlines() if line.startswith("|")]
+    # Header, separator, then one row per layer.
+    layers = []
+    for line in rows[2:]:
+        c = cells(line)
+        if len(c) < 3:
+            sys.exit(f"check-layering: {DOC}: bad table row: {line}")
+        name = c[0].strip("`* ")
+        paths = re.findall(r"`([^`]+)`", c[1])
+        may = [m.strip("`* ") for m in re.split(r",\s*", c[2])
+               if m.strip("`* ") and m.strip() != "-"]
+        if not paths:
+            sys.exit(f"check-layering: {DOC}: layer {name} has no paths")
+        layers.append(Layer(name, paths, may))
+    names = {l.name for l in layers}
+    for l in layers:
+        for m in l.may_include:
+            if m != EVERYTHING and m not in names:
+                sys.exit(f"check-layering: {DOC}: layer {l.name} may "
+                         f"include '{m}', which is no layer of the table")
+    return layers
+
+
+def matches(pattern, path):
+    """dir/ holds everything under it; '*' is one file name's part."""
+    if pattern.endswith("/"):
+        return path.startswith(pattern)
+    if "*" in pattern:
+        rx = "[^/]*".join(re.escape(p) for p in pattern.split("*"))
+        return re.fullmatch(rx, path) is not None
+    return path == pattern
+
+
+def layer_of(layers, path):
+    """The layer whose path is the longest match for path, or None."""
+    best, best_len = None, -1
+    for layer in layers:
+        for p in layer.paths:
+            if matches(p, path) and len(p) > best_len:
+                best, best_len = layer, len(p)
+    return best
+
+
+def sources(root):
+    for dirpath, dirs, files in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == ".":
+            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        dirs[:] = sorted(d for d in dirs
+                         if not d.startswith((".", "build")))
+        for name in sorted(files):
+            if name.endswith((".c", ".h")):
+                yield os.path.normpath(os.path.join(rel, name))
+
+
+def resolve(root, src, inc):
+    for cand in (os.path.join(os.path.dirname(src), inc),
+                 os.path.join("include", inc), inc):
+        cand = os.path.normpath(cand)
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand
+    # Generated in the build directory (config-host.h, qemu-options.def):
+    # the table names them as they are written.
+    return os.path.normpath(inc)
+
+
+def read_allowlist(root):
+    allowed = {}
+    path = os.path.join(root, ALLOWLIST)
+    if not os.path.exists(path):
+        return allowed
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            entry = line.split("#", 1)[0].strip()
+            if not entry:
+                continue
+            if "->" not in entry:
+                sys.exit(f"{ALLOWLIST}:{n}: not 'file -> include': {line}")
+            src, inc = (s.strip() for s in entry.split("->", 1))
+            allowed[(src, inc)] = n
+    return allowed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), ".."))
+    ap.add_argument("--strict", action="store_true",
+                    help="fail on allowlist lines that match nothing")
+    args = ap.parse_args()
+    root = os.path.abspath(args.root)
+    layers = read_table(root)
+    allowed = read_allowlist(root)
+    used = set()
+    errors = []
+    checked = 0
+
+    for src in sources(root):
+        src_layer = layer_of(layers, src)
+        if src_layer is None:
+            errors.append(f"{src}: in no layer of the table in {DOC}; "
+                          f"add its directory to a row")
+            continue
+        with open(os.path.join(root, src), encoding="utf-8",
+                  errors="replace") as f:
+            lines = f.readlines()
+        for n, line in enumerate(lines, 1):
+            m = INCLUDE_RE.match(line)
+            if not m:
+                continue
+            checked += 1
+            inc = m.group(1)
+            target = resolve(root, src, inc)
+            inc_layer = layer_of(layers, target)
+            if inc_layer is None:
+                errors.append(f"{src}:{n}: #include \"{inc}\" ({target}) "
+                              f"is in no layer of the table in {DOC}")
+                continue
+            if (inc_layer is src_layer or
+                    inc_layer.name in src_layer.may_include or
+                    EVERYTHING in src_layer.may_include):
+                continue
+            if (src, inc) in allowed:
+                used.add((src, inc))
+                continue
+            may = ", ".join([src_layer.name] + src_layer.may_include)
+            errors.append(f"{src}:{n}: layer violation: {src_layer.name} "
+                          f"includes {inc_layer.name} (#include \"{inc}\"); "
+                          f"{src_layer.name} may include only: {may} "
+                          f"(table in {DOC}; a known exception goes to "
+                          f"{ALLOWLIST})")
+
+    stale = [(n, s, i) for (s, i), n in allowed.items() if (s, i) not in used]
+    for n, s, i in sorted(stale):
+        print(f"{ALLOWLIST}:{n}: '{s} -> {i}' matches no violation any more: "
+              f"remove the line", file=sys.stderr)
+    for e in errors:
+        print(e, file=sys.stderr)
+    print(f"check-layering: {checked} includes checked, {len(used)} known "
+          f"exceptions, {len(errors)} new violation(s)")
+    return 1 if errors or (args.strict and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

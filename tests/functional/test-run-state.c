@@ -1,0 +1,298 @@
+/*
+ * The run states on the pc machine, once for each accelerator
+ * (/run-state/kvm/... where /dev/kvm works, else skipped with the
+ * reason; /run-state/tcg/...): -S then cont, stop and cont (with the STOP
+ * and RESUME events, and not one byte of output while stopped), QMP
+ * quit, system_reset (the guest starts over; query-cpus-fast still lists
+ * the -smp CPUs), SIGTERM, query-cpus-fast with a topology and the vCPU
+ * threads' names, and the reset a triple fault causes without
+ * -no-reboot.
+ *
+ * The guests are tiny multiboot images (qemu-vm.h): "X\n" then idle, or
+ * the ticker ('X' once, then '.' forever); the triple fault is the guest
+ * kit's program.
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "qemu-vm.h"
+
+static char *tmpdir;
+static char *idle_guest;            /* "X\n", then hlt */
+static char *ticker_guest;          /* "X", then '.' forever */
+
+static const char *const accels[] = { "kvm", "tcg" };
+
+static QemuVm *start(const char *accel, const char *extra,
+                     const char *kernel)
+{
+    return vm_startf(VM_QMP, "-M pc -accel %s -display none -nodefaults %s "
+                     "-kernel %s", accel, extra, kernel);
+}
+
+static void assert_status(QemuVm *vm, const char *want)
+{
+    char *st = vm_status(vm);
+
+    g_assert_cmpstr(st, ==, want);
+    g_free(st);
+}
+
+/* -S: nothing runs until cont. */
+static void test_start_paused(gconstpointer data)
+{
+    const char *accel = data;
+    char *s;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "-S", idle_guest);
+    assert_status(vm, "prelaunch");
+    g_usleep(200 * 1000);
+    s = vm_serial(vm);
+    g_assert_cmpstr(s, ==, "");
+    g_free(s);
+    vm_qmp_ok(vm, "cont");
+    g_assert_true(vm_wait_serial(vm, "X\n", 1));
+    assert_status(vm, "running");
+    vm_quit(vm);
+    vm_free(vm);
+}
+
+/* Stopped means stopped: not one more byte until cont. */
+static void test_stop_cont(gconstpointer data)
+{
+    const char *accel = data;
+    size_t n;
+    unsigned dots;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "", ticker_guest);
+    g_assert_true(vm_wait_serial(vm, ".", 3));
+    vm_qmp_ok(vm, "stop");
+    g_assert_true(vm_wait_event(vm, "STOP"));
+    assert_status(vm, "paused");
+    n = vm_serial_len(vm);
+    dots = vm_serial_count(vm, ".");
+    g_usleep(300 * 1000);
+    g_assert_cmpuint(vm_serial_len(vm), ==, n);
+    vm_qmp_ok(vm, "cont");
+    g_assert_true(vm_wait_event(vm, "RESUME"));
+    g_assert_true(vm_wait_serial(vm, ".", dots + 3));
+    assert_status(vm, "running");
+    vm_quit(vm);
+    vm_free(vm);
+}
+
+/* What query-cpus-fast returns, as an array. */
+static JsonArray *query_cpus(QemuVm *vm, JsonNode **ret)
+{
+    *ret = vm_qmp_return(vm, "query-cpus-fast");
+    g_assert_true(JSON_NODE_HOLDS_ARRAY(*ret));
+    return json_node_get_array(*ret);
+}
+
+/* CPU i of n is /machine/unattached/device[i], and there are no more. */
+static void assert_cpu_paths(JsonArray *cpus, unsigned n)
+{
+    g_assert_cmpuint(json_array_get_length(cpus), ==, n);
+    for (unsigned i = 0; i < n; i++) {
+        JsonObject *cpu = json_array_get_object_element(cpus, i);
+        char *path = g_strdup_printf("/machine/unattached/device[%u]", i);
+
+        g_assert_cmpstr(json_object_get_string_member(cpu, "qom-path"), ==,
+                        path);
+        g_assert_cmpstr(json_object_get_string_member(cpu, "target"), ==,
+                        "x86_64");
+        g_free(path);
+    }
+}
+
+/* After a reset the guest starts over from its first line. */
+static void test_system_reset(gconstpointer data)
+{
+    const char *accel = data;
+    JsonNode *ret;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "-smp 2", idle_guest);
+    g_assert_true(vm_wait_serial(vm, "X\n", 1));
+    g_assert_cmpuint(vm_serial_count(vm, "X"), ==, 1);
+    vm_qmp_ok(vm, "system_reset");
+    g_assert_true(vm_wait_event(vm, "RESET"));
+    g_assert_true(vm_wait_serial(vm, "X\n", 2));
+    g_assert_cmpuint(vm_serial_count(vm, "X"), ==, 2);
+    assert_status(vm, "running");
+    assert_cpu_paths(query_cpus(vm, &ret), 2);
+    json_node_unref(ret);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
+static void test_sigterm(gconstpointer data)
+{
+    const char *accel = data;
+    int status;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "-smp 2", ticker_guest);
+    g_assert_true(vm_wait_serial(vm, ".", 3));
+    kill(vm_pid(vm), SIGTERM);
+    status = vm_wait(vm, 0);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_true(g_str_has_prefix(vm_stderr(vm), "qemu-system-x86_64: "
+                                   "terminating on signal 15 from pid "));
+    vm_free(vm);
+}
+
+/* True if one of pid's threads is called name. */
+static bool has_thread(pid_t pid, const char *name)
+{
+    char *task = g_strdup_printf("/proc/%d/task", (int)pid);
+    char *want = g_strdup_printf("%s\n", name);
+    GDir *dir = g_dir_open(task, 0, NULL);
+    const char *t;
+    bool found = false;
+
+    g_assert_nonnull(dir);
+    while ((t = g_dir_read_name(dir))) {
+        char *f = g_strdup_printf("%s/%s/comm", task, t);
+        char *c = NULL;
+
+        if (g_file_get_contents(f, &c, NULL, NULL) && !strcmp(c, want)) {
+            found = true;
+        }
+        g_free(c);
+        g_free(f);
+    }
+    g_dir_close(dir);
+    g_free(want);
+    g_free(task);
+    return found;
+}
+
+/*
+ * -smp 4 in 2 sockets: four CPUs with their topology, and the vCPU
+ * threads named as QEMU names them (one per vCPU under kvm, one for all
+ * under tcg).
+ */
+static void test_query_cpus(gconstpointer data)
+{
+    const char *accel = data;
+    JsonNode *ret;
+    JsonArray *cpus;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "-smp 4,sockets=2,cores=2 -name vm,debug-threads=on",
+               idle_guest);
+    cpus = query_cpus(vm, &ret);
+    assert_cpu_paths(cpus, 4);
+    for (unsigned i = 0; i < 4; i++) {
+        JsonObject *props = json_object_get_object_member(
+            json_array_get_object_element(cpus, i), "props");
+
+        g_assert_cmpint(json_object_get_int_member(props, "socket-id"), ==,
+                        i / 2);
+        if (!strcmp(accel, "kvm")) {
+            char *name = g_strdup_printf("CPU %u/KVM", i);
+
+            g_assert_true(has_thread(vm_pid(vm), name));
+            g_free(name);
+        }
+    }
+    if (!strcmp(accel, "tcg")) {
+        g_assert_true(has_thread(vm_pid(vm), "ALL CPUs/TCG"));
+    }
+    json_node_unref(ret);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
+/* Without -no-reboot a triple fault resets the machine: it runs again. */
+static void test_triple_fault_resets(gconstpointer data)
+{
+    const char *accel = data;
+    const char *line = "triple-fault: loading an empty IDT";
+    char *kernel;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel) ||
+        !(kernel = vm_require_guest_kit("triple-fault.elf"))) {
+        return;
+    }
+    vm = start(accel, "-m 512M", kernel);
+    for (int i = 0; i < VM_TIMEOUT_MS / 10 &&
+                    vm_serial_count(vm, line) < 3 && !vm_exited(vm); i++) {
+        g_usleep(10 * 1000);
+    }
+    if (vm_exited(vm) && !strcmp(accel, "kvm") &&
+        strstr(vm_stderr(vm), "KVM internal error")) {
+        /* kvm_pvm may report the shutdown as an internal error instead. */
+        g_test_skip("this host's KVM reports the triple fault as an "
+                    "internal error, not a shutdown");
+        vm_free(vm);
+        g_free(kernel);
+        return;
+    }
+    g_assert_cmpuint(vm_serial_count(vm, line), >=, 3);
+    assert_status(vm, "running");
+    vm_quit(vm);
+    vm_free(vm);
+    g_free(kernel);
+}
+
+static void add_cases(const char *name, GTestDataFunc fn)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
+        char *path = g_strdup_printf("/run-state/%s/%s", accels[i], name);
+
+        g_test_add_data_func(path, accels[i], fn);
+        g_free(path);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int ret;
+
+    g_test_init(&argc, &argv, NULL);
+    tmpdir = g_dir_make_tmp("test-run-state-XXXXXX", NULL);
+    g_assert_nonnull(tmpdir);
+    idle_guest = vm_tiny_guest(tmpdir, "idle.bin", &vm_code_print_x,
+                               &vm_code_idle, NULL);
+    ticker_guest = vm_tiny_guest(tmpdir, "ticker.bin", &vm_code_ticker,
+                                 NULL);
+    add_cases("start-paused", test_start_paused);
+    add_cases("stop-cont", test_stop_cont);
+    add_cases("system-reset", test_system_reset);
+    add_cases("sigterm", test_sigterm);
+    add_cases("query-cpus-fast", test_query_cpus);
+    add_cases("triple-fault-resets", test_triple_fault_resets);
+    ret = g_test_run();
+    g_unlink(idle_guest);
+    g_unlink(ticker_guest);
+    g_rmdir(tmpdir);
+    g_free(idle_guest);
+    g_free(ticker_guest);
+    g_free(tmpdir);
+    return ret;
+}
