@@ -57,10 +57,16 @@ bool teardown_read_proc_io(pid_t pid, TeardownIO *io)
     return ok;
 }
 
+void teardown_quiet_writeback(void)
+{
+    sync();
+}
+
 QTestState *teardown_start(unsigned ram_mib, const char *extra_args)
 {
     /* Orphaned discard helpers come to us, not to init. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    teardown_quiet_writeback();
     return qtest_initf("-machine pc -m %uM -device isa-debug-exit,"
                        "iobase=0x%x,iosize=0x4 %s", ram_mib,
                        TEARDOWN_DEBUG_EXIT, extra_args);

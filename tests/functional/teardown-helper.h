@@ -49,7 +49,15 @@ static inline int64_t teardown_net_bytes(const TeardownIO *io)
 }
 
 /*
- * Start "-machine pc -m ram_mib" + extra_args under qtest, with an
+ * Write back what the rest of the host left dirty (sync), so that the
+ * kernel's background writeback, which starts once the host's dirty
+ * pages pass a threshold, does not write the guest's file while a test
+ * measures what the teardown leaves (seen with builds running beside).
+ */
+void teardown_quiet_writeback(void);
+/*
+ * Start "-machine pc -m ram_mib" + extra_args under qtest (after
+ * teardown_quiet_writeback()), with an
  * isa-debug-exit at TEARDOWN_DEBUG_EXIT for TEARDOWN_EXIT_GUEST.
  */
 QTestState *teardown_start(unsigned ram_mib, const char *extra_args);

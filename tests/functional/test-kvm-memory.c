@@ -198,6 +198,7 @@ static void test_teardown(gconstpointer data)
     if (!vm_require_kvm() || !(kernel = vm_require_guest_kit("dirty.elf"))) {
         return;
     }
+    teardown_quiet_writeback();
     dir = disk_dir_new();
     if (!dir) {
         g_test_skip("no writable directory on a disk filesystem");

@@ -328,6 +328,14 @@ static const struct {
     { "-M pc -accel kvm -display none -kernel /nonexistent",
       "qemu-system-x86_64: could not open kernel file '/nonexistent': "
       "No such file or directory\n" },
+    /* kvm-pit's property, with QEMU 7.2's words. */
+    { "-M pc -accel kvm -display none -global kvm-pit.lost_tick_policy=xyz "
+      "-kernel KERNEL", "qemu-system-x86_64: can't apply global "
+      "kvm-pit.lost_tick_policy=xyz: Parameter 'lost_tick_policy' does not "
+      "accept value 'xyz'\n" },
+    { "-M pc -accel kvm -display none -global kvm-pit.lost_tick_policy=slew "
+      "-kernel KERNEL", "qemu-system-x86_64: Lost tick policy not "
+      "supported.\n" },
 };
 
 static void test_bad_cmdline(void)
