@@ -66,8 +66,6 @@ typedef struct PCMachineState {
     uint64_t acpi_rsdp;             /* guest address of the RSDP */
 } PCMachineState;
 
-static PCMachineState pcms;
-
 PCRamLayout pc_ram_layout(uint64_t ram_size)
 {
     PCRamLayout l;
@@ -82,66 +80,67 @@ PCRamLayout pc_ram_layout(uint64_t ram_size)
 }
 
 /* The RAM is the machine's memory backend's (vl.c made or chose it). */
-static bool pc_init_ram(MachineState *ms, Error **errp)
+static bool pc_init_ram(PCMachineState *pcms, MachineState *ms, Error **errp)
 {
-    pcms.layout = pc_ram_layout(ms->ram_size);
-    pcms.ram = host_memory_backend_machine_ram();
-    if (!pcms.ram) {
+    pcms->layout = pc_ram_layout(ms->ram_size);
+    pcms->ram = host_memory_backend_machine_ram();
+    if (!pcms->ram) {
         error_setg(errp, "machine type '%s' needs guest RAM", ms->mc->name);
         return false;
     }
-    memory_region_init_ram_ptr(&pcms.ram_below_4g, "ram-below-4g",
-                               pcms.layout.below_4g, pcms.ram->host);
-    if (!address_space_map_region(&address_space_memory, &pcms.ram_below_4g,
+    memory_region_init_ram_ptr(&pcms->ram_below_4g, "ram-below-4g",
+                               pcms->layout.below_4g, pcms->ram->host);
+    if (!address_space_map_region(&address_space_memory, &pcms->ram_below_4g,
                                   0, errp)) {
         return false;
     }
-    if (pcms.layout.above_4g) {
-        memory_region_init_ram_ptr(&pcms.ram_above_4g, "ram-above-4g",
-                                   pcms.layout.above_4g,
-                                   pcms.ram->host + pcms.layout.below_4g);
+    if (pcms->layout.above_4g) {
+        memory_region_init_ram_ptr(&pcms->ram_above_4g, "ram-above-4g",
+                                   pcms->layout.above_4g,
+                                   pcms->ram->host + pcms->layout.below_4g);
         if (!address_space_map_region(&address_space_memory,
-                                      &pcms.ram_above_4g, PC_4GIB, errp)) {
+                                      &pcms->ram_above_4g, PC_4GIB, errp)) {
             return false;
         }
     }
     return true;
 }
 
-static void e820_add(uint64_t addr, uint64_t len, uint32_t type)
+static void e820_add(PCMachineState *pcms, uint64_t addr, uint64_t len,
+                     uint32_t type)
 {
-    g_assert(pcms.e820_entries < PC_E820_MAX);
-    pcms.e820[pcms.e820_entries++] = (X86BootE820Entry) {
+    g_assert(pcms->e820_entries < PC_E820_MAX);
+    pcms->e820[pcms->e820_entries++] = (X86BootE820Entry) {
         .addr = addr, .len = len, .type = type,
     };
 }
 
 /* QEMU's map for the same RAM, and the pages the accelerator uses. */
-static void pc_build_e820(void)
+static void pc_build_e820(PCMachineState *pcms)
 {
-    uint64_t below = pcms.layout.below_4g;
+    uint64_t below = pcms->layout.below_4g;
     uint64_t ram_end = below, base, size;
 
-    pcms.e820_entries = 0;
-    e820_add(0, MIN(below, PC_LOW_RAM_END), E820_RAM);
-    e820_add(PC_LOW_RAM_END, PC_VGA_BASE - PC_LOW_RAM_END, E820_RESERVED);
-    e820_add(PC_BIOS_AREA, PC_ONE_MIB - PC_BIOS_AREA, E820_RESERVED);
+    pcms->e820_entries = 0;
+    e820_add(pcms, 0, MIN(below, PC_LOW_RAM_END), E820_RAM);
+    e820_add(pcms, PC_LOW_RAM_END, PC_VGA_BASE - PC_LOW_RAM_END, E820_RESERVED);
+    e820_add(pcms, PC_BIOS_AREA, PC_ONE_MIB - PC_BIOS_AREA, E820_RESERVED);
     if (below > PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
         ram_end = below - PC_HIGH_TABLES_SIZE;
-        e820_add(PC_ONE_MIB, ram_end - PC_ONE_MIB, E820_RAM);
-        e820_add(ram_end, PC_HIGH_TABLES_SIZE, E820_RESERVED);
+        e820_add(pcms, PC_ONE_MIB, ram_end - PC_ONE_MIB, E820_RAM);
+        e820_add(pcms, ram_end, PC_HIGH_TABLES_SIZE, E820_RESERVED);
     } else if (below > PC_ONE_MIB) {
-        e820_add(PC_ONE_MIB, below - PC_ONE_MIB, E820_RAM);
+        e820_add(pcms, PC_ONE_MIB, below - PC_ONE_MIB, E820_RAM);
     }
     if (accel_reserved_range(&base, &size)) {
-        e820_add(base, size, E820_RESERVED);
+        e820_add(pcms, base, size, E820_RESERVED);
     }
-    e820_add(PC_BIOS_ROM_BASE, PC_4GIB - PC_BIOS_ROM_BASE, E820_RESERVED);
-    if (pcms.layout.above_4g) {
-        e820_add(PC_4GIB, pcms.layout.above_4g, E820_RAM);
+    e820_add(pcms, PC_BIOS_ROM_BASE, PC_4GIB - PC_BIOS_ROM_BASE, E820_RESERVED);
+    if (pcms->layout.above_4g) {
+        e820_add(pcms, PC_4GIB, pcms->layout.above_4g, E820_RAM);
     }
     if (vcpus_amd_ht_hole()) {
-        e820_add(PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
+        e820_add(pcms, PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
     }
 }
 
@@ -184,9 +183,10 @@ static void pc_fw_cfg_machine_items(FWCfgState *fw, const MachineState *ms)
 }
 
 /* The PC BIOS's memory-size and CPU-count bytes of the CMOS, as QEMU's. */
-static void pc_cmos_init(DeviceState *rtc, const MachineState *ms)
+static void pc_cmos_init(PCMachineState *pcms, DeviceState *rtc,
+                         const MachineState *ms)
 {
-    uint64_t below = pcms.layout.below_4g, val;
+    uint64_t below = pcms->layout.below_4g, val;
 
     val = MIN(below / 1024, 640);
     rtc_set_memory(rtc, 0x15, val);
@@ -201,7 +201,7 @@ static void pc_cmos_init(DeviceState *rtc, const MachineState *ms)
     val = MIN(val, 0xffff);
     rtc_set_memory(rtc, 0x34, val);
     rtc_set_memory(rtc, 0x35, val >> 8);
-    val = pcms.layout.above_4g / 65536;
+    val = pcms->layout.above_4g / 65536;
     rtc_set_memory(rtc, 0x5b, val);
     rtc_set_memory(rtc, 0x5c, val >> 8);
     rtc_set_memory(rtc, 0x5d, val >> 16);
@@ -209,16 +209,16 @@ static void pc_cmos_init(DeviceState *rtc, const MachineState *ms)
 }
 
 /* The "etc/e820" fw_cfg file: packed little-endian {addr, len, type}. */
-static void pc_publish_e820(FWCfgState *fw)
+static void pc_publish_e820(PCMachineState *pcms, FWCfgState *fw)
 {
-    uint8_t *buf = g_malloc(pcms.e820_entries * 20);
+    uint8_t *buf = g_malloc(pcms->e820_entries * 20);
 
-    for (unsigned i = 0; i < pcms.e820_entries; i++) {
-        x86_boot_stq(buf + i * 20, pcms.e820[i].addr);
-        x86_boot_stq(buf + i * 20 + 8, pcms.e820[i].len);
-        x86_boot_stl(buf + i * 20 + 16, pcms.e820[i].type);
+    for (unsigned i = 0; i < pcms->e820_entries; i++) {
+        x86_boot_stq(buf + i * 20, pcms->e820[i].addr);
+        x86_boot_stq(buf + i * 20 + 8, pcms->e820[i].len);
+        x86_boot_stl(buf + i * 20 + 16, pcms->e820[i].type);
     }
-    fw_cfg_add_file(fw, "etc/e820", buf, pcms.e820_entries * 20);
+    fw_cfg_add_file(fw, "etc/e820", buf, pcms->e820_entries * 20);
 }
 
 static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
@@ -241,7 +241,7 @@ static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
  * ACPI tables for the vCPUs and the PM device, in the reserved area at
  * the top of low RAM, and the RSDP also where legacy guests scan.
  */
-static bool pc_build_acpi(MachineState *ms, Error **errp)
+static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
 {
     X86CPUTopology topo = x86_cpu_topology(ms->cfg->smp.sockets,
                                            ms->cfg->smp.cores,
@@ -259,7 +259,7 @@ static bool pc_build_acpi(MachineState *ms, Error **errp)
     };
     uint64_t rsdp_offset;
 
-    if (pcms.layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
+    if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
         /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
         g_free(apic_ids);
         return true;
@@ -267,43 +267,44 @@ static bool pc_build_acpi(MachineState *ms, Error **errp)
     for (unsigned i = 0; i < ncpus; i++) {
         apic_ids[i] = x86_cpu_apic_id(&topo, i);
     }
-    pcms.acpi_base = pcms.layout.below_4g - PC_HIGH_TABLES_SIZE;
-    pcms.acpi_tables = acpi_build_tables(&ac, pcms.acpi_base, &rsdp_offset);
+    pcms->acpi_base = pcms->layout.below_4g - PC_HIGH_TABLES_SIZE;
+    pcms->acpi_tables = acpi_build_tables(&ac, pcms->acpi_base, &rsdp_offset);
     g_free(apic_ids);
-    if (pcms.acpi_tables->len > PC_HIGH_TABLES_SIZE) {
+    if (pcms->acpi_tables->len > PC_HIGH_TABLES_SIZE) {
         error_setg(errp, "ACPI tables of %u bytes do not fit the reserved "
-                   "area", pcms.acpi_tables->len);
+                   "area", pcms->acpi_tables->len);
         return false;
     }
-    pcms.acpi_rsdp = pcms.acpi_base + rsdp_offset;
+    pcms->acpi_rsdp = pcms->acpi_base + rsdp_offset;
     return true;
 }
 
 /* (Re)write the tables into guest RAM: a guest may have overwritten them. */
-static void pc_place_acpi(void)
+static void pc_place_acpi(PCMachineState *pcms)
 {
-    uint64_t rsdp_offset = pcms.acpi_rsdp - pcms.acpi_base;
+    uint64_t rsdp_offset = pcms->acpi_rsdp - pcms->acpi_base;
 
-    if (!pcms.acpi_tables) {
+    if (!pcms->acpi_tables) {
         return;
     }
-    address_space_rw(&address_space_memory, pcms.acpi_base,
-                     pcms.acpi_tables->data, pcms.acpi_tables->len, true);
+    address_space_rw(&address_space_memory, pcms->acpi_base,
+                     pcms->acpi_tables->data, pcms->acpi_tables->len, true);
     address_space_rw(&address_space_memory, PC_RSDP_LEGACY,
-                     pcms.acpi_tables->data + rsdp_offset, 36, true);
+                     pcms->acpi_tables->data + rsdp_offset, 36, true);
 }
 
 /* Load -kernel into RAM; with fw, also publish QEMU's fw_cfg items. */
-static bool pc_load_kernel(X86BootState *st, FWCfgState *fw, Error **errp)
+static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
+                           FWCfgState *fw, Error **errp)
 {
     const GuestMemory mem = { .write = pc_guest_write };
     const X86BootConfig bc = {
-        .kernel_filename = pcms.cfg->kernel,
-        .initrd_filename = pcms.cfg->initrd,
-        .kernel_cmdline = pcms.cfg->append,
-        .e820 = pcms.e820,
-        .e820_entries = pcms.e820_entries,
-        .acpi_rsdp_addr = pcms.acpi_rsdp,
+        .kernel_filename = pcms->cfg->kernel,
+        .initrd_filename = pcms->cfg->initrd,
+        .kernel_cmdline = pcms->cfg->append,
+        .e820 = pcms->e820,
+        .e820_entries = pcms->e820_entries,
+        .acpi_rsdp_addr = pcms->acpi_rsdp,
     };
     X86BootFwCfg items = { .count = 0 };
 
@@ -329,14 +330,15 @@ static bool pc_load_kernel(X86BootState *st, FWCfgState *fw, Error **errp)
  */
 static void pc_reset(void *opaque)
 {
+    PCMachineState *pcms = opaque;
     X86BootState st;
     Error *err = NULL;
     bool loaded = false;
 
     x86_boot_state_init(&st);
-    pc_place_acpi();
-    if (pcms.cfg->kernel) {
-        loaded = pc_load_kernel(&st, NULL, &err);
+    pc_place_acpi(pcms);
+    if (pcms->cfg->kernel) {
+        loaded = pc_load_kernel(pcms, &st, NULL, &err);
         if (!loaded) {
             error_report_err(err);
             qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
@@ -359,8 +361,10 @@ static bool pc_need_kernel(MachineState *ms, Error **errp)
 
 static void pc_isa_irq_fanout(void *opaque, int n, int level)
 {
-    qemu_set_irq(pcms.pic_in[n], level);
-    qemu_set_irq(pcms.ioapic_in[n], level);
+    PCMachineState *pcms = opaque;
+
+    qemu_set_irq(pcms->pic_in[n], level);
+    qemu_set_irq(pcms->ioapic_in[n], level);
 }
 
 static DeviceState *pc_create(const char *type, Object *parent,
@@ -373,8 +377,10 @@ static DeviceState *pc_create(const char *type, Object *parent,
  */
 static void pc_pic_int(void *opaque, int n, int level)
 {
-    for (guint i = 0; i < pcms.apic_lint0->len; i++) {
-        qemu_set_irq(g_ptr_array_index(pcms.apic_lint0, i), level);
+    PCMachineState *pcms = opaque;
+
+    for (guint i = 0; i < pcms->apic_lint0->len; i++) {
+        qemu_set_irq(g_ptr_array_index(pcms->apic_lint0, i), level);
     }
 }
 
@@ -382,7 +388,7 @@ static void pc_pic_int(void *opaque, int n, int level)
  * The i8259 pair, the slave's INT on the master's input 2, the master's
  * INT on the local APICs' LINT0 and its INTA cycle theirs, as QEMU's.
  */
-static bool pc_init_pic(Error **errp)
+static bool pc_init_pic(PCMachineState *pcms, Error **errp)
 {
     DeviceState *master, *slave, *apic;
 
@@ -396,21 +402,21 @@ static bool pc_init_pic(Error **errp)
         return false;
     }
     i8259_cascade(master, slave);
-    pcms.apic_lint0 = g_ptr_array_new();
+    pcms->apic_lint0 = g_ptr_array_new();
     for (unsigned i = 0; (apic = apic_device(i)); i++) {
-        g_ptr_array_add(pcms.apic_lint0,
+        g_ptr_array_add(pcms->apic_lint0,
                         qdev_get_gpio_in_named(apic, "lint", 0));
         apic_set_extint_ack(apic, i8259_inta, master);
     }
-    pcms.pic_int = qemu_allocate_irq(pc_pic_int, NULL, 0);
-    qdev_connect_gpio_out_named(master, NULL, 0, pcms.pic_int);
+    pcms->pic_int = qemu_allocate_irq(pc_pic_int, pcms, 0);
+    qdev_connect_gpio_out_named(master, NULL, 0, pcms->pic_int);
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
-        pcms.pic_in[i] = qdev_get_gpio_in(i < 8 ? master : slave, i % 8);
+        pcms->pic_in[i] = qdev_get_gpio_in(i < 8 ? master : slave, i % 8);
     }
     return true;
 }
 
-static bool pc_init_irqs(Error **errp)
+static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
 {
     Object *host = object_get_container("/machine/i440fx");
     DeviceState *ioapic = qdev_new(accel_device_type("ioapic"), errp);
@@ -426,7 +432,7 @@ static bool pc_init_irqs(Error **errp)
     }
     /* ISA IRQ n is GSI n; the IOAPIC maps ISA IRQ 0 to pin 2 itself. */
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
-        pcms.isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
+        pcms->isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
     }
     /*
      * In-kernel interrupt controllers take the GSIs and route them to
@@ -437,15 +443,15 @@ static bool pc_init_irqs(Error **errp)
          * The I/O APIC's lines stay what it receives (qtest's
          * irq_intercept_in ioapic replaces their handlers in place).
          */
-        if (!pc_init_pic(errp)) {
+        if (!pc_init_pic(pcms, errp)) {
             return false;
         }
-        memcpy(pcms.ioapic_in, pcms.isa_irqs, sizeof(pcms.ioapic_in));
-        pcms.isa_fanout = qemu_allocate_irqs(pc_isa_irq_fanout, NULL,
-                                             ISA_NUM_IRQS);
-        memcpy(pcms.isa_irqs, pcms.isa_fanout, sizeof(pcms.isa_irqs));
+        memcpy(pcms->ioapic_in, pcms->isa_irqs, sizeof(pcms->ioapic_in));
+        pcms->isa_fanout = qemu_allocate_irqs(pc_isa_irq_fanout, pcms,
+                                              ISA_NUM_IRQS);
+        memcpy(pcms->isa_irqs, pcms->isa_fanout, sizeof(pcms->isa_irqs));
     }
-    isa_bus_set_irqs(pcms.isa_irqs);
+    isa_bus_set_irqs(pcms->isa_irqs);
     return true;
 }
 
@@ -482,18 +488,19 @@ static const struct {
  * The PIT unless -machine pit=off: the accelerator's front (kvm-pit,
  * whose -global kvm-pit.lost_tick_policy QEMU users set) or isa-pit.
  */
-static bool pc_init_pit(Error **errp)
+static bool pc_init_pit(PCMachineState *pcms, Error **errp)
 {
     bool pit = true;
 
-    if (!qemu_opt_get_bool(pcms.cfg->machine.opts, "pit", &pit, errp)) {
+    if (!qemu_opt_get_bool(pcms->cfg->machine.opts, "pit", &pit, errp)) {
         return false;
     }
     return !pit || pc_create(accel_device_type("isa-pit"), NULL, NULL, NULL,
                              errp);
 }
 
-static bool pc_init_isa_devices(MachineState *ms, Error **errp)
+static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
+                                Error **errp)
 {
     DeviceState *rtc, *fw;
 
@@ -516,8 +523,8 @@ static bool pc_init_isa_devices(MachineState *ms, Error **errp)
     if (!rtc) {
         return false;
     }
-    pc_cmos_init(rtc, ms);
-    if (!pc_init_pit(errp) ||
+    pc_cmos_init(pcms, rtc, ms);
+    if (!pc_init_pit(pcms, errp) ||
         !pc_create("acpi-pm", NULL, NULL, NULL, errp) ||
         !pc_create("i8042", NULL, NULL, NULL, errp)) {
         return false;
@@ -538,65 +545,67 @@ static bool pc_init_isa_devices(MachineState *ms, Error **errp)
  */
 static bool pc_init(MachineState *ms, Error **errp)
 {
+    PCMachineState *pcms = g_new0(PCMachineState, 1);
     X86BootState st;
     FWCfgState *fw;
     bool ok;
 
-    pcms.cfg = ms->cfg;
-    if (!pc_init_ram(ms, errp)) {
+    /* The board's state: an instance, freed by pc_cleanup(). */
+    ms->board = pcms;
+    pcms->cfg = ms->cfg;
+    if (!pc_init_ram(pcms, ms, errp)) {
         return false;
     }
     /* The CPU model decides the e820 map (the AMD HT hole). */
     if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
         return false;
     }
-    pc_build_e820();
-    if (!pc_init_irqs(errp) || !pc_init_isa_devices(ms, errp)) {
+    pc_build_e820(pcms);
+    if (!pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
         return false;
     }
     fw = fw_cfg_find();
     if (fw) {
-        pc_publish_e820(fw);
+        pc_publish_e820(pcms, fw);
     }
-    if (!pc_build_acpi(ms, errp)) {
+    if (!pc_build_acpi(pcms, ms, errp)) {
         return false;
     }
-    pc_place_acpi();
+    pc_place_acpi(pcms);
     x86_boot_state_init(&st);
-    ok = !ms->cfg->kernel || pc_load_kernel(&st, fw, errp);
+    ok = !ms->cfg->kernel || pc_load_kernel(pcms, &st, fw, errp);
     if (ok) {
         vcpus_reset(ms->cfg->kernel ? &st : NULL);
     }
     x86_boot_state_free(&st);
     if (ok) {
-        qemu_register_reset(pc_reset, NULL);
+        qemu_register_reset(pc_reset, pcms);
     }
     return ok;
 }
 
 static void pc_cleanup(MachineState *ms)
 {
+    PCMachineState *pcms = ms->board;
+
     vcpus_destroy();
+    if (!pcms) {
+        return;
+    }
     isa_bus_set_irqs(NULL);
-    qemu_free_irqs(pcms.isa_fanout, ISA_NUM_IRQS);
-    pcms.isa_fanout = NULL;
-    qemu_free_irq(pcms.pic_int);
-    pcms.pic_int = NULL;
-    if (pcms.apic_lint0) {
-        g_ptr_array_free(pcms.apic_lint0, true);
-        pcms.apic_lint0 = NULL;
+    qemu_free_irqs(pcms->isa_fanout, ISA_NUM_IRQS);
+    qemu_free_irq(pcms->pic_int);
+    if (pcms->apic_lint0) {
+        g_ptr_array_free(pcms->apic_lint0, true);
     }
-    memory_region_finalize(&pcms.ram_below_4g);
-    memory_region_finalize(&pcms.ram_above_4g);
-    /* The backend owns the RAM and releases it after the machine. */
-    pcms.ram = NULL;
-    pcms.e820_entries = 0;
-    pcms.cfg = NULL;
-    if (pcms.acpi_tables) {
-        g_byte_array_free(pcms.acpi_tables, TRUE);
-        pcms.acpi_tables = NULL;
+    /* The regions only: the backend owns the RAM, released after us. */
+    memory_region_finalize(&pcms->ram_below_4g);
+    memory_region_finalize(&pcms->ram_above_4g);
+    if (pcms->acpi_tables) {
+        g_byte_array_free(pcms->acpi_tables, TRUE);
     }
-    pcms.acpi_rsdp = 0;
+    g_free(pcms);
+    ms->board = NULL;
 }
 
 const MachineClass pc_i440fx_machine_class = {

@@ -18,6 +18,7 @@ typedef struct MachineState {
     uint64_t ram_size;          /* bytes of guest RAM */
     unsigned smp_cpus;
     struct Object *obj;         /* /machine */
+    void *board;                /* the board's state, from init to cleanup */
 } MachineState;
 
 struct MachineClass {
