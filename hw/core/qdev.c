@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hw/bus.h"
 #include "hw/qdev.h"
 
 /* Every device type of this binary, in -device help order. */
@@ -48,6 +49,12 @@ typedef struct GlobalProperty {
 
 static GPtrArray *devices;      /* realized devices, creation order */
 static GPtrArray *globals;      /* of GlobalProperty * */
+
+const char *device_class_bus_type(const DeviceClass *dc)
+{
+    return dc->parent && !strcmp(dc->parent, "isa-device") ? BUS_TYPE_ISA
+                                                            : BUS_TYPE_SYSTEM;
+}
 
 const DeviceClass *device_class_find(const char *name)
 {
@@ -169,6 +176,9 @@ static void gpio_list_free(gpointer p)
 
 void qdev_free_unrealized(DeviceState *dev)
 {
+    if (dev->bus) {
+        g_ptr_array_remove(dev->bus->children, dev);
+    }
     g_ptr_array_set_free_func(dev->gpios, gpio_list_free);
     g_ptr_array_free(dev->gpios, TRUE);
     object_free_strings(dev, dev->dc->props);
@@ -212,6 +222,13 @@ bool qdev_realize(DeviceState *dev, Error **errp)
         devices = g_ptr_array_new();
     }
     g_ptr_array_add(devices, dev);
+    /* On the bus -device named, else the first of its type there is. */
+    if (!dev->bus) {
+        dev->bus = qbus_find_type(device_class_bus_type(dev->dc));
+    }
+    if (dev->bus) {
+        g_ptr_array_add(dev->bus->children, dev);
+    }
     if (dev->dc->reset) {
         dev->dc->reset(dev);
     }
@@ -222,7 +239,9 @@ DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
 {
     const char *driver = qemu_opt_get(opts, "driver");
     const char *id = qemu_opt_get(opts, "id");
+    const char *bus_name = qemu_opt_get(opts, "bus");
     const DeviceClass *dc = driver ? device_class_find(driver) : NULL;
+    BusState *bus = NULL;
     DeviceState *dev;
 
     if (!driver) {
@@ -252,10 +271,23 @@ DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
             return NULL;
         }
     }
+    if (bus_name) {
+        bus = qbus_find(bus_name);
+        if (!bus) {
+            error_setg(errp, "Bus '%s' not found", bus_name);
+            return NULL;
+        }
+        if (strcmp(bus->type, device_class_bus_type(dc))) {
+            error_setg(errp, "Device '%s' can't go on %s bus", driver,
+                       bus->type);
+            return NULL;
+        }
+    }
     dev = qdev_new(driver, errp);
     if (!dev) {
         return NULL;
     }
+    dev->bus = bus;
     for (unsigned i = 0; i < qemu_opts_count(opts); i++) {
         const QemuOpt *opt = qemu_opts_nth(opts, i);
 

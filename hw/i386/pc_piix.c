@@ -10,6 +10,7 @@
 
 #include "chardev/char.h"
 #include "hw/boards.h"
+#include "hw/bus.h"
 #include "hw/i386/pc.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
@@ -58,6 +59,7 @@ typedef struct PCMachineState {
     qemu_irq pic_int;
     GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
+    BusState *isa_bus;              /* isa.0: the ISA devices' bus */
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
     const VmConfig *cfg;
@@ -560,6 +562,8 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
         return false;
     }
+    /* QEMU's PIIX3 carries it; with no PCI yet the machine does. */
+    pcms->isa_bus = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
     pc_build_e820(pcms);
     if (!pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
         return false;
@@ -604,6 +608,7 @@ static void pc_cleanup(MachineState *ms)
     if (pcms->acpi_tables) {
         g_byte_array_free(pcms->acpi_tables, TRUE);
     }
+    qbus_free(pcms->isa_bus);
     g_free(pcms);
     ms->board = NULL;
 }

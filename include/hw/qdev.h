@@ -46,10 +46,13 @@ struct DeviceState {
     /* For a board: where to hang it instead of /machine/unattached. */
     Object *parent_obj;
     char *child_name;
+    struct BusState *bus;       /* the bus it plugs into, once realized */
 };
 
 /* Every device type of this binary (hw/core/qdev.c lists them). */
 const DeviceClass *device_class_find(const char *name);
+/* The bus type a class plugs into: "ISA" for ISA devices, else "System". */
+const char *device_class_bus_type(const DeviceClass *dc);
 void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
                           void *opaque);
 void device_print_help(void);

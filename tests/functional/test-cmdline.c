@@ -211,6 +211,12 @@ static const struct {
     { "-M none -qmp foo", "-qmp foo: 'foo' is not a valid char driver" },
     { "-M none -device foo", "-device foo: 'foo' is not a valid device "
       "model name" },
+    /* Buses, with QEMU's wording (-M none has no ISA bus). */
+    { "-M none -device isa-debug-exit,bus=isa.0", "-device "
+      "isa-debug-exit,bus=isa.0: Bus 'isa.0' not found" },
+    { "-M pc -accel qtest -device isa-debug-exit,bus=main-system-bus",
+      "-device isa-debug-exit,bus=main-system-bus: Device 'isa-debug-exit' "
+      "can't go on System bus" },
     /* Memory backends, with QEMU's wording where QEMU has one. */
     { "-M none -object memory-backend-ram,id=m,size=0", "-object "
       "memory-backend-ram,id=m,size=0: can't create backend with size 0" },

@@ -27,6 +27,8 @@ static const ExitCase exit_cases[] = {
     { "/debugexit/iobase-iosize", ",iobase=0xf4,iosize=0x04", 0xf4, 4,
       0x12345620, 0x41 },
     { "/debugexit/iobase-byte", ",iobase=0x400", 0x401, 1, 0x2a, 0x55 },
+    /* On the pc's ISA bus by name, as QEMU's users write it. */
+    { "/debugexit/bus-isa0", ",bus=isa.0", 0x501, 1, 0x01, 0x03 },
 };
 
 static void test_exit(const void *data)

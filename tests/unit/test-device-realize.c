@@ -16,6 +16,7 @@
 #include "chardev/char.h"
 #include "hw/acpi/pm.h"
 #include "hw/intc/apic.h"
+#include "hw/bus.h"
 #include "hw/qdev.h"
 #include "system/memory.h"
 
@@ -505,10 +506,45 @@ static void test_bad_property(void)
     teardown();
 }
 
+/*
+ * Devices plug into a bus of their class's type: the board's isa.0 for
+ * ISA devices, the root bus for the rest; a failed realize leaves none
+ * behind and teardown takes them off.
+ */
+static void test_buses(void)
+{
+    BusState *isa = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
+    BusState *root = qbus_main_system_bus();
+    guint root_children = root->children->len;
+    DeviceState *dbg, *ioapic;
+
+    g_assert_true(qbus_find("isa.0") == isa);
+    g_assert_true(qbus_find_type(BUS_TYPE_ISA) == isa);
+    g_assert_null(qbus_find("pci.0"));
+    dbg = realize_ok("isa-debug-exit", NULL);
+    ioapic = realize_ok("ioapic", NULL);
+    g_assert_true(dbg->bus == isa);
+    g_assert_true(ioapic->bus == root);
+    g_assert_cmpuint(isa->children->len, ==, 1);
+    g_assert_true(g_ptr_array_index(isa->children, 0) == dbg);
+    g_assert_cmpuint(root->children->len, ==, root_children + 1);
+    /* Port taken: the second one never reaches the bus. */
+    realize_fails("isa-debug-exit", NULL, "isa-debug-exit: region "
+                  "'isa-debug-exit' at 0x501 overlaps 'isa-debug-exit' at "
+                  "0x501 in the I/O address space");
+    g_assert_cmpuint(isa->children->len, ==, 1);
+    teardown();
+    g_assert_cmpuint(isa->children->len, ==, 0);
+    g_assert_cmpuint(root->children->len, ==, root_children);
+    qbus_free(isa);
+    g_assert_null(qbus_find("isa.0"));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/device-realize/apic", test_apic);
+    g_test_add_func("/device-realize/buses", test_buses);
     g_test_add_func("/device-realize/ioapic", test_ioapic);
     g_test_add_func("/device-realize/i8259", test_i8259);
     g_test_add_func("/device-realize/i8254", test_i8254);

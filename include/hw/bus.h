@@ -1,0 +1,35 @@
+/*
+ * Buses: a device plugs into a bus of the type its class names (ISA
+ * devices into "ISA", the rest into the root "System" bus); a bus has a
+ * name ("isa.0", QEMU's), its children and the address space they
+ * decode. "main-system-bus" always exists; boards add theirs
+ * (hw/i386/pc_piix.c: isa.0). -device DRIVER,bus=NAME picks one, with
+ * QEMU's errors for a bus that is missing or of the wrong type.
+ */
+#ifndef HW_BUS_H
+#define HW_BUS_H
+
+#include <glib.h>
+
+#include "qemu/error.h"
+#include "system/memory.h"
+
+typedef struct BusState {
+    char *name;                 /* "isa.0" */
+    const char *type;           /* "ISA", "System" */
+    AddressSpace *as;           /* what its devices decode */
+    GPtrArray *children;        /* of DeviceState *, plugging order */
+} BusState;
+
+#define BUS_TYPE_SYSTEM     "System"
+#define BUS_TYPE_ISA        "ISA"
+
+/* A board's bus; the board frees it with qbus_free(). */
+BusState *qbus_new(const char *name, const char *type, AddressSpace *as);
+void qbus_free(BusState *bus);
+BusState *qbus_find(const char *name);
+/* The first bus of type (the root one for "System"), or NULL. */
+BusState *qbus_find_type(const char *type);
+BusState *qbus_main_system_bus(void);
+
+#endif
