@@ -362,7 +362,10 @@ static FlatView *view_build(AddressSpace *as)
     render(&b, root, 0, root->size - 1, 0, 0);
     v = g_malloc(sizeof(*v) + b.ranges->len * sizeof(FlatRange));
     v->n = b.ranges->len;
-    memcpy(v->r, b.ranges->data, v->n * sizeof(FlatRange));
+    if (v->n) {
+        /* An empty GArray's data is NULL, which memcpy may not take. */
+        memcpy(v->r, b.ranges->data, v->n * sizeof(FlatRange));
+    }
     g_array_free(b.ranges, true);
     return v;
 }
