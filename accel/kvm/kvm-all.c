@@ -208,7 +208,12 @@ int kvm_check_cap(int cap)
 }
 
 /* QEMU's PC routing: ISA IRQ 0 (the PIT) reaches IOAPIC pin 2. */
-static bool kvm_pc_setup_irq_routing(Error **errp)
+/*
+ * QEMU's PC routing: GSI n reaches PIC pin n (not 2, the cascade) and
+ * IOAPIC pin n, except that GSI 0 (ISA IRQ 0, the PIT) reaches IOAPIC
+ * pin isa0_pin when the board's MADT says so (hw/i386/kvm/ioapic.c).
+ */
+static bool kvm_pc_setup_irq_routing(unsigned isa0_pin, Error **errp)
 {
     struct kvm_irq_routing *r;
     unsigned n = 0;
@@ -227,13 +232,13 @@ static bool kvm_pc_setup_irq_routing(Error **errp)
         n++;
     }
     for (unsigned gsi = 0; gsi < KVM_IOAPIC_PINS; gsi++) {
-        if (gsi == 2) {
-            continue;
+        if (isa0_pin && gsi == isa0_pin) {
+            continue;           /* GSI 0 has its pin */
         }
         r->entries[n].gsi = gsi;
         r->entries[n].type = KVM_IRQ_ROUTING_IRQCHIP;
         r->entries[n].u.irqchip.irqchip = KVM_IRQCHIP_IOAPIC;
-        r->entries[n].u.irqchip.pin = gsi == 0 ? 2 : gsi;
+        r->entries[n].u.irqchip.pin = gsi == 0 ? isa0_pin : gsi;
         n++;
     }
     r->nr = n;
@@ -244,6 +249,15 @@ static bool kvm_pc_setup_irq_routing(Error **errp)
         return false;
     }
     return true;
+}
+
+bool kvm_irqchip_route_isa0(unsigned pin, Error **errp)
+{
+    if (pin >= KVM_IOAPIC_PINS) {
+        error_setg(errp, "IOAPIC pin %u does not exist", pin);
+        return false;
+    }
+    return kvm_pc_setup_irq_routing(pin, errp);
 }
 
 void kvm_set_irq(int gsi, int level)
@@ -312,7 +326,7 @@ bool kvm_irqchip_create(Error **errp)
         return false;
     }
     kvm_state.irqchip = true;
-    if (!kvm_pc_setup_irq_routing(errp)) {
+    if (!kvm_pc_setup_irq_routing(0, errp)) {
         return false;
     }
     for (int i = 0; i < 3; i++) {

@@ -468,7 +468,7 @@ static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
     put32(blob, 0);             /* GSI base */
 
     /* The PIT's IRQ 0 is wired to IOAPIC pin 2 on a PC. */
-    madt_interrupt_override(blob, 0, 2, MPS_INTI_CONFORMS);
+    madt_interrupt_override(blob, 0, ACPI_PC_IRQ0_GSI, MPS_INTI_CONFORMS);
     /* ISA defaults to edge/high: level lines need saying so. */
     for (unsigned irq = 1; irq < 16; irq++) {
         if (level_irqs & (1u << irq)) {

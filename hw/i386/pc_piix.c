@@ -422,6 +422,8 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
 {
     Object *host = object_get_container("/machine/i440fx");
     DeviceState *ioapic = qdev_new(accel_device_type("ioapic"), errp);
+    char *irq0_pin;
+    bool ok;
 
     if (!ioapic) {
         return false;
@@ -429,10 +431,18 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
     g_free(host->type);
     host->type = g_strdup("i440FX-pcihost");
     qdev_set_parent(ioapic, host, "ioapic");
+    /* The MADT's override (acpi-build.h): ISA IRQ 0 drives pin 2. */
+    irq0_pin = g_strdup_printf("%u", ACPI_PC_IRQ0_GSI);
+    ok = qdev_prop_set(ioapic, "irq0-pin", irq0_pin, errp);
+    g_free(irq0_pin);
+    if (!ok) {
+        qdev_free_unrealized(ioapic);
+        return false;
+    }
     if (!qdev_realize(ioapic, errp)) {
         return false;
     }
-    /* ISA IRQ n is GSI n; the IOAPIC maps ISA IRQ 0 to pin 2 itself. */
+    /* Input n takes ISA IRQ n (input 0 goes to irq0-pin). */
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
         pcms->isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
     }

@@ -19,11 +19,11 @@
  *   status (RO), 13 active low, 14 remote IRR (RO), 15 level triggered,
  *   16 masked, 63:56 destination
  *
- * The inputs are GSIs, as qtest's irq_intercept_in ioapic sees them in
- * QEMU: input n drives pin n, except GSI 0 (ISA IRQ 0, the PIT), which
- * drives pin 2 as the MADT's interrupt source override says (QEMU's
- * ioapic does the same; KVM's routing in accel/kvm/kvm-all.c too). The
- * lines carry the asserted state, so polarity is stored but not applied
+ * The inputs are numbered as the ISA IRQs, as qtest's irq_intercept_in
+ * ioapic sees them in QEMU: input n drives pin n, except input 0 (ISA
+ * IRQ 0, the PIT), which drives the pin the irq0-pin property names: the
+ * board sets it from its MADT's interrupt source override (2 on a PC;
+ * QEMU's ioapic hard-codes that). The lines carry the asserted state, so polarity is stored but not applied
  * (QEMU does the same). Messages leave at once: delivery status reads 0.
  */
 #include "hw/intc/apic.h"
@@ -59,6 +59,7 @@
 typedef struct IOAPICState {
     DeviceState parent;
     uint8_t version;                /* property: 0x11 or 0x20 */
+    uint8_t irq0_pin;               /* property: where input 0 goes */
     MemoryRegion mmio;
     uint8_t id;
     uint8_t ioregsel;
@@ -108,7 +109,7 @@ static void ioapic_service(IOAPICState *s, int pin)
 static void ioapic_set_irq(void *opaque, int gsi, int level)
 {
     IOAPICState *s = opaque;
-    int pin = gsi == 0 ? 2 : gsi;
+    int pin = gsi == 0 ? s->irq0_pin : gsi;
     uint32_t bit;
     bool was;
 
@@ -260,6 +261,11 @@ static bool ioapic_realize(DeviceState *dev, Error **errp)
 {
     IOAPICState *s = (IOAPICState *)dev;
 
+    if (s->irq0_pin >= IOAPIC_NUM_PINS) {
+        error_setg(errp, "ioapic: irq0-pin %u does not exist",
+                   s->irq0_pin);
+        return false;
+    }
     if (s->version != 0x11 && s->version != 0x20) {
         error_setg(errp, "ioapic: version 0x%x is not supported (0x11 or "
                    "0x20)", s->version);
@@ -305,6 +311,7 @@ static void ioapic_unrealize(DeviceState *dev)
 
 static const Property ioapic_props[] = {
     DEFINE_PROP_UINT8("version", IOAPICState, version, 0x20),
+    DEFINE_PROP_UINT8("irq0-pin", IOAPICState, irq0_pin, 0),
     PROP_END,
 };
 

@@ -29,6 +29,8 @@ bool kvm_pit_create(bool discard, Error **errp);
 void kvm_pit_reset(void);
 /* Put the in-kernel PIC and IOAPIC back in their power-on state. */
 void kvm_pc_reset_irqchip(void);
+/* Route GSI 0 (ISA IRQ 0) to IOAPIC pin pin (the MADT's override). */
+bool kvm_irqchip_route_isa0(unsigned pin, Error **errp);
 /* Raise or lower a GSI of the in-kernel irqchip. */
 void kvm_set_irq(int gsi, int level);
 

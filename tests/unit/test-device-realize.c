@@ -193,6 +193,8 @@ static void test_ioapic(void)
 {
     realize_fails("ioapic", (const char *const[]){ "version", "0x12", NULL },
                   "ioapic: version 0x12 is not supported (0x11 or 0x20)");
+    realize_fails("ioapic", (const char *const[]){ "irq0-pin", "24", NULL },
+                  "ioapic: irq0-pin 24 does not exist");
 
     block(&address_space_memory, IOAPIC_DEFAULT_ADDRESS, 0x10);
     realize_fails("ioapic", NULL, "region 'ioapic' at 0xfec00000 overlaps "

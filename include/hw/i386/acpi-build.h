@@ -32,6 +32,8 @@
 #define ACPI_BUILD_ALIGN            64      /* what base must be aligned to */
 
 #define ACPI_LAPIC_ADDR             0xfee00000u
+/* The MADT's interrupt source override: ISA IRQ 0 (the PIT) is GSI 2. */
+#define ACPI_PC_IRQ0_GSI            2
 #define ACPI_IOAPIC_ADDR            0xfec00000u
 
 typedef struct AcpiBuildConfig {
