@@ -60,6 +60,7 @@ typedef struct PCMachineState {
     GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
     BusState *isa_bus;              /* isa.0: the ISA devices' bus */
+    FWCfgState *fw_cfg;
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
     const VmConfig *cfg;
@@ -388,9 +389,11 @@ static void pc_pic_int(void *opaque, int n, int level)
 
 /*
  * The i8259 pair, the slave's INT on the master's input 2, the master's
- * INT on the local APICs' LINT0 and its INTA cycle theirs, as QEMU's.
+ * INT on the local APICs' LINT0 and its INTA cycle theirs, as QEMU's;
+ * and the APICs' level-triggered EOIs to the I/O APIC.
  */
-static bool pc_init_pic(PCMachineState *pcms, Error **errp)
+static bool pc_init_pic(PCMachineState *pcms, DeviceState *ioapic,
+                        Error **errp)
 {
     DeviceState *master, *slave, *apic;
 
@@ -409,6 +412,8 @@ static bool pc_init_pic(PCMachineState *pcms, Error **errp)
         g_ptr_array_add(pcms->apic_lint0,
                         qdev_get_gpio_in_named(apic, "lint", 0));
         apic_set_extint_ack(apic, i8259_inta, master);
+        /* Level-triggered EOIs reach this machine's I/O APIC. */
+        apic_set_eoi_notify(apic, ioapic_eoi_notify, ioapic);
     }
     pcms->pic_int = qemu_allocate_irq(pc_pic_int, pcms, 0);
     qdev_connect_gpio_out_named(master, NULL, 0, pcms->pic_int);
@@ -455,7 +460,7 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
          * The I/O APIC's lines stay what it receives (qtest's
          * irq_intercept_in ioapic replaces their handlers in place).
          */
-        if (!pc_init_pic(pcms, errp)) {
+        if (!pc_init_pic(pcms, ioapic, errp)) {
             return false;
         }
         memcpy(pcms->ioapic_in, pcms->isa_irqs, sizeof(pcms->ioapic_in));
@@ -546,7 +551,8 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     if (!fw) {
         return false;
     }
-    pc_fw_cfg_machine_items((FWCfgState *)fw, ms);
+    pcms->fw_cfg = (FWCfgState *)fw;
+    pc_fw_cfg_machine_items(pcms->fw_cfg, ms);
     return true;
 }
 
@@ -578,7 +584,7 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
         return false;
     }
-    fw = fw_cfg_find();
+    fw = pcms->fw_cfg;
     if (fw) {
         pc_publish_e820(pcms, fw);
     }

@@ -133,6 +133,9 @@ struct APICState {
     /* Who answers the INTA cycle of an ExtINT (the board's i8259). */
     int (*extint_ack)(void *opaque);
     void *extint_opaque;
+    /* Who learns of level-triggered EOIs (the board's I/O APIC). */
+    void (*eoi_notify)(void *opaque, uint8_t vector);
+    void *eoi_opaque;
 
     uint32_t divide;                /* divide configuration register */
     uint32_t initial_count;
@@ -373,6 +376,16 @@ void apic_set_extint_ack(DeviceState *dev, int (*ack)(void *opaque),
 
     s->extint_ack = ack;
     s->extint_opaque = opaque;
+}
+
+void apic_set_eoi_notify(DeviceState *dev,
+                         void (*notify)(void *opaque, uint8_t vector),
+                         void *opaque)
+{
+    APICState *s = ((APICDevice *)dev)->apic;
+
+    s->eoi_notify = notify;
+    s->eoi_opaque = opaque;
 }
 
 DeviceState *apic_device(unsigned index)
@@ -749,8 +762,8 @@ static void apic_eoi(APICState *s)
         return;
     }
     apic_bit_clear(s->isr, v);
-    if (apic_bit_test(s->tmr, v)) {
-        ioapic_eoi_broadcast(v);
+    if (apic_bit_test(s->tmr, v) && s->eoi_notify) {
+        s->eoi_notify(s->eoi_opaque, v);
     }
     apic_update_irq(s);
 }

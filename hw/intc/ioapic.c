@@ -67,8 +67,6 @@ typedef struct IOAPICState {
     uint64_t redtbl[IOAPIC_NUM_PINS];
 } IOAPICState;
 
-/* The one I/O APIC the APICs' EOI broadcasts reach. */
-static IOAPICState *ioapic_model;
 
 static bool ioapic_entry_level(uint64_t e)
 {
@@ -146,11 +144,9 @@ static void ioapic_eoi(IOAPICState *s, uint8_t vector)
     }
 }
 
-void ioapic_eoi_broadcast(uint8_t vector)
+void ioapic_eoi_notify(void *ioapic, uint8_t vector)
 {
-    if (ioapic_model) {
-        ioapic_eoi(ioapic_model, vector);
-    }
+    ioapic_eoi(ioapic, vector);
 }
 
 static uint32_t ioapic_reg_read(IOAPICState *s)
@@ -272,10 +268,6 @@ static bool ioapic_realize(DeviceState *dev, Error **errp)
         return false;
     }
     qdev_init_gpio_in_named(dev, ioapic_set_irq, NULL, IOAPIC_NUM_PINS);
-    if (ioapic_model) {
-        error_setg(errp, "ioapic: only one I/O APIC is supported");
-        return false;
-    }
     memory_region_init_io(&s->mmio, "ioapic", &ioapic_mmio_ops, s,
                           IOAPIC_MMIO_SIZE);
     if (!address_space_map_region(&address_space_memory, &s->mmio,
@@ -283,7 +275,6 @@ static bool ioapic_realize(DeviceState *dev, Error **errp)
         memory_region_finalize(&s->mmio);
         return false;
     }
-    ioapic_model = s;
     return true;
 }
 
@@ -303,10 +294,7 @@ static void ioapic_unrealize(DeviceState *dev)
 {
     IOAPICState *s = (IOAPICState *)dev;
 
-    if (ioapic_model == s) {
-        memory_region_finalize(&s->mmio);
-        ioapic_model = NULL;
-    }
+    memory_region_finalize(&s->mmio);
 }
 
 static const Property ioapic_props[] = {

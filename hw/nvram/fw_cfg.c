@@ -46,13 +46,6 @@ struct FWCfgState {
     uint64_t dma_addr;
 };
 
-static FWCfgState *fw_cfg_state;
-
-FWCfgState *fw_cfg_find(void)
-{
-    return fw_cfg_state;
-}
-
 /* The selected item, or NULL when the selector is invalid. */
 static FWCfgEntry *fw_cfg_cur(FWCfgState *s)
 {
@@ -379,10 +372,6 @@ static bool fw_cfg_io_realize(DeviceState *dev, Error **errp)
 {
     FWCfgState *s = (FWCfgState *)dev;
 
-    if (fw_cfg_state) {
-        error_setg(errp, "fw_cfg_io: only one fw_cfg device is supported");
-        return false;
-    }
     memory_region_init_io(&s->io, "fwcfg", &fw_cfg_io_ops, s,
                           FW_CFG_IO_SIZE);
     memory_region_init_io(&s->dma_io, "fwcfg.dma", &fw_cfg_dma_ops, s,
@@ -401,7 +390,6 @@ static bool fw_cfg_io_realize(DeviceState *dev, Error **errp)
     fw_cfg_add_i32(s, FW_CFG_ID, FW_CFG_VERSION | FW_CFG_VERSION_DMA);
     fw_cfg_add_bytes(s, FW_CFG_UUID, g_memdup2(qemu_uuid, 16), 16);
     fw_cfg_update_dir(s);
-    fw_cfg_state = s;
     return true;
 }
 
@@ -420,9 +408,6 @@ static void fw_cfg_io_unrealize(DeviceState *dev)
     memory_region_finalize(&s->io);
     memory_region_finalize(&s->dma_io);
     fw_cfg_free_entries(s);
-    if (fw_cfg_state == s) {
-        fw_cfg_state = NULL;
-    }
 }
 
 const DeviceClass fw_cfg_io_device_class = {

@@ -202,8 +202,13 @@ static void test_ioapic(void)
     unblock_all();
 
     realize_name_taken("ioapic", NULL);
-    /* The GPIO lines made before this failure are freed with it. */
-    realize_fails("ioapic", NULL, "ioapic: only one I/O APIC is supported");
+    /*
+     * A second one at the same address: its page is taken (there is no
+     * one-I/O-APIC rule: each is an instance). The GPIO lines made before
+     * this failure are freed with it.
+     */
+    realize_fails("ioapic", NULL, "region 'ioapic' at 0xfec00000 overlaps "
+                  "'ioapic' at 0xfec00000 in the memory address space");
     teardown();
 }
 
@@ -366,8 +371,9 @@ static void test_fw_cfg(void)
 
     /* The items realize added (signature, ID, UUID) are freed. */
     realize_name_taken("fw_cfg_io", NULL);
-    realize_fails("fw_cfg_io", NULL,
-                  "fw_cfg_io: only one fw_cfg device is supported");
+    /* A second one: its ports are taken (each is an instance). */
+    realize_fails("fw_cfg_io", NULL, "fw_cfg_io: region 'fwcfg' at 0x510 "
+                  "overlaps 'fwcfg' at 0x510 in the I/O address space");
     teardown();
 }
 

@@ -92,8 +92,13 @@ void apic_set_extint_ack(struct DeviceState *apic, int (*ack)(void *opaque),
 /* The device ("lapic[N]", pins "lint", "inta", "intr") of APIC n, or NULL. */
 struct DeviceState *apic_device(unsigned index);
 
-/* The IOAPIC learns of EOIs for level-triggered vectors (remote IRR). */
-void ioapic_eoi_broadcast(uint8_t vector);
+/*
+ * The board connects what learns of EOIs of level-triggered vectors
+ * (the I/O APIC's Remote IRR: ioapic_eoi_notify).
+ */
+void apic_set_eoi_notify(struct DeviceState *apic,
+                         void (*notify)(void *opaque, uint8_t vector),
+                         void *opaque);
 
 
 #endif

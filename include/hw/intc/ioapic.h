@@ -10,4 +10,11 @@
 
 #define IOAPIC_NUM_PINS 24
 
+/*
+ * An EOI of a level-triggered vector (the board connects each local
+ * APIC's EOIs to its I/O APIC): entries with that vector drop Remote IRR
+ * and are serviced again if still asserted. ioapic: the device.
+ */
+void ioapic_eoi_notify(void *ioapic, uint8_t vector);
+
 #endif

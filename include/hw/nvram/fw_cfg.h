@@ -71,10 +71,8 @@
 
 #define FW_CFG_MAX_FILE_PATH    56
 
+/* A fw_cfg_io device (the board keeps the one it made). */
 typedef struct FWCfgState FWCfgState;
-
-/* The realized fw_cfg device, or NULL. */
-FWCfgState *fw_cfg_find(void);
 
 /*
  * Add (or replace) an item; fw_cfg takes ownership of data, which must
