@@ -11,6 +11,7 @@
 #include "config-host.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
+#include "system/cpus.h"
 #include "system/memory.h"
 #include "system/runstate.h"
 
@@ -192,10 +193,21 @@ static void hmp_info_qtree(GString *out, const char *args)
 static void hmp_help(GString *out, const char *args);
 static void hmp_info(GString *out, const char *args);
 
+/* QEMU's "info registers [-a]": vCPU 0's (the monitor's CPU), or all. */
+static void hmp_info_registers(GString *out, const char *args)
+{
+    char *a = g_strstrip(g_strdup(args ? args : ""));
+
+    vcpus_dump(!strcmp(a, "-a") ? -1 : 0, out);
+    g_free(a);
+}
+
 static const HmpCommand hmp_info_cmds[] = {
     { "chardev", "", "show the character devices", hmp_info_chardev },
     { "mtree", "", "show memory tree", hmp_info_mtree },
     { "qtree", "", "show device tree", hmp_info_qtree },
+    { "registers", "[-a]", "show the cpu registers (-a: all CPUs)",
+      hmp_info_registers },
     { "status", "", "show the current VM status (running|paused)",
       hmp_info_status },
     { "version", "", "show the version of QEMU", hmp_info_version },

@@ -10,6 +10,7 @@
  * on by main_loop_should_exit()) runs with the lock held.
  */
 #include "system/cpus.h"
+#include "system/runstate.h"
 
 static GMutex bql;
 static __thread bool bql_held;
@@ -121,6 +122,32 @@ bool vcpus_amd_ht_hole(void)
 {
     return cpus_accel && cpus_accel->amd_ht_hole &&
            cpus_accel->amd_ht_hole();
+}
+
+bool vcpus_dump(int index, GString *out)
+{
+    bool running = runstate_is_running();
+    unsigned n = cpu_state_count();
+
+    if (!cpus_accel || !cpus_accel->dump_vcpu || !n ||
+        (index >= 0 && (unsigned)index >= n)) {
+        return false;
+    }
+    if (running) {
+        vcpus_pause();
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (index < 0) {
+            g_string_append_printf(out, "\nCPU#%u\n", i);
+        } else if ((unsigned)index != i) {
+            continue;
+        }
+        cpus_accel->dump_vcpu(i, out);
+    }
+    if (running) {
+        vcpus_resume();
+    }
+    return true;
 }
 
 CPUState *cpu_state_add(const char *type, void *opaque, Error **errp)

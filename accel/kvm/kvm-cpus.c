@@ -673,10 +673,26 @@ static void kvm_destroy_vcpus(void)
     memset(&kvm_cpus, 0, sizeof(kvm_cpus));
 }
 
+/* The vCPUs are parked: their registers can be read from here. */
+static void kvm_dump_vcpu(unsigned index, GString *out)
+{
+    KVMVcpu *cpu = &kvm_cpus.cpus[index];
+    struct kvm_regs regs;
+    struct kvm_sregs sregs;
+
+    if (ioctl(cpu->fd, KVM_GET_REGS, &regs) < 0 ||
+        ioctl(cpu->fd, KVM_GET_SREGS, &sregs) < 0) {
+        g_string_append_printf(out, "KVM_GET_REGS: %s\n", g_strerror(errno));
+        return;
+    }
+    kvm_dump_registers(&regs, &sregs, out);
+}
+
 const AccelOps kvm_accel_ops = {
     .create_vcpus = kvm_create_vcpus,
     .reset_vcpus = kvm_reset_vcpus,
     .pause_vcpus = kvm_pause_vcpus,
     .resume_vcpus = kvm_resume_vcpus,
     .destroy_vcpus = kvm_destroy_vcpus,
+    .dump_vcpu = kvm_dump_vcpu,
 };

@@ -642,6 +642,11 @@ static void tcg_destroy_vcpus(void)
     memset(&tcg_cpus, 0, sizeof(tcg_cpus));
 }
 
+static void tcg_dump_vcpu(unsigned index, GString *out)
+{
+    x86_cpu_dump_state(&tcg_cpus.cpus[index]->cpu.env, out);
+}
+
 const AccelOps tcg_accel_ops = {
     .create_vcpus = tcg_create_vcpus,
     .reset_vcpus = tcg_reset_vcpus,
@@ -649,4 +654,5 @@ const AccelOps tcg_accel_ops = {
     .resume_vcpus = tcg_resume_vcpus,
     .destroy_vcpus = tcg_destroy_vcpus,
     .amd_ht_hole = tcg_amd_ht_hole,
+    .dump_vcpu = tcg_dump_vcpu,
 };

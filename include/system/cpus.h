@@ -70,6 +70,11 @@ typedef struct AccelOps {
      * QEMU on Intel hosts have no such range. May be NULL.
      */
     bool (*amd_ht_hole)(void);
+    /*
+     * Append vCPU index's registers in QEMU's "info registers" layout.
+     * Called with the vCPUs paused. May be NULL (no vCPUs).
+     */
+    void (*dump_vcpu)(unsigned index, GString *out);
 } AccelOps;
 
 void cpus_register_accel(const AccelOps *ops);
@@ -79,6 +84,12 @@ void vcpus_pause(void);
 void vcpus_resume(void);
 void vcpus_destroy(void);
 bool vcpus_amd_ht_hole(void);
+/*
+ * The registers of vCPU index (all of them, each after "\nCPU#N\n", when
+ * index is -1), pausing the vCPUs around it if the VM runs. False when
+ * there is no such vCPU.
+ */
+bool vcpus_dump(int index, GString *out);
 
 /*
  * One vCPU as the rest of the emulator sees it (query-cpus-fast, QOM);

@@ -5,8 +5,8 @@
  * and RESUME events, and not one byte of output while stopped), QMP
  * quit, system_reset (the guest starts over; query-cpus-fast still lists
  * the -smp CPUs), SIGTERM, query-cpus-fast with a topology and the vCPU
- * threads' names, and the reset a triple fault causes without
- * -no-reboot.
+ * threads' names, "info registers" of a running VM, and the reset a
+ * triple fault causes without -no-reboot.
  *
  * The guests are tiny multiboot images (qemu-vm.h): "X\n" then idle, or
  * the ticker ('X' once, then '.' forever); the triple fault is the guest
@@ -227,6 +227,50 @@ static void test_query_cpus(gconstpointer data)
     vm_free(vm);
 }
 
+/* HMP's text for command-line (g_free it). */
+static char *hmp(QemuVm *vm, const char *command_line)
+{
+    JsonNode *r = vm_qmp(vm, "{\"execute\": \"human-monitor-command\", "
+                         "\"arguments\": {\"command-line\": \"%s\"}}",
+                         command_line);
+    JsonObject *o = json_node_get_object(r);
+    char *out;
+
+    g_assert_true(json_object_has_member(o, "return"));
+    out = g_strdup(json_object_get_string_member(o, "return"));
+    json_node_unref(r);
+    return out;
+}
+
+/*
+ * "info registers" while the guest runs: vCPU 0's registers in QEMU's
+ * layout, every vCPU's with -a, and the VM runs on afterwards.
+ */
+static void test_info_registers(gconstpointer data)
+{
+    const char *accel = data;
+    char *out;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "-smp 2", ticker_guest);
+    g_assert_true(vm_wait_serial(vm, "X", 1));
+    out = hmp(vm, "info registers");
+    g_assert_true(g_pattern_match_simple("RAX=*RIP=*CS =*CR0=*EFER=*",
+                                         out));
+    g_assert_null(strstr(out, "CPU#"));
+    g_free(out);
+    out = hmp(vm, "info registers -a");
+    g_assert_true(g_pattern_match_simple("\r\nCPU#0\r\nRAX=*\r\nCPU#1\r\n"
+                                         "RAX=*", out));
+    g_free(out);
+    assert_status(vm, "running");
+    vm_quit(vm);
+    vm_free(vm);
+}
+
 /* Without -no-reboot a triple fault resets the machine: it runs again. */
 static void test_triple_fault_resets(gconstpointer data)
 {
@@ -286,6 +330,7 @@ int main(int argc, char **argv)
     add_cases("system-reset", test_system_reset);
     add_cases("sigterm", test_sigterm);
     add_cases("query-cpus-fast", test_query_cpus);
+    add_cases("info-registers", test_info_registers);
     add_cases("triple-fault-resets", test_triple_fault_resets);
     ret = g_test_run();
     g_unlink(idle_guest);

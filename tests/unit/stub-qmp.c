@@ -28,3 +28,8 @@ JsonArray *cpus_query_fast(void)
 {
     return json_array_new();
 }
+
+bool vcpus_dump(int index, GString *out)
+{
+    return false;
+}
