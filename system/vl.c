@@ -758,9 +758,25 @@ static const MachineClass *select_machine(Error **errp)
         return NULL;
     }
     loc_clear();
+    /*
+     * QEMU's rule: -nographic puts the default serial, parallel and
+     * monitor on stdio, which a daemon has not; with none of them left
+     * (-nodefaults, -serial, -mon/-qmp) it changes nothing and is fine, as
+     * libvirt's probe runs it. Machines without a default serial port
+     * have no parallel one either.
+     */
     if (config.daemonize && config.nographic) {
-        error_setg(errp, "-nographic cannot be used with -daemonize");
-        return NULL;
+        bool defaults = !config.nodefaults;
+        bool default_serial = defaults && !mc->no_serial &&
+                              !config.serials->len;
+        bool default_parallel = defaults && !mc->no_serial;
+        bool default_monitor = defaults && !config.monitors->len &&
+                               !config.qmps->len;
+
+        if (default_serial || default_parallel || default_monitor) {
+            error_setg(errp, "-nographic cannot be used with -daemonize");
+            return NULL;
+        }
     }
     return mc;
 }

@@ -253,6 +253,9 @@ static const struct {
       "implemented in this release yet" },
     { "-M none -nographic -daemonize", "-nographic cannot be used with "
       "-daemonize" },
+    /* The pc's default serial and parallel ports would still use stdio. */
+    { "-M pc -accel qtest -nographic -daemonize -qmp null",
+      "-nographic cannot be used with -daemonize" },
     { "-M pc -accel qtest -append x", "-append only allowed with -kernel "
       "option" },
     { "-M pc -accel qtest -initrd /dev/null", "-initrd only allowed with "
@@ -358,13 +361,14 @@ static void test_pidfile(void)
     g_free(dir);
 }
 
-static void test_daemonize(void)
+static void test_daemonize(gconstpointer data)
 {
+    const char *extra = data;
     char *dir = make_tmpdir();
     char *pidfile = g_build_filename(dir, "vm.pid", NULL);
     char *args = g_strdup_printf("-M none -display none -accel %s "
-                                 "-daemonize -pidfile %s", test_accel(),
-                                 pidfile);
+                                 "-daemonize -pidfile %s %s", test_accel(),
+                                 pidfile, extra);
     char *out, *err, *contents;
     int status = qemu_run(args, &out, &err);
     pid_t daemon;
@@ -541,7 +545,10 @@ int main(int argc, char **argv)
     g_test_add_data_func("/cmdline/signal/hup", GINT_TO_POINTER(SIGHUP),
                          test_signal);
     g_test_add_func("/cmdline/pidfile", test_pidfile);
-    g_test_add_func("/cmdline/daemonize/ok", test_daemonize);
+    g_test_add_data_func("/cmdline/daemonize/ok", "", test_daemonize);
+    /* libvirt's probe: -nographic with every default removed. */
+    g_test_add_data_func("/cmdline/daemonize/nographic-nodefaults",
+                         "-nodefaults -nographic", test_daemonize);
     g_test_add_func("/cmdline/daemonize/failure", test_daemonize_failure);
     g_test_add_func("/cmdline/msg/timestamp", test_msg_timestamp);
     g_test_add_func("/cmdline/nographic/escapes", test_nographic_escapes);
