@@ -380,9 +380,10 @@ static void test_page_fault_raised(void)
 static void test_tlb_tags(void)
 {
     uint64_t va = 0x40000000, v;
-    TLBEntry *e = x86_tlb_entry(env, va);
+    TLBEntry *e;
 
     reset_cpu(MODE_LONG, 0);
+    e = x86_tlb_entry(env, va);
     map_long_4k(va, 0x47000, P | RW);
     /* A read fills read and fetch tags; no write tag while D is clear. */
     g_assert_cmpint(try_load(va, 4, MMU_READ, &v), ==, -1);
@@ -437,7 +438,10 @@ static void test_tlb_global_and_large(void)
     g_assert_cmphex(x86_tlb_entry(env, big + 0x7000)->tag_read, ==,
                     TLB_INVALID);
 
-    /* Leaving for CPL 3 drops the supervisor's entries (mmu.c). */
+    /*
+     * CPL 3 has a TLB of its own (mmu.c): the supervisor's entries do
+     * not reach it, and survive the trip.
+     */
     g_assert_cmpint(try_load(big + 0x5000, 8, MMU_READ, &v), ==, -1);
     env->segs[R_CS].flags = DESC_P_MASK | DESC_S_MASK | DESC_CS_MASK |
                             DESC_L_MASK | (3u << DESC_DPL_SHIFT);
@@ -451,6 +455,13 @@ static void test_tlb_global_and_large(void)
     g_assert_cmpint(try_load(big + 0x5000, 8, MMU_READ, &v), ==,
                     EXCP0E_PAGE);
     g_assert_cmphex(env->error_code, ==, E_P | E_U);
+    /* Back at CPL 0 the entry is still there: no flush either way. */
+    env->segs[R_CS].flags &= ~DESC_DPL_MASK;
+    env->segs[R_SS].flags &= ~DESC_DPL_MASK;
+    x86_update_hflags(env);
+    g_assert_cmpint(env->hflags & HF_CPL_MASK, ==, 0);
+    g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
+                    big + 0x5000);
 }
 
 static void test_cross_page(void)

@@ -264,7 +264,11 @@ typedef struct CPUX86State {
     X86CPUExit exit_reason;     /* a triple fault or fatal error stops */
     char *fatal_msg;            /* X86_CPU_EXIT_FATAL's, the caller frees */
 
-    TLBEntry tlb[TLB_SIZE];
+    /*
+     * One TLB for CPL 0-2 and one for CPL 3 (rights filled at one may
+     * exceed the other's), so privilege changes flush nothing.
+     */
+    TLBEntry tlb[2][TLB_SIZE];
 
     X86CPU *cpu;
 } CPUX86State;
@@ -343,7 +347,10 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
 /* Fast paths: a TLB hit within one page; else the slow path. */
 static inline TLBEntry *x86_tlb_entry(CPUX86State *env, uint64_t vaddr)
 {
-    return &env->tlb[(vaddr >> 12) & (TLB_SIZE - 1)];
+    /* ((CPL + 1) >> 2) is 1 at CPL 3 only: the user TLB. */
+    unsigned user = ((env->hflags & HF_CPL_MASK) + 1) >> 2;
+
+    return &env->tlb[user][(vaddr >> 12) & (TLB_SIZE - 1)];
 }
 
 #define X86_DEFINE_LD(name, type, size)                                   \

@@ -130,11 +130,8 @@ void x86_update_hflags(CPUX86State *env)
             hf |= HF_ADDSEG_MASK;
         }
     }
+    /* CPL 3 has a TLB of its own (see mmu.c): nothing to flush. */
     env->hflags = hf;
-    /* TLB rights filled below CPL 3 may exceed CPL 3's (see mmu.c). */
-    if (cpl == 3 && (old & HF_CPL_MASK) != 3) {
-        x86_tlb_flush(env, true);
-    }
 }
 
 /* --- delivery ---------------------------------------------------------- */

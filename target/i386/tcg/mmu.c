@@ -15,9 +15,11 @@
  *  - device regions get no tags: every access goes to the device with
  *    the big lock held; ROM gets read and fetch tags, its writes vanish.
  * Rights filled at CPL 0-2 can exceed CPL 3's (supervisor pages, writes
- * with CR0.WP clear), so x86_update_hflags() flushes the TLB whenever
- * the CPU enters CPL 3. Entries of global pages survive a CR3 load while
- * CR4.PGE is set; invlpg also drops every entry of a large page.
+ * with CR0.WP clear), so CPL 3 has a TLB of its own (QEMU's MMU indexes):
+ * x86_tlb_entry() picks one by the CPL in hflags, and a privilege change
+ * flushes nothing; a flush, invlpg or a map change applies to both.
+ * Entries of global pages survive a CR3 load while CR4.PGE is set;
+ * invlpg also drops every entry of a large page.
  *
  * The memory map can change under a running vCPU (a BAR moves, logging
  * starts): the accelerator's memory listener then drops the tags of the
@@ -326,9 +328,11 @@ static void tlb_entry_clear(TLBEntry *e)
 
 void x86_tlb_flush(CPUX86State *env, bool include_global)
 {
-    for (unsigned i = 0; i < TLB_SIZE; i++) {
-        if (include_global || !env->tlb[i].global) {
-            tlb_entry_clear(&env->tlb[i]);
+    for (unsigned t = 0; t < 2; t++) {
+        for (unsigned i = 0; i < TLB_SIZE; i++) {
+            if (include_global || !env->tlb[t][i].global) {
+                tlb_entry_clear(&env->tlb[t][i]);
+            }
         }
     }
 }
@@ -340,8 +344,8 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
     uint64_t last = (len && paddr + len - 1 >= paddr) ? paddr + len - 1
                                                        : UINT64_MAX;
 
-    for (unsigned i = 0; i < TLB_SIZE; i++) {
-        TLBEntry *e = &env->tlb[i];
+    for (unsigned i = 0; i < 2 * TLB_SIZE; i++) {
+        TLBEntry *e = &env->tlb[i / TLB_SIZE][i % TLB_SIZE];
         uint64_t page = __atomic_load_n(&e->paddr, __ATOMIC_RELAXED);
 
         if (page < first || page > last) {
@@ -357,13 +361,18 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
 
 void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
 {
-    tlb_entry_clear(x86_tlb_entry(env, vaddr));
-    /* Entries made from a large page sit at other indexes too. */
-    for (unsigned i = 0; i < TLB_SIZE; i++) {
-        TLBEntry *e = &env->tlb[i];
+    unsigned idx = (vaddr >> 12) & (TLB_SIZE - 1);
 
-        if (e->large_vmask && (vaddr & e->large_vmask) == e->large_vbase) {
-            tlb_entry_clear(e);
+    for (unsigned t = 0; t < 2; t++) {
+        tlb_entry_clear(&env->tlb[t][idx]);
+        /* Entries made from a large page sit at other indexes too. */
+        for (unsigned i = 0; i < TLB_SIZE; i++) {
+            TLBEntry *e = &env->tlb[t][i];
+
+            if (e->large_vmask &&
+                (vaddr & e->large_vmask) == e->large_vbase) {
+                tlb_entry_clear(e);
+            }
         }
     }
 }
