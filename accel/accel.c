@@ -157,11 +157,6 @@ bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp)
     return ok;
 }
 
-const AccelClass *accel_current(void)
-{
-    return current_accel;
-}
-
 bool accel_irqchip_in_kernel(void)
 {
     return current_accel && current_accel->irqchip_in_kernel;

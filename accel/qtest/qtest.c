@@ -52,8 +52,3 @@ const AccelClass qtest_accel_class = {
     .ops = &qtest_accel_ops,
     .init = qtest_accel_init,
 };
-
-bool qtest_enabled(void)
-{
-    return accel_current() == &qtest_accel_class;
-}

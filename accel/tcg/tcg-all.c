@@ -95,8 +95,3 @@ const AccelClass tcg_accel_class = {
     .init = tcg_accel_init,
     .cleanup = tcg_accel_cleanup,
 };
-
-bool tcg_enabled(void)
-{
-    return accel_current() == &tcg_accel_class;
-}

@@ -182,13 +182,6 @@ static void vcpu_stopped(TCGVcpu *v, X86CPUExit why)
     }
 }
 
-void tcg_flush_all_tlbs(void)
-{
-    for (unsigned i = 0; i < tcg_cpus.ncpus; i++) {
-        x86_tlb_flush(&tcg_cpus.cpus[i]->cpu.env, true);
-    }
-}
-
 /* --- the thread -------------------------------------------------------- */
 
 /* Could this vCPU do anything if it ran now? */
@@ -437,6 +430,12 @@ static void tcg_log_start(MemoryListener *l, const MemoryRegionSection *s)
     tlbs_invalidate(s->offset_within_address_space, s->size, true);
 }
 
+/* A page now holds decoded code: no vCPU may write it by the fast path. */
+static void tcg_code_page(uint64_t paddr)
+{
+    tlbs_invalidate(paddr, X86_PAGE_SIZE, true);
+}
+
 /*
  * Guest RAM [addr, addr + len) was written other than by a vCPU (DMA,
  * qtest, a loader): decoded code of those pages must go. Any thread (the
@@ -588,6 +587,7 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
         x86_cpu_reset_state(&v->cpu, i == 0);
     }
     memory_listener_register(&tcg_memory_listener, &address_space_memory);
+    tb_set_code_page_notify(tcg_code_page);
     if (!start_thread(errp)) {
         return false;
     }
@@ -604,6 +604,7 @@ static void tcg_destroy_vcpus(void)
     /* The main thread holds the big lock once the thread may exist. */
     bool held = bql_locked();
 
+    tb_set_code_page_notify(NULL);
     memory_listener_unregister(&tcg_memory_listener);
     if (tcg_cpus.thread_started) {
         if (!held) {

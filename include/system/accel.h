@@ -45,7 +45,6 @@ bool accel_check_options(const QemuOpts *opts, Error **errp);
  * options, or "-machine accel=a:b"), defaulting to kvm.
  */
 bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp);
-const AccelClass *accel_current(void);
 bool accel_irqchip_in_kernel(void);
 /* The type the accelerator's front has for a device type, else type. */
 const char *accel_device_type(const char *type);

@@ -36,7 +36,4 @@ void qtest_server_set_limits(QTestServer *s, size_t max_line,
 void qtest_server_feed(QTestServer *s, const uint8_t *buf, size_t len);
 void qtest_server_free(QTestServer *s);
 
-/* True when the qtest accelerator runs this VM. */
-bool qtest_enabled(void);
-
 #endif

@@ -25,9 +25,6 @@ struct X86BootState;
 /* Instructions a vCPU runs before the next one gets its turn. */
 #define TCG_QUANTUM             100000
 
-/* True once the tcg accelerator runs this VM. */
-bool tcg_enabled(void);
-
 /* The vCPUs (accel/tcg/tcg-cpus.c), through system/cpus.h. */
 struct AccelOps;
 extern const struct AccelOps tcg_accel_ops;

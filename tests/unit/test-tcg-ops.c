@@ -570,6 +570,45 @@ static void test_smc_other_block(void)
     g_assert_cmpuint(ninval1, >, ninval0);
 }
 
+static GArray *code_pages;          /* what tb_set_code_page_notify saw */
+
+static void note_code_page(uint64_t paddr)
+{
+    g_array_append_val(code_pages, paddr);
+}
+
+/*
+ * The accelerator hears of a page once, when it first holds decoded
+ * code (so it can drop the other vCPUs' write tags for it), and again
+ * only after the page stopped being code.
+ */
+static void test_code_page_notify(void)
+{
+    static const uint8_t code[] = { 0xb8, 0x11, 0x00, 0x00, 0x00, 0xf4 };
+    TcgHarness *h = th_get();
+
+    code_pages = g_array_new(false, false, sizeof(uint64_t));
+    tb_set_code_page_notify(note_code_page);
+    th_set_mode(h, TH_LONG);
+    th_write(h, TH_CODE + 0x3000, code, sizeof(code));
+    h->env->rip = TH_CODE + 0x3000;
+    th_run(h, 100);
+    g_assert_cmpuint(code_pages->len, ==, 1);
+    g_assert_cmphex(g_array_index(code_pages, uint64_t, 0), ==,
+                    TH_CODE + 0x3000);
+    /* Run again: the block is cached, the page already code. */
+    h->env->rip = TH_CODE + 0x3000;
+    th_run(h, 100);
+    g_assert_cmpuint(code_pages->len, ==, 1);
+    /* Rewritten behind the CPU, the page is code again once decoded. */
+    th_write(h, TH_CODE + 0x3000, code, sizeof(code));
+    h->env->rip = TH_CODE + 0x3000;
+    th_run(h, 100);
+    g_assert_cmpuint(code_pages->len, ==, 2);
+    tb_set_code_page_notify(NULL);
+    g_array_free(code_pages, true);
+}
+
 /* Code rewritten other than by the CPU (a loader, DMA) is decoded anew. */
 static void test_code_rewritten(void)
 {
@@ -741,6 +780,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/smc-same-block", test_smc_same_block);
     g_test_add_func("/tcg/ops/smc-other-block", test_smc_other_block);
     g_test_add_func("/tcg/ops/code-rewritten", test_code_rewritten);
+    g_test_add_func("/tcg/ops/code-page-notify", test_code_page_notify);
     g_test_add_func("/tcg/ops/page-crossing", test_page_crossing);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);

@@ -395,11 +395,6 @@ X86_DEFINE_ST(x86_stq, uint64_t, 8)
  */
 void tb_invalidate_phys_range(uint64_t paddr, uint64_t len);
 bool tb_page_has_code(uint64_t paddr);
-/*
- * When a page first holds decoded code, every vCPU's TLB is flushed
- * (accel/tcg/tcg-cpus.c) so no fast-path write tag for it survives.
- */
-void tcg_flush_all_tlbs(void);
 
 /* Guest TSC and the virtual clock (misc.c): TSC ticks at x86_tsc_hz. */
 extern uint64_t x86_tsc_hz;

@@ -18,6 +18,12 @@
  */
 bool tb_cache_init(uint64_t bytes, Error **errp);
 void tb_cache_cleanup(void);
+/*
+ * Who drops every vCPU's fast-path write tags for a guest-physical page
+ * that has just started to hold decoded code (the accelerator, which
+ * knows its vCPUs); NULL: nobody but the decoding vCPU itself.
+ */
+void tb_set_code_page_notify(void (*notify)(uint64_t paddr));
 /* Drop every decoded block (with the vCPUs stopped or between blocks). */
 void tb_flush_all(void);
 

@@ -99,6 +99,13 @@ static void tbc_init_locked(void)
     tbc.jmp_caches = g_ptr_array_new_with_free_func(g_free);
 }
 
+static void (*code_page_notify)(uint64_t paddr);
+
+void tb_set_code_page_notify(void (*notify)(uint64_t paddr))
+{
+    code_page_notify = notify;
+}
+
 bool tb_cache_init(uint64_t bytes, Error **errp)
 {
     g_mutex_lock(&tbc.lock);
@@ -469,7 +476,7 @@ static TranslationBlock *tb_gen(CPUX86State *env, uint64_t lin,
     DecodedBlock *db = &decode_buf;
     TranslationBlock *tb;
     size_t size;
-    bool fresh = false;
+    bool fresh[2] = { false, false };
     unsigned h;
 
     x86_decode_block(env, db,
@@ -505,16 +512,21 @@ static TranslationBlock *tb_gen(CPUX86State *env, uint64_t lin,
     tb->hash_next = tbc.hash[h];
     tbc.hash[h] = tb;
     for (unsigned i = 0; i < tb->npages; i++) {
-        fresh |= page_add_tb_locked(tb->phys[i], tb);
+        fresh[i] = page_add_tb_locked(tb->phys[i], tb);
     }
     tbc.ntbs++;
     g_mutex_unlock(&tbc.lock);
-    if (fresh) {
+    if (fresh[0] || fresh[1]) {
         /*
          * No vCPU may keep a fast-path write tag for a code page; this
-         * one may just have got one while fetching the code.
+         * one may just have got one while fetching the code, the others
+         * are the accelerator's to tell.
          */
-        tcg_flush_all_tlbs();
+        for (unsigned i = 0; i < tb->npages; i++) {
+            if (fresh[i] && code_page_notify) {
+                code_page_notify(tb->phys[i]);
+            }
+        }
         x86_tlb_flush_page(env, lin);
         if (tb->npages > 1) {
             x86_tlb_flush_page(env, second_page(tb));
