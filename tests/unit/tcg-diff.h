@@ -46,13 +46,36 @@ typedef struct DiffCase {
         uint64_t addr, value;
         unsigned size;
     } poke[4];
+    /*
+     * The x87/SSE state going in, as an FXSAVE image (64-bit layout), and
+     * what is compared after (DIFF_FX_*; 0 for the integer classes,
+     * which run from the default state and leave it alone).
+     */
+    uint8_t fx[512] __attribute__((aligned(16)));
+    unsigned fx_cmp;
 } DiffCase;
+
+#define DIFF_FX_FCW     (1u << 0)
+#define DIFF_FX_FSW     (1u << 1)       /* TOP, condition codes, flags */
+#define DIFF_FX_FTW     (1u << 2)       /* the abridged tag word */
+#define DIFF_FX_ST      (1u << 3)       /* the non-empty x87 registers */
+#define DIFF_FX_MXCSR   (1u << 4)
+#define DIFF_FX_XMM     (1u << 5)
+#define DIFF_FX_ALL     0x3fu
+
+/* The FXSAVE image of the state after fninit and a default MXCSR. */
+void diff_fx_default(uint8_t *fx);
+
 
 typedef struct DiffRand {
     uint64_t s;
 } DiffRand;
 
 uint64_t diff_rand(DiffRand *r);
+
+/* A generator of one class of cases (the integer ISA, x87, SSE ...). */
+typedef void DiffGenFn(DiffCase *c, DiffRand *r, uint64_t insn_va,
+                       unsigned host, const X86Vendor *vendor, bool code32);
 
 /*
  * Fill c with a random case for code at insn_va (the native and guest
@@ -62,5 +85,69 @@ uint64_t diff_rand(DiffRand *r);
  */
 void diff_gen(DiffCase *c, DiffRand *r, uint64_t insn_va, unsigned host,
               const X86Vendor *vendor, bool code32);
+
+/* --- the encoder and value pickers the generators share (tcg-diff-enc.c) --- */
+
+/* Generating for 32-bit code (compatibility mode): no REX, no 64-bit. */
+extern bool diff_m32;
+extern const uint64_t diff_size_mask[4];
+
+enum {
+    MF_BASE, MF_BASE_D8, MF_BASE_D32, MF_SIB, MF_SIB_D8, MF_INDEX_D32,
+    MF_RIP, MF_ABS, MF_NUM
+};
+
+typedef struct DiffOpnd {
+    bool mem;
+    unsigned reg;               /* modrm.reg: a register or /digit */
+    unsigned rm;                /* the register operand when !mem */
+    unsigned form;
+    int base, index;
+    unsigned scale;
+    int32_t disp;
+    bool a32;                   /* 67 prefix */
+    uint64_t ea;
+} DiffOpnd;
+
+typedef struct DiffIns {
+    uint8_t pfx[4];
+    unsigned npfx;
+    bool w;                     /* REX.W */
+    bool force_rex;             /* a REX even with no bit set */
+    bool rex_b;                 /* REX.B for a register in the opcode */
+    uint8_t op[3];
+    unsigned nop;
+    DiffOpnd *o;                /* modrm operands, or NULL */
+    uint64_t imm;
+    unsigned immsize;
+    uint64_t imm2;
+    unsigned imm2size;
+} DiffIns;
+
+unsigned diff_rn(DiffRand *r, unsigned n);
+/* Edge values and random ones, in every width. */
+uint64_t diff_value(DiffRand *r);
+/* An operand size: 0..3 (8..64 bits), 0..2 in 32-bit code. */
+int diff_pick_size(DiffRand *r, int min);
+/* A register 0..15 outside avoid. */
+unsigned diff_pick_reg(DiffRand *r, uint32_t avoid);
+void diff_poke(DiffCase *c, uint64_t addr, uint64_t value, unsigned size);
+void diff_case_init(DiffCase *c, DiffRand *r, const char *name);
+/*
+ * A memory operand of size bytes in the data area: an addressing form,
+ * base and index registers (outside avoid and never rsp) whose values
+ * make the address come out right.
+ */
+void diff_pick_mem(DiffCase *c, DiffRand *r, DiffOpnd *o, unsigned size,
+                   uint32_t avoid, unsigned align);
+void diff_put(DiffCase *c, uint8_t b);
+void diff_put_n(DiffCase *c, uint64_t v, unsigned n);
+/* Append one instruction; va is the address of c->code[0]. */
+void diff_emit(DiffCase *c, uint64_t va, const DiffIns *in);
+/* Operand-size prefix and REX.W of a size (0..3 = 8..64 bits). */
+void diff_size_prefix(DiffIns *in, DiffRand *r, int sz);
+/* The register or memory operand rm: memory half of the time. */
+void diff_pick_rm(DiffCase *c, DiffRand *r, DiffOpnd *o, int sz,
+                  uint32_t avoid, bool allow_mem);
 
 #endif

@@ -170,9 +170,11 @@ void th_set_mode(TcgHarness *h, THMode mode)
     switch (mode) {
     case TH_LONG:
     case TH_COMPAT32:
-        env->cr[0] = CR0_PE_MASK | CR0_PG_MASK | CR0_ET_MASK | CR0_NE_MASK;
+        /* The FPU and SSE as a 64-bit OS runs its processes. */
+        env->cr[0] = CR0_PE_MASK | CR0_PG_MASK | CR0_ET_MASK | CR0_NE_MASK |
+                     CR0_MP_MASK;
         env->cr[3] = h->pml4;
-        env->cr[4] = CR4_PAE_MASK;
+        env->cr[4] = CR4_PAE_MASK | CR4_OSFXSR_MASK | CR4_OSXMMEXCPT_MASK;
         env->efer = EFER_LME | EFER_LMA | EFER_NXE | EFER_SCE;
         env->idt = (DescTable) { .base = TH_IDT64, .limit = 256 * 16 - 1 };
         if (mode == TH_LONG) {

@@ -26,8 +26,14 @@
  * leaves it undefined (Intel). Both vendors' processors have run it:
  * the note of the change that added this says which.
  *
- * TCG_DIFF_CASES sets the number of cases (default 20000),
- * TCG_DIFF_SEED the random seed; the test prints both. TCG_DIFF_TRACE
+ * The x87/SSE state goes in and comes out as an FXSAVE image: natively
+ * fxrstor/fxsave around the case (the test's own state saved and put
+ * back), in the interpreter x86_fxrstor_image()/x86_fxsave_image(); the
+ * case says which parts are compared (DiffCase.fx_cmp).
+ *
+ * TCG_DIFF_CASES sets the number of cases per class and mode (default
+ * 20000), TCG_DIFF_SEED the random seed; the test prints both.
+ * TCG_DIFF_CLASS runs one class (int, ...). TCG_DIFF_TRACE
  * prints each case before it runs (to find one that crashes).
  */
 #include <cpuid.h>
@@ -58,6 +64,11 @@
 #define OUT_REGS        (DATA_OFF + 0x88)
 #define OUT_FLAGS       (DATA_OFF + 0x108)
 #define HOST_RSP        (DATA_OFF + 0x110)
+/* FXSAVE images on the second page (natively only). */
+#define IN_FX           0x1000u
+#define OUT_FX          0x1200u
+#define HOST_FX         0x1400u         /* the test process's own state */
+#define NCODE_SIZE      0x2000u
 
 static uint8_t *ncode;          /* the native code page, RWX */
 static uint8_t *nscr;           /* the native scratch memory */
@@ -139,6 +150,20 @@ static void riprel(uint8_t rex, uint8_t op, unsigned reg, unsigned off)
     pos += 4;
 }
 
+/* fxsave64 (ext 0) or fxrstor64 (ext 1) of the image at offset off. */
+static void fx64(unsigned ext, unsigned off)
+{
+    int32_t d;
+
+    b(0x48);
+    b(0x0f);
+    b(0xae);
+    b(ext << 3 | 5);
+    d = (int32_t)off - (int32_t)(pos + 4);
+    memcpy(&ncode[pos], &d, 4);
+    pos += 4;
+}
+
 static void emit_prologue(void)
 {
     pos = 0;
@@ -149,6 +174,8 @@ static void emit_prologue(void)
     b(0x41), b(0x56);
     b(0x41), b(0x57);
     riprel(0x48, 0x89, R_ESP, HOST_RSP);        /* mov [host_rsp], rsp */
+    fx64(0, HOST_FX);
+    fx64(1, IN_FX);
     riprel(0, 0xff, 6, IN_FLAGS);               /* push [in_flags] */
     b(0x9d);                                    /* popfq */
     for (unsigned r = 0; r < 16; r++) {
@@ -187,6 +214,8 @@ static void emit_stub32(void)
     b(0x41), b(0x56);
     b(0x41), b(0x57);
     riprel(0x48, 0x89, R_ESP, HOST_RSP);
+    fx64(0, HOST_FX);
+    fx64(1, IN_FX);
     riprel(0, 0xff, 6, IN_FLAGS);
     b(0x9d);
     for (unsigned r = 0; r < 16; r++) {
@@ -200,6 +229,7 @@ static void emit_stub32(void)
     pos += 4;
     riprel(0, 0xff, 3, FAR_PTR);                /* lcall *far_ptr */
     riprel(0x48, 0x8b, R_ESP, HOST_RSP);        /* back in 64-bit code */
+    fx64(1, HOST_FX);
     b(0xfc);
     b(0x41), b(0x5f);
     b(0x41), b(0x5e);
@@ -233,6 +263,8 @@ static void emit_epilogue32(void)
     b(0x9c);                                    /* pushf */
     b(0x58);                                    /* pop %eax */
     abs32(0x89, R_EAX, OUT_FLAGS);
+    b(0x0f);                                    /* fxsave out_fx */
+    abs32(0xae, 0, OUT_FX);
     b(0xbc);                                    /* mov $frame - 8, %esp */
     v = DIFF_CODE_VA + FRAME_STACK - 8;
     memcpy(&ncode[pos], &v, 4);
@@ -250,6 +282,8 @@ static void emit_epilogue(void)
     b(0x9c);                                    /* pushfq */
     b(0x58);                                    /* pop rax */
     riprel(0x48, 0x89, R_EAX, OUT_FLAGS);
+    fx64(0, OUT_FX);
+    fx64(1, HOST_FX);
     b(0xfc);                                    /* cld, as the ABI wants */
     b(0x41), b(0x5f);
     b(0x41), b(0x5e);
@@ -262,7 +296,7 @@ static void emit_epilogue(void)
 }
 
 static void run_native(const DiffCase *c, bool code32, uint64_t *regs,
-                       uint32_t *flags)
+                       uint32_t *flags, uint8_t *fx)
 {
     uint64_t f = c->flags | IF_MASK | EFLAGS_FIXED;
 
@@ -276,18 +310,21 @@ static void run_native(const DiffCase *c, bool code32, uint64_t *regs,
     }
     memcpy(&ncode[IN_REGS], c->regs, 16 * 8);
     memcpy(&ncode[IN_FLAGS], &f, 8);
+    memcpy(&ncode[IN_FX], c->fx, 512);
     memset(&ncode[OUT_REGS], 0, 16 * 8 + 8);
     __builtin___clear_cache((char *)ncode, (char *)ncode + X86_PAGE_SIZE);
     ((void (*)(void))(ncode + (code32 ? STUB32_OFF : 0)))();
     memcpy(regs, &ncode[OUT_REGS], 16 * 8);
     memcpy(&f, &ncode[OUT_FLAGS], 8);
     *flags = f;
+    memcpy(fx, &ncode[OUT_FX], 512);
 }
 
 /* --- the guest run ---------------------------------------------------------- */
 
-static void run_guest(TcgHarness *h, const DiffCase *c, unsigned off,
-                      uint64_t *regs, uint32_t *flags, uint64_t *rip)
+static void run_guest(TcgHarness *h, const DiffCase *c, bool code32,
+                      unsigned off, uint64_t *regs, uint32_t *flags,
+                      uint64_t *rip, uint8_t *fx)
 {
     CPUX86State *env = h->env;
     uint8_t code[sizeof(c->code) + 1];
@@ -299,7 +336,9 @@ static void run_guest(TcgHarness *h, const DiffCase *c, unsigned off,
     env->rip = DIFF_CODE_VA + off;
     x86_set_eflags(env, c->flags | IF_MASK | EFLAGS_FIXED, ~0u);
     env->exception_index = -1;
+    g_assert(x86_fxrstor_image(env, c->fx, true));
     th_run(h, 1000);
+    x86_fxsave_image(env, fx, !code32);
     memcpy(regs, env->regs, sizeof(env->regs));
     *flags = x86_get_eflags(env);
     *rip = env->rip;
@@ -331,6 +370,61 @@ static void print_case(const DiffCase *c)
     g_string_free(s, true);
 }
 
+/* Compare the x87/SSE state of the two runs as the case asks. */
+static bool check_fx(const DiffCase *c, const uint8_t *nfx,
+                     const uint8_t *gfx)
+{
+    static const struct {
+        unsigned what;
+        const char *name;
+        unsigned off, len, count;
+    } parts[] = {
+        { DIFF_FX_FCW, "fcw", 0, 2, 1 },
+        { DIFF_FX_FSW, "fsw", 2, 2, 1 },
+        { DIFF_FX_FTW, "ftw", 4, 1, 1 },
+        { DIFF_FX_MXCSR, "mxcsr", 24, 4, 1 },
+        { DIFF_FX_ST, "st", 32, 10, 8 },
+        { DIFF_FX_XMM, "xmm", 160, 16, 16 },
+    };
+    unsigned top = (nfx[3] >> 3) & 7;
+    bool ok = true;
+
+    for (unsigned p = 0; p < G_N_ELEMENTS(parts); p++) {
+        if (!(c->fx_cmp & parts[p].what)) {
+            continue;
+        }
+        for (unsigned i = 0; i < parts[p].count; i++) {
+            unsigned off = parts[p].off + i * (parts[p].count > 1 ? 16 : 0);
+
+            /* ST(i) is compared only where the native tag says valid. */
+            if (parts[p].what == DIFF_FX_ST &&
+                !((nfx[4] >> ((top + i) & 7)) & 1)) {
+                continue;
+            }
+            if (memcmp(nfx + off, gfx + off, parts[p].len)) {
+                GString *s = g_string_new(NULL);
+
+                g_string_append_printf(s, "%s", parts[p].name);
+                if (parts[p].count > 1) {
+                    g_string_append_printf(s, "%u", i);
+                }
+                g_string_append(s, ": native");
+                for (unsigned k = parts[p].len; k-- > 0;) {
+                    g_string_append_printf(s, "%02x", nfx[off + k]);
+                }
+                g_string_append(s, ", tcg ");
+                for (unsigned k = parts[p].len; k-- > 0;) {
+                    g_string_append_printf(s, "%02x", gfx[off + k]);
+                }
+                fprintf(stderr, "%s\n", s->str);
+                g_string_free(s, true);
+                ok = false;
+            }
+        }
+    }
+    return ok;
+}
+
 static unsigned failures;
 static bool trace;              /* TCG_DIFF_TRACE: print every case first */
 
@@ -338,6 +432,8 @@ static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
 {
     unsigned off = code32 ? insn32_off : insn_off;
     uint64_t nregs[16], gregs[16], grip;
+    uint8_t nfx[512] __attribute__((aligned(16)));
+    uint8_t gfx[512];
     uint32_t nflags, gflags;
     uint64_t want_rip = DIFF_CODE_VA + off + c->len + 1;
     uint8_t *gscr = h->ram + GUEST_SCR_PA;
@@ -353,8 +449,8 @@ static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
     if (trace) {
         print_case(c);
     }
-    run_native(c, code32, nregs, &nflags);
-    run_guest(h, c, off, gregs, &gflags, &grip);
+    run_native(c, code32, nregs, &nflags, nfx);
+    run_guest(h, c, code32, off, gregs, &gflags, &grip, gfx);
     if (code32) {
         /* Only the 32-bit registers exist there. */
         for (unsigned i = 0; i < 16; i++) {
@@ -379,6 +475,9 @@ static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
     if ((nflags ^ gflags) & c->flag_mask) {
         fprintf(stderr, "flags: native 0x%x, tcg 0x%x (compared 0x%x)\n",
                 nflags, gflags, c->flag_mask);
+        ok = false;
+    }
+    if (!check_fx(c, nfx, gfx)) {
         ok = false;
     }
     if (memcmp(nscr, gscr, DIFF_SCR_SIZE)) {
@@ -418,7 +517,7 @@ static void setup_bench(TcgHarness *h)
     if (ncode) {
         return;
     }
-    ncode = map_fixed(DIFF_CODE_VA, X86_PAGE_SIZE,
+    ncode = map_fixed(DIFF_CODE_VA, NCODE_SIZE,
                       PROT_READ | PROT_WRITE | PROT_EXEC);
     nscr = map_fixed(DIFF_SCR_VA, DIFF_SCR_SIZE, PROT_READ | PROT_WRITE);
     reference = g_malloc(DIFF_SCR_SIZE);
@@ -433,8 +532,28 @@ static void setup_bench(TcgHarness *h)
     th_map(h, DIFF_SCR_VA, GUEST_SCR_PA, DIFF_SCR_SIZE);
 }
 
-static void run_cases(bool code32)
+/*
+ * The classes of cases, each a test of its own per mode; TCG_DIFF_CLASS
+ * (a name) runs only that class.
+ */
+typedef struct DiffClass {
+    const char *name;
+    DiffGenFn *gen;
+} DiffClass;
+
+static const DiffClass classes[] = {
+    { "int", diff_gen },
+};
+
+typedef struct DiffRun {
+    const DiffClass *cls;
+    bool code32;
+} DiffRun;
+
+static void run_cases(gconstpointer data)
 {
+    const DiffRun *run = data;
+    bool code32 = run->code32;
     TcgHarness *h = th_get();
     const char *env_cases = getenv("TCG_DIFF_CASES");
     const char *env_seed = getenv("TCG_DIFF_SEED");
@@ -454,31 +573,36 @@ static void run_cases(bool code32)
         if (done % 4096 == 4095) {
             randomize_reference(h, &r);
         }
-        diff_gen(&c, &r, DIFF_CODE_VA + (code32 ? insn32_off : insn_off),
-                 host_features, host_vendor, code32);
+        run->cls->gen(&c, &r, DIFF_CODE_VA + (code32 ? insn32_off : insn_off),
+                      host_features, host_vendor, code32);
         check_case(h, &c, code32);
     }
-    printf("# tcg host differential, %s code: %" G_GUINT64_FORMAT " cases, "
-           "%u failures (seed 0x%" G_GINT64_MODIFIER "x, host features "
-           "0x%x, %s: %s)\n", code32 ? "32-bit" : "64-bit", done, failures,
-           seed, host_features, host_vendor->name, host_brand);
+    printf("# tcg host differential, %s, %s code: %" G_GUINT64_FORMAT
+           " cases, %u failures (seed 0x%" G_GINT64_MODIFIER "x, host "
+           "features 0x%x, %s: %s)\n", run->cls->name,
+           code32 ? "32-bit" : "64-bit", done, failures, seed,
+           host_features, host_vendor->name, host_brand);
     g_assert_cmpuint(failures, ==, 0);
-}
-
-static void test_host_diff64(void)
-{
-    run_cases(false);
-}
-
-static void test_host_diff32(void)
-{
-    run_cases(true);
 }
 
 int main(int argc, char **argv)
 {
+    static DiffRun runs[G_N_ELEMENTS(classes)][2];
+    const char *only = getenv("TCG_DIFF_CLASS");
+
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/tcg/diff/host-64bit", test_host_diff64);
-    g_test_add_func("/tcg/diff/host-32bit", test_host_diff32);
+    for (unsigned i = 0; i < G_N_ELEMENTS(classes); i++) {
+        if (only && strcmp(only, classes[i].name)) {
+            continue;
+        }
+        for (unsigned m = 0; m < 2; m++) {
+            g_autofree char *path = g_strdup_printf(
+                "/tcg/diff/%s/host-%s", classes[i].name,
+                m ? "32bit" : "64bit");
+
+            runs[i][m] = (DiffRun) { &classes[i], m };
+            g_test_add_data_func(path, &runs[i][m], run_cases);
+        }
+    }
     return g_test_run();
 }

@@ -208,6 +208,49 @@ typedef struct TLBEntry {
 /* Memory access kinds for the MMU. */
 typedef enum MMUAccess { MMU_READ, MMU_WRITE, MMU_FETCH } MMUAccess;
 
+/*
+ * x87 and SSE state. fpregs[] is indexed by physical register: ST(i) is
+ * fpregs[(fpstt + i) & 7]. Each holds the 80-bit extended format as a
+ * 64-bit significand and the sign and 15-bit exponent; MMX register i
+ * is fpregs[i].mant. The tag word is kept as "empty" per physical
+ * register; its full form (valid, zero, special) is computed from the
+ * contents where an instruction stores it (fnstenv, fnsave).
+ */
+typedef struct X86FPReg {
+    uint64_t mant;
+    uint16_t sexp;
+} X86FPReg;
+
+typedef union X86XMMReg {
+    uint8_t b[16];
+    uint16_t w[8];
+    uint32_t l[4];
+    uint64_t q[2];
+    float s[4];
+    double d[2];
+} X86XMMReg;
+
+#define FPUS_IE     0x0001u     /* FSW: invalid operation */
+#define FPUS_DE     0x0002u     /* denormal operand */
+#define FPUS_ZE     0x0004u     /* zero divide */
+#define FPUS_OE     0x0008u     /* overflow */
+#define FPUS_UE     0x0010u     /* underflow */
+#define FPUS_PE     0x0020u     /* precision */
+#define FPUS_SF     0x0040u     /* stack fault */
+#define FPUS_ES     0x0080u     /* exception summary */
+#define FPUS_C0     0x0100u
+#define FPUS_C1     0x0200u
+#define FPUS_C2     0x0400u
+#define FPUS_TOP    0x3800u     /* kept in fpstt, never in fpus */
+#define FPUS_C3     0x4000u
+#define FPUS_B      0x8000u     /* busy: mirrors ES */
+#define FPUC_INIT   0x037fu     /* FCW after fninit and reset */
+#define MXCSR_INIT  0x1f80u
+/* The MXCSR bits fxrstor/ldmxcsr accept (DAZ included). */
+#define MXCSR_MASK  0xffffu
+#define XCR0_X87    (1ull << 0)
+#define XCR0_SSE    (1ull << 1)
+
 typedef struct X86CPU X86CPU;
 
 /*
@@ -250,6 +293,19 @@ typedef struct CPUX86State {
     uint64_t mtrr_def_type, mtrr_fixed[11], mtrr_var[16];
     int64_t tsc_offset;         /* guest TSC = x86_tsc_now() + offset */
     uint64_t tsc_deadline;
+
+    /* x87 (target/i386/tcg/fpu-*.c) and SSE; see X86FPReg. */
+    X86FPReg fpregs[8];
+    unsigned fpstt;             /* TOP */
+    uint16_t fpus;              /* FSW, TOP bits clear */
+    uint16_t fpuc;              /* FCW */
+    uint8_t fptags[8];          /* 1: empty, by physical register */
+    uint16_t fpop;              /* last x87 opcode (11 bits) */
+    uint64_t fpip, fpdp;        /* its instruction and operand pointers */
+    uint16_t fpcs, fpds;
+    X86XMMReg xmm[16];
+    uint32_t mxcsr;
+    uint64_t xcr0;
 
     /* Exceptions raised mid-instruction unwind here (excp.c). */
     jmp_buf jmp_env;
@@ -410,6 +466,17 @@ X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed);
 
 /* The registers in QEMU's "info registers" layout (cpu-dump.c). */
 void x86_cpu_dump_state(CPUX86State *env, GString *out);
+
+/*
+ * The FXSAVE image (512 bytes, the 64-bit layout with rex_w, else the
+ * 32-bit one with FCS/FDS) of the x87/SSE state, and back
+ * (fpu-state.c). Restoring fails, changing nothing, when the image's
+ * MXCSR has reserved bits set (the caller raises #GP).
+ */
+void x86_fxsave_image(CPUX86State *env, uint8_t *img, bool rex_w);
+bool x86_fxrstor_image(CPUX86State *env, const uint8_t *img, bool rex_w);
+/* The x87/SSE state after fninit and power-on (fpu-state.c). */
+void x86_fpu_reset(CPUX86State *env);
 
 /* Power-on/INIT reset of the architectural state (misc.c). */
 void x86_cpu_reset_state(X86CPU *cpu, bool bsp);

@@ -1,7 +1,7 @@
 /*
  * The two-byte opcode map (0f xx) and the few three-byte opcodes the
- * integer ISA has (movbe). MMX, SSE, AVX and the features CPUID does
- * not advertise decode to #UD.
+ * integer ISA has (movbe). The vector opcodes go to decode-vec.c;
+ * features CPUID does not advertise decode to #UD.
  */
 #include "target/i386/tcg/decode.h"
 
@@ -400,7 +400,8 @@ void dec_0f(Dec *d, Insn *in, uint8_t b)
         d->lock_ok = true;
         return;
     default:
-        break;
+        dec_vec(d, in, b);
+        return;
     }
     dec_ud(d, in);
 }

@@ -550,9 +550,7 @@ static void dec_onebyte(Dec *d, Insn *in, uint8_t b)
         return;
     }
     if (b >= 0xd8 && b < 0xe0) {
-        /* x87: stage 2. Consume the modrm so the length is right. */
-        dec_modrm(d, in);
-        dec_ud(d, in);
+        dec_x87(d, in, b);
         return;
     }
 

@@ -105,4 +105,13 @@ void dec_ud(Dec *d, Insn *in);
 /* The two-byte map (0f xx), after the 0f. */
 void dec_0f(Dec *d, Insn *in, uint8_t b);
 
+/* The x87 escapes d8..df (decode-x87.c). */
+void dec_x87(Dec *d, Insn *in, uint8_t b);
+/*
+ * The vector instructions of the two-byte map (MMX, SSE and later),
+ * after the 0f: the opcodes dec_0f() does not decode itself
+ * (decode-vec.c). Unknown ones decode to #UD.
+ */
+void dec_vec(Dec *d, Insn *in, uint8_t b);
+
 #endif

@@ -898,6 +898,7 @@ void x86_cpu_reset_state(X86CPU *cpu, bool bsp)
     memset(env->mtrr_var, 0, sizeof(env->mtrr_var));
     env->tsc_deadline = 0;
     env->kernel_gs_base = 0;
+    x86_fpu_reset(env);
     for (unsigned i = 0; i < n; i++) {
         uint64_t v = msrs[i].value;
 
