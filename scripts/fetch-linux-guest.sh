@@ -4,6 +4,8 @@
 #   build/guest-linux/vmlinux         the uncompressed ELF (PVH entry)
 #   build/guest-linux/bzImage         the kernel as Debian ships it
 #   build/guest-linux/initramfs.cpio  busybox, /init printing markers
+#   build/guest-linux/busybox         busybox-static's binary (to remake
+#                                     the initramfs when its script changes)
 # Cached: a second run with all three present does nothing.
 # Needs apt-get, dpkg-deb and python3 (its lzma module unpacks Debian 12's
 # XZ-compressed kernel; zstd(1) is used only for a ZSTD one).
@@ -14,8 +16,13 @@ out=${1:-build/guest-linux}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] &&
-   [ -s "$out/initramfs.cpio" ]; then
+if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] && [ -s "$out/busybox" ]; then
+    # The init script changed since the initramfs was made: remake it.
+    if ! [ "$out/initramfs.cpio" -nt scripts/make-initramfs.py ]; then
+        python3 scripts/make-initramfs.py "$out/busybox" \
+            "$out/initramfs.cpio.tmp"
+        mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
+    fi
     exit 0
 fi
 
@@ -47,10 +54,12 @@ dpkg-deb -x "$dl"/busybox-static_*.deb "$dl/busybox"
 
 cp "$dl"/kernel/boot/vmlinuz-* "$out/bzImage.tmp"
 python3 scripts/extract-vmlinux.py "$out/bzImage.tmp" "$out/vmlinux.tmp"
-python3 scripts/make-initramfs.py "$dl/busybox/bin/busybox" \
+cp "$dl/busybox/bin/busybox" "$out/busybox.tmp"
+python3 scripts/make-initramfs.py "$out/busybox.tmp" \
     "$out/initramfs.cpio.tmp"
 echo "$pkg" > "$out/VERSION"
 mv "$out/bzImage.tmp" "$out/bzImage"
 mv "$out/vmlinux.tmp" "$out/vmlinux"
 mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
+mv "$out/busybox.tmp" "$out/busybox"
 echo "fetch-linux-guest.sh: $pkg in $out" >&2

@@ -1,10 +1,19 @@
 #!/usr/bin/env python3
 """Write a busybox initramfs (cpio "newc") for the Linux test guest.
 
-/init prints "init: started", mounts proc and sys, dirties N MiB of RAM
-when the kernel command line has dirty=N ("init: dirtied N MiB"), then
-prints "init: poweroff" and powers the machine off with poweroff -f.
-Usage: make-initramfs.py BUSYBOX OUT
+/init prints "init: started", mounts proc and sys, runs a few real
+programs and prints their results on lines starting with "init:" (the
+sha256sum of a known string, awk floating-point output, a dd copy, the
+number of CPUs), runs /bin/fpmath when an extra archive brought it
+(tests/guest/linux/fpmath.c), dirties N MiB of RAM when the kernel
+command line has dirty=N ("init: dirtied N MiB"), then prints
+"init: poweroff" and powers the machine off with poweroff -f.
+
+The kernel unpacks concatenated archives in order, so an extra archive
+appended to this one adds files:
+  make-initramfs.py BUSYBOX OUT               the busybox initramfs
+  make-initramfs.py --extra OUT SRC:DEST ...  an archive of just SRC files
+                                              at DEST (mode 0755)
 """
 import os
 import sys
@@ -15,6 +24,16 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 echo "init: started"
+echo "init: cpus $(grep -c ^processor /proc/cpuinfo)"
+echo "init: sha256 $(printf 'The quick brown fox jumps over the lazy dog' |
+    sha256sum)"
+echo "init: awk $(awk 'BEGIN { printf "%.10f %.6e %d", atan2(0, -1),
+    exp(1) * 1e10, int(sqrt(2) * 1e6) }')"
+echo "init: dd $(dd if=/dev/zero of=/dev/null bs=1M count=64 2>&1 |
+    grep -o '^[0-9]* bytes')"
+if [ -x /bin/fpmath ]; then
+    /bin/fpmath
+fi
 n=$(sed -n 's/.*\\bdirty=\\([0-9][0-9]*\\).*/\\1/p' /proc/cmdline)
 if [ -n "$n" ]; then
     # rootfs is RAM: every page of this file is guest memory written.
@@ -37,9 +56,24 @@ def entry(out, ino, name, mode, data=b"", rdev=(0, 0), nlink=1):
     out.write(b"\0" * (-len(data) % 4))
 
 
+def extra(out_path, pairs):
+    with open(out_path, "wb") as out:
+        ino = 1
+        for pair in pairs:
+            src, dest = pair.split(":", 1)
+            with open(src, "rb") as f:
+                entry(out, ino, dest.lstrip("/"), 0o100755, f.read())
+            ino += 1
+        entry(out, 0, "TRAILER!!!", 0)
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "--extra":
+        extra(sys.argv[2], sys.argv[3:])
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: make-initramfs.py BUSYBOX OUT")
+        sys.exit("usage: make-initramfs.py BUSYBOX OUT\n"
+                 "       make-initramfs.py --extra OUT SRC:DEST ...")
     with open(sys.argv[1], "rb") as f:
         busybox = f.read()
     ino = 1
