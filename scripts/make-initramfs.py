@@ -6,8 +6,9 @@ programs and prints their results on lines starting with "init:" (the
 sha256sum of a known string, awk floating-point output, a dd copy, the
 number of CPUs), runs /bin/fpmath when an extra archive brought it
 (tests/guest/linux/fpmath.c), dirties N MiB of RAM when the kernel
-command line has dirty=N ("init: dirtied N MiB"), then prints
-"init: poweroff" and powers the machine off with poweroff -f.
+command line has dirty=N ("init: dirtied N MiB"), waits N seconds with
+hold=N ("init: holding N s"), then prints "init: poweroff" and powers
+the machine off with poweroff -f.
 
 The kernel unpacks concatenated archives in order, so an extra archive
 appended to this one adds files:
@@ -39,6 +40,12 @@ if [ -n "$n" ]; then
     # rootfs is RAM: every page of this file is guest memory written.
     dd if=/dev/zero of=/dirty bs=1M count="$n" 2>/dev/null
     echo "init: dirtied $n MiB"
+fi
+n=$(sed -n 's/.*\bhold=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
+if [ -n "$n" ]; then
+    # Time for the host to read the emulator's memory figures.
+    echo "init: holding $n s"
+    sleep "$n"
 fi
 echo "init: poweroff"
 poweroff -f

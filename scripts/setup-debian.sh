@@ -4,9 +4,9 @@
 set -eu
 
 # clang and libclang-rt-14-dev (libFuzzer, only recommended by clang) for
-# the fuzz build.
+# the fuzz build; libc6-dev for static Linux test programs (libc.a, libm.a).
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
-libjson-glib-dev linux-libc-dev acpica-tools clang libclang-rt-14-dev"
+libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do
