@@ -34,8 +34,16 @@ for mode in on-fault on off; do
         -overcommit mem-lock=$mode -kernel "$LINUX/bzImage" \
         -initrd "$initrd" -append "console=ttyS0 panic=-1 hold=2" &
     qemu=$!
+    # Bounded: a guest that never gets there is stopped after 300 s.
+    waited=0
     while ! grep -q "init: holding" "$tmp/console" 2>/dev/null; do
         kill -0 "$qemu" 2>/dev/null || break
+        waited=$((waited + 1))
+        if [ "$waited" -gt 3000 ]; then
+            echo "main-job.sh: no 'init: holding' after 300 s" >&2
+            kill -TERM "$qemu"
+            break
+        fi
         sleep 0.1
     done
     rss=$(field VmRSS "$qemu" || true)
