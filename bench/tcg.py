@@ -214,19 +214,21 @@ def check_outputs(binaries, results):
                       for k, v in serials.items())]
 
 
-def write_doc(text):
-    """Replace the measured block of the section (between the markers),
-    keeping the section's prose; add the section or block if missing."""
-    begin, end = "<!-- bench/tcg.py: begin -->", "<!-- bench/tcg.py: end -->"
+def write_doc(text, script="tcg.py", section=SECTION):
+    """Replace the measured block of bench/SCRIPT in the section (between
+    the markers), keeping the section's prose; add the section or block
+    if missing."""
+    begin = "<!-- bench/%s: begin -->" % script
+    end = "<!-- bench/%s: end -->" % script
     block = begin + "\n" + text.rstrip("\n") + "\n" + end + "\n"
     doc = open(DOC).read()
     if begin in doc and end in doc:
         doc = doc[:doc.index(begin)] + block + \
             doc[doc.index(end) + len(end) + 1:]
     else:
-        start = doc.find("\n" + SECTION + "\n")
+        start = doc.find("\n" + section + "\n")
         if start < 0:
-            doc = doc.rstrip("\n") + "\n\n" + SECTION + "\n\n" + block
+            doc = doc.rstrip("\n") + "\n\n" + section + "\n\n" + block
         else:
             nxt = doc.find("\n## ", start + 1)
             if nxt < 0:
