@@ -32,7 +32,7 @@
 
 #include "accel/kvm/kvm-exit.h"
 #include "accel/kvm/kvm-int.h"
-#include "hw/i386/x86-boot.h"
+#include "target/i386/boot-state.h"
 #include "monitor/monitor.h"
 #include "qom/object.h"
 #include "system/cpus.h"

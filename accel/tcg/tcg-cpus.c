@@ -29,7 +29,7 @@
 #include "qemu/log.h"
 
 #include "target/i386/tb-cache.h"
-#include "hw/i386/x86-boot.h"
+#include "target/i386/boot-state.h"
 #include "hw/intc/apic.h"
 #include "monitor/monitor.h"
 #include "qemu/timer.h"

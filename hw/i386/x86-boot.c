@@ -19,25 +19,6 @@
 #define ONE_MIB     0x100000ULL
 #define FOUR_GIB    0x100000000ULL
 
-void x86_boot_state_init(X86BootState *st)
-{
-    memset(st, 0, sizeof(*st));
-    st->ranges = g_array_new(false, true, sizeof(X86BootRange));
-    st->warnings = g_ptr_array_new_with_free_func(g_free);
-}
-
-void x86_boot_state_free(X86BootState *st)
-{
-    if (st->ranges) {
-        g_array_free(st->ranges, true);
-        st->ranges = NULL;
-    }
-    if (st->warnings) {
-        g_ptr_array_free(st->warnings, true);
-        st->warnings = NULL;
-    }
-}
-
 void x86_boot_fw_cfg_free(X86BootFwCfg *fw)
 {
     unsigned i;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "system/cpus.h"
+#include "target/i386/boot-state.h"
 #include "target/i386/cpu.h"
 #include "target/i386/vendor.h"
 
@@ -624,4 +625,25 @@ unsigned x86_cpu_reset_msrs(bool bsp, X86CPUMsr *out, unsigned max)
 
     memcpy(out, msrs, n * sizeof(*out));
     return n;
+}
+
+/* --- the boot state (include/target/i386/boot-state.h) --- */
+
+void x86_boot_state_init(X86BootState *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->ranges = g_array_new(false, true, sizeof(X86BootRange));
+    st->warnings = g_ptr_array_new_with_free_func(g_free);
+}
+
+void x86_boot_state_free(X86BootState *st)
+{
+    if (st->ranges) {
+        g_array_free(st->ranges, true);
+        st->ranges = NULL;
+    }
+    if (st->warnings) {
+        g_ptr_array_free(st->warnings, true);
+        st->warnings = NULL;
+    }
 }

@@ -22,6 +22,7 @@
 #include <glib.h>
 
 #include "qemu/error.h"
+#include "target/i386/boot-state.h"
 
 /* e820 entry types (ACPI "Address Range Types"). */
 #define E820_RAM            1
@@ -37,7 +38,6 @@
 #define X86_CR4_PAE         (1u << 5)
 #define X86_EFER_LME        (1u << 8)
 #define X86_EFER_LMA        (1u << 10)
-#define X86_RFLAGS_FIXED    0x2         /* bit 1 always reads as one */
 
 #define X86_BOOT_PAGE_SIZE  0x1000ULL
 
@@ -68,45 +68,6 @@ typedef struct X86BootConfig {
     uint64_t acpi_rsdp_addr;            /* 0: no RSDP to pass */
 } X86BootConfig;
 
-typedef enum X86BootMode {
-    X86_BOOT_MODE_PROTECTED32,          /* flat 32-bit, paging off */
-    X86_BOOT_MODE_LONG64,               /* 64-bit, identity paging */
-} X86BootMode;
-
-/* A segment register with its hidden part, laid out as KVM's kvm_segment. */
-typedef struct X86BootSegment {
-    uint64_t base;
-    uint32_t limit;                     /* in bytes, granularity applied */
-    uint16_t selector;
-    uint8_t type;                       /* descriptor type, bits 0-3 */
-    uint8_t present, dpl, db, s, l, g;
-    uint8_t unusable;
-} X86BootSegment;
-
-/* A piece of guest RAM a loader wrote or reserved. */
-typedef struct X86BootRange {
-    uint64_t addr;
-    uint64_t len;
-    const char *what;                   /* static string: "kernel", ... */
-} X86BootRange;
-
-/*
- * The state vCPU 0 starts in. Registers not named here keep their reset
- * values (the loaders zero them: EBP, EDI, ... are 0 as both protocols
- * ask).
- */
-typedef struct X86BootState {
-    X86BootMode mode;
-    uint64_t rax, rbx, rcx, rdx, rsi, rdi, rsp, rbp;
-    uint64_t rip, rflags;
-    uint64_t cr0, cr3, cr4, efer;
-    X86BootSegment cs, ds, es, fs, gs, ss, tr, ldt;
-    uint64_t gdt_base, idt_base;
-    uint16_t gdt_limit, idt_limit;
-    GArray *ranges;                     /* X86BootRange, in load order */
-    GPtrArray *warnings;                /* strings for warn_report() */
-} X86BootState;
-
 /* An fw_cfg item as QEMU adds it for the same boot (data is g_malloc'ed). */
 typedef struct X86BootFwCfgItem {
     uint16_t key;                       /* FW_CFG_* from hw/nvram/fw_cfg.h */
@@ -121,8 +82,6 @@ typedef struct X86BootFwCfg {
     unsigned count;
 } X86BootFwCfg;
 
-void x86_boot_state_init(X86BootState *st);
-void x86_boot_state_free(X86BootState *st);
 /* Free the items' data that nobody took. */
 void x86_boot_fw_cfg_free(X86BootFwCfg *fw);
 /* The item with this key, or NULL. */
