@@ -216,6 +216,38 @@ char *vm_require_guest_kit(const char *name)
     return path;
 }
 
+/* $LINUX_GUEST_DIR lets several build trees share one fetched guest. */
+static const char *linux_guest_dir(void)
+{
+    const char *env = g_getenv("LINUX_GUEST_DIR");
+
+    return env ? env : LINUX_GUEST_DIR;
+}
+
+char *vm_require_linux_guest(const char *name)
+{
+    char *path = g_build_filename(linux_guest_dir(), name, NULL);
+
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+        g_autofree char *why = g_strdup_printf(
+            "no %s in %s: run scripts/fetch-linux-guest.sh", name,
+            linux_guest_dir());
+
+        g_test_skip(why);
+        g_free(path);
+        return NULL;
+    }
+    return path;
+}
+
+unsigned vm_linux_boot_timeout_s(unsigned dflt)
+{
+    const char *s = g_getenv("LINUX_BOOT_TIMEOUT");
+    int v = s ? atoi(s) : 0;
+
+    return v > 0 ? (unsigned)v : dflt;
+}
+
 static const uint8_t code_print_x[] = {
     0x66, 0xba, 0xf8, 0x03,             /* mov $0x3f8, %dx */
     0xb0, 'X', 0xee,                    /* mov $'X', %al; out %al, %dx */

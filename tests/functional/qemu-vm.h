@@ -69,6 +69,16 @@ char *vm_guest_kit(const char *name);
 /* The same, but skip the running test when the kit was not built. */
 char *vm_require_guest_kit(const char *name);
 
+/*
+ * A file of the Linux guest (scripts/fetch-linux-guest.sh: "vmlinux",
+ * "bzImage", "initramfs.cpio") in $LINUX_GUEST_DIR or build/guest-linux;
+ * NULL, with the running test skipped and the reason, when it is not
+ * there.
+ */
+char *vm_require_linux_guest(const char *name);
+/* $LINUX_BOOT_TIMEOUT (seconds) if set, else dflt. */
+unsigned vm_linux_boot_timeout_s(unsigned dflt);
+
 /* A piece of 32-bit code (no paging) for a tiny multiboot guest. */
 typedef struct VmCode {
     const uint8_t *bytes;

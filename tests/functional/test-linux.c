@@ -29,10 +29,6 @@
 
 #include "qemu-vm.h"
 
-#ifndef LINUX_GUEST_DIR
-#define LINUX_GUEST_DIR "build/guest-linux"
-#endif
-
 #define DEFAULT_TIMEOUT_S   150
 #define POLL_MS             200
 #define TERM_WAIT_S         10
@@ -62,27 +58,6 @@ static const char *const acpi_patterns[] = {
     "ACPI: APIC 0x[0-9A-F]{16} [0-9A-F]{6} \\(v[0-9]{2} BOCHS  BXPC ",
 };
 
-/* $LINUX_GUEST_DIR lets several build trees share one fetched guest. */
-static const char *guest_dir(void)
-{
-    const char *env = g_getenv("LINUX_GUEST_DIR");
-
-    return env ? env : LINUX_GUEST_DIR;
-}
-
-static char *guest_file(const char *name)
-{
-    return g_build_filename(guest_dir(), name, NULL);
-}
-
-static int boot_timeout_ms(void)
-{
-    const char *s = g_getenv("LINUX_BOOT_TIMEOUT");
-    int v = s ? atoi(s) : 0;
-
-    return (v > 0 ? v : DEFAULT_TIMEOUT_S) * 1000;
-}
-
 /* What is still missing from the log, as one line per item ("" if none). */
 static char *missing_lines(const char *log)
 {
@@ -108,8 +83,8 @@ static char *missing_lines(const char *log)
 
 static void test_pvh_acpi_e820(void)
 {
-    g_autofree char *vmlinux = guest_file("vmlinux");
-    g_autofree char *initrd = guest_file("initramfs.cpio");
+    g_autofree char *vmlinux = NULL;
+    g_autofree char *initrd = NULL;
     g_autofree char *log = NULL;
     g_autofree char *miss = NULL;
     g_autofree char *err = NULL;
@@ -122,13 +97,9 @@ static void test_pvh_acpi_e820(void)
     if (!vm_require_kvm()) {
         return;
     }
-    if (!g_file_test(vmlinux, G_FILE_TEST_IS_REGULAR) ||
-        !g_file_test(initrd, G_FILE_TEST_IS_REGULAR)) {
-        g_autofree char *why = g_strdup_printf("no Linux guest in %s: run "
-                                               "scripts/fetch-linux-guest.sh",
-                                               guest_dir());
-
-        g_test_skip(why);
+    vmlinux = vm_require_linux_guest("vmlinux");
+    initrd = vmlinux ? vm_require_linux_guest("initramfs.cpio") : NULL;
+    if (!initrd) {
         return;
     }
 
@@ -143,7 +114,8 @@ static void test_pvh_acpi_e820(void)
     vm = vm_start(args, 0);
     g_ptr_array_free(args, TRUE);
     start = g_get_monotonic_time();
-    deadline = start + (gint64)boot_timeout_ms() * 1000;
+    deadline = start + (gint64)vm_linux_boot_timeout_s(DEFAULT_TIMEOUT_S) *
+               G_USEC_PER_SEC;
 
     /* Until every line is there, the emulator ends, or time is up. */
     for (;;) {
