@@ -4,9 +4,11 @@
 set -eu
 
 # clang and libclang-rt-14-dev (libFuzzer, only recommended by clang) for
-# the fuzz build; libc6-dev for static Linux test programs (libc.a, libm.a).
+# the fuzz build; libc6-dev for static Linux test programs (libc.a, libm.a);
+# libcapstone-dev for -d in_asm disassembly and the decoder oracle test.
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
-libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev"
+libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
+libcapstone-dev"
 
 missing=""
 for p in $PACKAGES; do

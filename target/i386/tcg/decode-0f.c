@@ -160,7 +160,7 @@ void dec_0f(Dec *d, Insn *in, uint8_t b)
         in->fn = x86_setcc_fn[d->mod != 3];
         return;
     }
-    if (b >= 0xc8) {
+    if (b >= 0xc8 && b < 0xd0) {
         in->rm = (b & 7) | (d->rex & REX_B ? 8 : 0);
         in->fn = x86_bswap_fn[ot];
         return;

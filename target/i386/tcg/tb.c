@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 
 #include "target/i386/tcg/tb.h"
+#include "disas/disas.h"
 #include "qemu/log.h"
 #include "system/tcg.h"
 
@@ -454,20 +455,66 @@ static void tb_fill(TranslationBlock *tb, const DecodedBlock *db,
     memcpy(tb->insns, db->insns, (db->n + 1) * sizeof(Insn));
 }
 
-/*
- * -d in_asm: where each decoded instruction starts and how long it is
- * (there is no disassembler; objdump -d on the guest image names them).
- */
-static void log_block(const DecodedBlock *db, uint64_t lin)
+/* The bytes of an instruction the decoder has just read (RAM only). */
+static unsigned fetch_for_log(CPUX86State *env, uint64_t lin, uint8_t *buf,
+                              unsigned len)
 {
+    unsigned n = 0;
+
+    while (n < len) {
+        uint8_t *host = NULL;
+        unsigned in_page = X86_PAGE_SIZE - ((lin + n) & ~X86_PAGE_MASK);
+
+        x86_translate(env, lin + n, MMU_FETCH, &host);
+        if (!host) {
+            break;
+        }
+        in_page = MIN(in_page, len - n);
+        memcpy(buf + n, host, in_page);
+        n += in_page;
+    }
+    return n;
+}
+
+/*
+ * -d in_asm: each decoded instruction with its address, bytes and, where
+ * the build has capstone, its disassembly.
+ */
+static void log_block(CPUX86State *env, const DecodedBlock *db,
+                      uint64_t lin)
+{
+    unsigned bits = db->flags & HF_CS64_MASK ? 64 :
+                    db->flags & HF_CS32_MASK ? 32 : 16;
+    GString *line = g_string_new(NULL);
+
     qemu_log("IN: 0x%016" PRIx64 " (cs base 0x%" PRIx64 ", flags 0x%x, "
              "%u instructions)\n", lin, db->cs_base, (unsigned)db->flags,
              (unsigned)db->n);
     for (unsigned i = 0; i < db->n; i++) {
-        qemu_log("0x%016" PRIx64 ":  %u bytes\n", lin + db->insns[i].off,
-                 (unsigned)db->insns[i].len);
+        uint64_t at = lin + (int16_t)db->insns[i].off;
+        uint8_t bytes[16];
+        unsigned len = db->insns[i].len, got;
+
+        if (bits != 64) {
+            at = (uint32_t)at;
+        }
+        got = fetch_for_log(env, at, bytes, MIN(len, sizeof(bytes)));
+        g_string_printf(line, "0x%016" PRIx64 ":  ", at);
+        for (unsigned k = 0; k < got; k++) {
+            g_string_append_printf(line, "%02x ", bytes[k]);
+        }
+        while (line->len < 20 + 3 * 11) {
+            g_string_append_c(line, ' ');
+        }
+        if (got != len ||
+            disas_x86_one(bytes, got, db->pc + (int16_t)db->insns[i].off,
+                          bits, line) != len) {
+            g_string_append_printf(line, "(%u bytes)", len);
+        }
+        qemu_log("%s\n", line->str);
     }
     qemu_log("\n");
+    g_string_free(line, true);
 }
 
 static TranslationBlock *tb_gen(CPUX86State *env, uint64_t lin,
@@ -483,7 +530,7 @@ static TranslationBlock *tb_gen(CPUX86State *env, uint64_t lin,
                      (tb_flags & TB_FLAG_SINGLE) ? 1 : TB_MAX_INSNS);
     db->flags |= tb_flags;
     if (qemu_loglevel_mask(LOG_IN_ASM)) {
-        log_block(db, lin);
+        log_block(env, db, lin);
     }
     size = sizeof(TranslationBlock) + (db->n + 1) * sizeof(Insn);
     if (!db->cacheable) {
