@@ -27,9 +27,13 @@ static bool vclock_running;
 static int64_t vclock_offset;       /* virtual = monotonic - offset */
 static int64_t vclock_stopped_at;
 
+/* Nanoseconds (g_get_monotonic_time() has only microseconds). */
 static int64_t monotonic_ns(void)
 {
-    return g_get_monotonic_time() * 1000;
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 int64_t qemu_clock_get_ns(QEMUClockType type)

@@ -557,7 +557,18 @@ static void apic_write_initial_count(APICState *s, uint32_t value)
     }
     s->initial_count = value;
     s->load_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    apic_timer_restart(s);
+    timer_del(s->timer);
+    if (value && apic_timer_mode(s) == APIC_TIMER_ONESHOT) {
+        /*
+         * Counting starts now, so the expiry is ahead even when the
+         * clock has passed it by the time the timer is armed (a count
+         * of a few ticks): armed here, not by apic_timer_resume(), which
+         * drops one-shot expiries already in the past.
+         */
+        timer_mod(s->timer, s->load_ns + (int64_t)value * apic_divisor(s));
+        return;
+    }
+    apic_timer_resume(s);
 }
 
 uint64_t apic_get_tsc_deadline(APICState *s)

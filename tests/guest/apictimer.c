@@ -2,7 +2,10 @@
  * apictimer: the local APIC timer modes timer.c does not cover.
  *   - one-shot (1 ms at divide-by-1): exactly one interrupt, the current
  *     count stays 0 afterwards and nothing more arrives; writing an
- *     initial count of 0 stops a running one-shot;
+ *     initial count of 0 stops a running one-shot; a one-shot of a
+ *     single tick (it has expired by the time the write completes)
+ *     still interrupts, each of 1000 times (what a tickless Linux asks
+ *     for when its next event is due at once);
  *   - TSC-deadline (LVT mode 2, IA32_TSC_DEADLINE): fires once when the
  *     TSC passes the deadline and then reads 0; a deadline already in the
  *     past fires at once; writing 0 disarms.  Only where CPUID.01H:ECX[24]
@@ -151,6 +154,14 @@ static void check_oneshot(void)
     expect_quiet_for("one-shot stopped by initial count 0", 1,
                      200 * (uint64_t)ONE_MS);
     printf("apictimer: initial count 0 stopped a running one-shot\n");
+
+    fired = 0;
+    for (unsigned i = 1; i <= 1000; i++) {
+        lapic_timer_oneshot(VEC_TIMER, 1);
+        take_interrupt("one-shot of 1 tick", i);
+    }
+    printf("apictimer: one-shot of 1 tick, 1000 times: %u interrupts\n",
+           fired);
     lapic_timer_stop();
 }
 
