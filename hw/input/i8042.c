@@ -524,8 +524,14 @@ static uint8_t i8042_read_data(I8042State *s)
 {
     uint8_t val = s->obdata;
 
-    /* Reading empties the buffer; the next byte moves in behind it. */
+    /*
+     * Reading empties the buffer; the next byte moves in behind it. The
+     * lines drop in between, so each byte is an edge again: the PIC and
+     * the I/O APIC take ISA IRQs on edges (QEMU pulses them the same way).
+     */
     s->status &= ~(STAT_OBF | STAT_AUX_OBF);
+    qemu_set_irq(s->kbd_irq, 0);
+    qemu_set_irq(s->aux_irq, 0);
     i8042_update(s);
     return val;
 }

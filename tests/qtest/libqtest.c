@@ -52,6 +52,7 @@ struct QTestState {
     size_t qtest_scanned;       /* bytes of qtest_buf known to lack '\n' */
     QMPClient *qmp;             /* NULL if the emulator did not connect */
     bool irq_level[QTEST_MAX_IRQ];
+    unsigned irq_raises[QTEST_MAX_IRQ];
     bool big_endian;
 
     /* The child's stdout and stderr, drained by a thread. */
@@ -404,6 +405,9 @@ static bool qtest_handle_async(QTestState *s, const char *line)
     if (end == num || *end || n < 0 || n >= QTEST_MAX_IRQ) {
         qtest_fail(s, "bad asynchronous line from emulator: '%s'", line);
     }
+    if (raise && !s->irq_level[n]) {
+        s->irq_raises[n]++;
+    }
     s->irq_level[n] = raise;
     return true;
 }
@@ -750,6 +754,13 @@ bool qtest_get_irq(QTestState *s, int num)
      */
     g_free(qtest_ok(s, "endianness"));
     return s->irq_level[num];
+}
+
+unsigned qtest_get_irq_raises(QTestState *s, int num)
+{
+    g_assert(num >= 0 && num < QTEST_MAX_IRQ);
+    g_free(qtest_ok(s, "endianness"));
+    return s->irq_raises[num];
 }
 
 void qtest_set_irq_in(QTestState *s, const char *qom_path, const char *name,

@@ -67,6 +67,8 @@ void qtest_irq_intercept_in(QTestState *s, const char *qom_path);
 void qtest_irq_intercept_out(QTestState *s, const char *qom_path);
 /* Level of intercepted line num, from the "IRQ raise/lower" messages. */
 bool qtest_get_irq(QTestState *s, int num);
+/* Rising edges of intercepted line num seen so far. */
+unsigned qtest_get_irq_raises(QTestState *s, int num);
 void qtest_set_irq_in(QTestState *s, const char *qom_path, const char *name,
                       int num, int level);
 bool qtest_big_endian(QTestState *s);
