@@ -395,6 +395,12 @@ static void tcg_reset_vcpus(const X86BootState *boot)
 
         v->wait_reset = false;
         x86_cpu_reset_state(&v->cpu, i == 0);
+        /*
+         * One reset for all: the TSCs start together, as on a real
+         * board (reset one after the other, each would lag the one
+         * before and Linux would find them unsynchronized).
+         */
+        v->cpu.env.tsc_offset = tcg_cpus.cpus[0]->cpu.env.tsc_offset;
         if (i == 0 && boot) {
             apply_boot_state(&v->cpu, boot);
         }

@@ -3,6 +3,10 @@
  * INIT-SIPI-SIPI broadcast (all excluding self, so no MADT is needed),
  * and waits for each to reach long mode and check in.  Output lists the
  * APIC IDs that checked in, in order, so it does not depend on timing.
+ * Then each AP in turn plays TSC ping-pong with the BSP: each side reads
+ * its TSC after seeing the other's reading, which it must not be below
+ * (the TSCs of a board start together and tick together; Linux checks
+ * the same before it trusts them).
  */
 #include "guest.h"
 #include "asm.h"
@@ -17,6 +21,19 @@ const char guest_name[] = "smp";
 extern const char ap_trampoline[], ap_trampoline_end[];
 static volatile uint32_t ap_count;
 static volatile uint64_t ap_seen;       /* bit per APIC ID below 64 */
+#define TSC_ROUNDS          100
+#define TSC_NOBODY          0xffffffffu
+static volatile uint32_t tsc_turn = TSC_NOBODY;   /* the AP playing */
+static volatile uint64_t tsc_ping, tsc_pong;    /* the BSP's, the AP's */
+static volatile uint32_t tsc_backwards, tsc_exchanges;
+
+static inline uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return lo | (uint64_t)hi << 32;
+}
 
 void ap_main(void);
 
@@ -28,6 +45,49 @@ void ap_main(void)
         __atomic_fetch_or(&ap_seen, 1ull << id, __ATOMIC_SEQ_CST);
     }
     __atomic_fetch_add(&ap_count, 1, __ATOMIC_SEQ_CST);
+
+    while (tsc_turn != id) {
+        cpu_relax();
+    }
+    for (int i = 0; i < TSC_ROUNDS; i++) {
+        uint64_t seen;
+
+        while (!(seen = tsc_ping)) {
+            cpu_relax();
+        }
+        if (rdtsc() < seen) {
+            tsc_backwards++;
+        }
+        tsc_pong = rdtsc();
+        tsc_ping = 0;
+        while (tsc_pong) {
+            cpu_relax();
+        }
+    }
+    tsc_turn = TSC_NOBODY;
+}
+
+/* The BSP's side of the ping-pong with the AP with APIC ID id. */
+static void tsc_play(uint32_t id)
+{
+    tsc_turn = id;
+    for (int i = 0; i < TSC_ROUNDS; i++) {
+        uint64_t seen;
+
+        tsc_ping = rdtsc();
+        while (tsc_ping) {
+            cpu_relax();
+        }
+        seen = tsc_pong;
+        if (rdtsc() < seen) {
+            tsc_backwards++;
+        }
+        tsc_exchanges += 2;
+        tsc_pong = 0;
+    }
+    while (tsc_turn != TSC_NOBODY) {
+        cpu_relax();
+    }
 }
 
 void guest_main(uint32_t magic, struct mb_info *mb)
@@ -72,5 +132,16 @@ void guest_main(uint32_t magic, struct mb_info *mb)
     if (online != ncpus) {
         guest_fail("%u of %u cpus checked in", online, ncpus);
     }
+    for (int id = 0; id < 64; id++) {
+        if (id != (int)bsp && (ap_seen & (1ull << id))) {
+            tsc_play(id);
+        }
+    }
+    if (tsc_backwards) {
+        guest_fail("TSC went backwards between CPUs %u times in %u "
+                   "exchanges", tsc_backwards, tsc_exchanges);
+    }
+    printf("smp: TSC never below the other CPU's reading (%u exchanges)\n",
+           tsc_exchanges);
     guest_pass();
 }
