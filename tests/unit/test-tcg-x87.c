@@ -4,8 +4,8 @@
  * keeps the host from ever raising #MF): #NM under CR0.EM and CR0.TS
  * (fwait only with TS and MP), #MF at the next waiting instruction
  * after an unmasked exception (not at fnstsw, fnclex, fninit), the
- * CR0.NE=0 path, stack overflow and underflow, and the fnsave/frstor
- * image. Facts: Intel SDM vol. 1 8.5, 8.6, 8.1.8; vol. 3A 2.5 (CR0).
+ * CR0.NE=0 path, stack overflow and underflow, the fnsave/frstor
+ * image and the real-mode fnstenv layout. Facts: Intel SDM vol. 1 8.5, 8.6, 8.1.8; vol. 3A 2.5 (CR0).
  */
 #include <string.h>
 
@@ -47,7 +47,7 @@ static TcgHarness *run(THMode mode, uint64_t set_cr0, uint64_t clear_cr0,
     th_set_mode(h, mode);
     x86_fpu_reset(h->env);
     h->env->cr[0] = (h->env->cr[0] | set_cr0) & ~clear_cr0;
-    th_write(h, TH_CODE, code, len);
+    th_write(h, mode >= TH_PROT16 ? TH_CODE16 : TH_CODE, code, len);
     th_run(h, 1000);
     return h;
 }
@@ -198,6 +198,28 @@ static void test_save_image(void)
     g_assert_cmphex(env->fpuc, ==, 0x037f);
 }
 
+/* fnstenv in real mode: the 14-byte layout with a 20-bit linear FIP. */
+static void test_real_mode_env(void)
+{
+    static const uint8_t code[] = {
+        0xd9, 0xe8,                                 /* fld1 */
+        0xd9, 0x36, 0x00, 0x01,                     /* fnstenv [0x100] */
+        0xf4,
+    };
+    TcgHarness *h = run(TH_REAL, 0, 0, code, sizeof(code));
+    uint64_t img = h->env->segs[R_DS].base + 0x100;
+    uint16_t w[7];
+
+    g_assert_cmphex(h->env->rip, ==, sizeof(code));
+    memcpy(w, h->ram + img, sizeof(w));
+    g_assert_cmphex(w[0], ==, 0x037f);
+    g_assert_cmphex(w[1], ==, 7 << 11);
+    g_assert_cmphex(w[2], ==, 0x3fff);              /* physical 7 valid */
+    /* FIP = CS * 16 + IP of fld1, split around FOP (d9 e8). */
+    g_assert_cmphex(w[3], ==, TH_CODE16 & 0xffff);
+    g_assert_cmphex(w[4], ==, ((TH_CODE16 >> 16) << 12) | 0x1e8);
+}
+
 static void test_cpuid_fpu(void)
 {
     X86CPUIDEntry t[X86_CPUID_MAX_ENTRIES];
@@ -215,6 +237,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/x87/mf", test_mf);
     g_test_add_func("/tcg/x87/stack-faults", test_stack_faults);
     g_test_add_func("/tcg/x87/save-image", test_save_image);
+    g_test_add_func("/tcg/x87/real-mode-env", test_real_mode_env);
     g_test_add_func("/tcg/x87/cpuid", test_cpuid_fpu);
     return g_test_run();
 }

@@ -306,7 +306,9 @@ static unsigned x87_env_image(CPUX86State *env, const Insn *in, uint8_t *buf)
     w[1] = x87_fsw(env);
     w[2] = x87_full_tags(env);
     if (real) {
-        uint32_t ip = env->fpip, dp = env->fpdp;
+        /* Real-mode layouts hold 20/32-bit linear pointers. */
+        uint32_t ip = ((uint32_t)env->fpcs << 4) + (uint32_t)env->fpip;
+        uint32_t dp = ((uint32_t)env->fpds << 4) + (uint32_t)env->fpdp;
 
         w[3] = ip & 0xffff;
         w[4] = (env->fpop & 0x7ff) | ((ip >> 16) << 12);
@@ -371,6 +373,7 @@ static void x87_env_load(CPUX86State *env, const Insn *in, const uint8_t *buf)
         env->fpip = (w[3] & 0xffff) | ((w[4] >> 12) << 16);
         env->fpop = w[4] & 0x7ff;
         env->fpdp = (w[5] & 0xffff) | ((w[6] >> 12) << 16);
+        env->fpcs = env->fpds = 0;
     } else if (o16) {
         env->fpip = w[3];
         env->fpcs = w[4];
