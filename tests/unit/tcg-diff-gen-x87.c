@@ -174,10 +174,11 @@ static void pick_bcd(DiffRand *r, uint64_t *lo, uint16_t *hi)
 /* A random FCW; all exceptions masked when all_masked. */
 static uint16_t pick_fcw(DiffRand *r, bool all_masked)
 {
-    static const uint16_t pc[] = { 0, 2, 3, 3 };
+    /* PC 24, 53, 64 bits, and now and then the reserved 01. */
+    static const uint16_t pc[] = { 0, 2, 3, 3, 0, 2, 3, 1 };
     uint16_t masks = all_masked ? 0x3f : diff_rand(r) & 0x3f;
 
-    return masks | 0x40 | pc[diff_rn(r, 4)] << 8 | diff_rn(r, 4) << 10;
+    return masks | 0x40 | pc[diff_rn(r, 8)] << 8 | diff_rn(r, 4) << 10;
 }
 
 static void pick_state(DiffCase *c, DiffRand *r, bool all_masked)
@@ -377,12 +378,20 @@ static bool gen_mem_form(DiffCase *c, DiffRand *r, uint64_t va, unsigned esc,
                 __builtin_popcount(*used) > (diff_m32 ? 3 : 8))) {
         return false;
     }
+    /* REX.W wins over 66: the 16-bit environment needs 66 alone. */
+    in.w = !diff_m32 && diff_rn(r, 8) == 0;
     if (g->kind == K_ENV_IN || g->kind == K_ENV_OUT) {
         o16 = diff_rn(r, 3) == 0;
     }
     size = val_bytes[g->val];
     if (o16) {
         size -= 14;
+        in.pfx[in.npfx++] = 0x66;
+        o16 = !in.w;
+    }
+    /* Prefixes x87 instructions ignore (but 66 on the environment). */
+    if (!o16 && g->kind != K_ENV_IN && g->kind != K_ENV_OUT &&
+        diff_rn(r, 8) == 0) {
         in.pfx[in.npfx++] = 0x66;
     }
     in.op[0] = 0xd8 + esc;
@@ -438,6 +447,10 @@ static void gen_one(DiffCase *c, DiffRand *r, uint64_t va, bool seq,
             if (!reg_form_valid(esc, m) || (seq && esc == 7 && m == 0xe0)) {
                 continue;
             }
+            if (diff_rn(r, 8) == 0) {
+                in.pfx[in.npfx++] = 0x66;
+            }
+            in.w = !diff_m32 && diff_rn(r, 8) == 0;
             c->name = reg_form_name(esc);
             diff_emit(c, va, &in);
             return;
