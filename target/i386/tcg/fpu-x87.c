@@ -322,7 +322,8 @@ uintptr_t x87_op_ld_m(CPUX86State *env, const Insn *in)
 
         /* A denormal source is loaded even when DE is unmasked. */
         x87_codes(env, sw, X87_CC);
-        if (!x87_raise(env, sw & X87_EXC) || !(sw & ~env->fpuc & 0x5)) {
+        if (!x87_raise(env, sw & X87_EXC) ||
+            !(sw & ~env->fpuc & (FPUS_IE | FPUS_ZE))) {
             x87_push(env, &v);
         }
     }
