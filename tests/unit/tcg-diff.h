@@ -85,6 +85,8 @@ typedef void DiffGenFn(DiffCase *c, DiffRand *r, uint64_t insn_va,
  */
 void diff_gen(DiffCase *c, DiffRand *r, uint64_t insn_va, unsigned host,
               const X86Vendor *vendor, bool code32);
+/* The x87 class (tcg-diff-gen-x87.c). */
+DiffGenFn diff_gen_x87;
 
 /* --- the encoder and value pickers the generators share (tcg-diff-enc.c) --- */
 

@@ -33,7 +33,7 @@
  *
  * TCG_DIFF_CASES sets the number of cases per class and mode (default
  * 20000), TCG_DIFF_SEED the random seed; the test prints both.
- * TCG_DIFF_CLASS runs one class (int, ...). TCG_DIFF_TRACE
+ * TCG_DIFF_CLASS runs one class (int, x87, ...). TCG_DIFF_TRACE
  * prints each case before it runs (to find one that crashes).
  */
 #include <cpuid.h>
@@ -366,6 +366,23 @@ static void print_case(const DiffCase *c)
                                c->poke[i].addr, c->poke[i].size,
                                c->poke[i].value);
     }
+    if (c->fx_cmp) {
+        uint16_t fcw, fsw;
+
+        memcpy(&fcw, c->fx, 2);
+        memcpy(&fsw, c->fx + 2, 2);
+        g_string_append_printf(s, "  fcw 0x%04x fsw 0x%04x ftw 0x%02x\n",
+                               fcw, fsw, c->fx[4]);
+        for (unsigned i = 0; i < 8; i++) {
+            uint64_t m;
+            uint16_t e;
+
+            memcpy(&m, c->fx + 32 + 16 * i, 8);
+            memcpy(&e, c->fx + 40 + 16 * i, 2);
+            g_string_append_printf(s, "  st%u %04x:%016" G_GINT64_MODIFIER
+                                   "x%s", i, e, m, i % 2 ? "\n" : "");
+        }
+    }
     fprintf(stderr, "%s", s->str);
     g_string_free(s, true);
 }
@@ -543,6 +560,7 @@ typedef struct DiffClass {
 
 static const DiffClass classes[] = {
     { "int", diff_gen },
+    { "x87", diff_gen_x87 },
 };
 
 typedef struct DiffRun {

@@ -9,6 +9,7 @@
  * appendix A; AMD APM vol. 3, chapter 1.
  */
 #include "target/i386/tcg/decode.h"
+#include "target/i386/tcg/fpu-x87.h"
 
 /* Code fetch ------------------------------------------------------------ */
 
@@ -754,7 +755,7 @@ static void dec_onebyte(Dec *d, Insn *in, uint8_t b)
         d->end = DEC_END_BLOCK;
         return;
     case 0x9b:
-        in->fn = op_nop;            /* fwait: no FPU, nothing to wait for */
+        in->fn = x87_op_fwait;
         return;
     case 0x9c:
     case 0x9d:

@@ -118,11 +118,11 @@ void helper_cpuid(CPUX86State *env)
 }
 
 /* Leaf 1 and 0x80000001 bits the interpreter implements. */
-#define F1_EDX  ((1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | \
+#define F1_EDX  ((1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | \
                  (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | \
                  (1u << 11) | (1u << 12) | (1u << 13) | (1u << 14) | \
                  (1u << 15) | (1u << 16) | (1u << 17) | (1u << 19))
-                /* de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov
+                /* fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov
                  * pat pse36 clflush */
 #define F1_ECX  ((1u << 13) | (1u << 22) | (1u << 23) | (1u << 24) | \
                  (1u << 31))
@@ -162,7 +162,7 @@ static uint32_t *add_leaf(X86CPUIDEntry *out, unsigned *n, unsigned max,
  * What "the host supports" means under tcg: the features the
  * interpreter implements. The vendor is AMD as QEMU's TCG models have it
  * (qemu64 and max), with QEMU's hypervisor leaf ("TCGTCGTCGTCG") and AMD
- * cache leaves; no x87, MMX, SSE or XSAVE until stage 2.
+ * cache leaves; the x87 FPU, no MMX, SSE or XSAVE yet.
  */
 unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max)
 {
