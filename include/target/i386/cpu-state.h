@@ -129,6 +129,7 @@ typedef struct DescTable {
 #define CR4_OSFXSR_MASK     (1u << 9)
 #define CR4_OSXMMEXCPT_MASK (1u << 10)
 #define CR4_FSGSBASE_MASK   (1u << 16)
+#define CR4_OSXSAVE_MASK    (1u << 18)
 #define CR4_PCIDE_MASK      (1u << 17)
 #define CR4_SMEP_MASK       (1u << 20)
 #define CR4_SMAP_MASK       (1u << 21)

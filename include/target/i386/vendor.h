@@ -63,6 +63,18 @@ typedef struct X86Vendor {
      * leave it unchanged too, and so does the interpreter for both).
      */
     bool bsf_zero_source_defined;
+    /*
+     * The MXCSR_MASK fxsave and xsave store: AMD reports 0x2ffff (bit
+     * 17, misaligned-SSE mode, even where CPUID does not offer it), Intel
+     * 0xffff. MXCSR itself takes bits 0..15 on both.
+     */
+    uint32_t fxsave_mxcsr_mask;
+    /*
+     * fxsave/xsave of the x87 pointers (FOP, FIP, FCS, FDP, FDS): AMD
+     * stores them only while FSW.ES is set (zeros otherwise); Intel
+     * always stores them.
+     */
+    bool fxsave_ptrs_only_with_es;
 } X86Vendor;
 
 extern const X86Vendor x86_vendors[X86_VENDOR_COUNT];
