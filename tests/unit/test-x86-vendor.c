@@ -291,6 +291,32 @@ static void test_bsf_zero_source(void)
 
 /* --- the row follows CPUID, and vendor= sets CPUID ---------------------- */
 
+/* fxsave64 (%rbx) of a state with FIP set and FSW.ES clear, then set. */
+static void test_fxsave_image(void)
+{
+    static const uint8_t code[] = { 0x48, 0x0f, 0xae, 0x03, 0xf4 };
+
+    for (int v = 0; v < X86_VENDOR_COUNT; v++) {
+        for (int es = 0; es < 2; es++) {
+            TcgHarness *h = setup(&x86_vendors[v], TH_LONG, code,
+                                  sizeof(code));
+            uint64_t fip;
+            uint32_t mask;
+
+            x86_fpu_reset(h->env);
+            h->env->fpip = 0x1234;
+            h->env->fpus = es ? FPUS_ES | FPUS_IE : 0;
+            h->env->regs[R_EBX] = TH_DATA;
+            th_run(h, 100);
+            memcpy(&mask, h->ram + TH_DATA + 28, 4);
+            memcpy(&fip, h->ram + TH_DATA + 8, 8);
+            g_assert_cmphex(mask, ==, v == X86_VENDOR_AMD ? 0x2ffff : 0xffff);
+            g_assert_cmphex(fip, ==,
+                            v == X86_VENDOR_AMD && !es ? 0 : 0x1234);
+        }
+    }
+}
+
 static void test_row_from_cpuid(void)
 {
     X86CPUIDEntry t[1] = { { .function = 0 } };
@@ -389,6 +415,7 @@ int main(int argc, char **argv)
     g_test_add_func("/x86/vendor/sysret-noncanonical",
                     test_sysret_noncanonical);
     g_test_add_func("/x86/vendor/bsf-zero-source", test_bsf_zero_source);
+    g_test_add_func("/x86/vendor/fxsave-image", test_fxsave_image);
     g_test_add_func("/x86/vendor/row-from-cpuid", test_row_from_cpuid);
     g_test_add_func("/x86/vendor/vendor-property", test_vendor_property);
     g_test_add_func("/x86/vendor/reset-takes-row", test_reset_takes_row);
