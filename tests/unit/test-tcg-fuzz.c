@@ -5,6 +5,12 @@
  * Whatever the bytes wrote to the descriptor tables, page tables or
  * handlers is put back before the next case.
  *
+ * Half the cases are plain random bytes; the other half are random
+ * instructions of the two- and three-byte maps (prefixes, REX, 0f,
+ * 0f 38 or 0f 3a, an opcode, modrm and random bytes after it), so the
+ * vector decoder's tables and their handlers are reached with every
+ * prefix combination and operand form.
+ *
  * TCG_FUZZ_CASES sets the number of cases (default 20,000: about a
  * second), TCG_FUZZ_SEED the seed; the test prints both.
  */
@@ -25,6 +31,42 @@ static uint64_t env_u64(const char *name, uint64_t def)
     const char *v = g_getenv(name);
 
     return v ? g_ascii_strtoull(v, NULL, 0) : def;
+}
+
+/* Random instructions of the 0f, 0f 38 and 0f 3a maps. */
+static void vector_code(GRand *rand, uint8_t *code, size_t n, bool rex)
+{
+    static const uint8_t pfx[] = { 0x66, 0xf2, 0xf3, 0xf0, 0x67, 0x2e };
+    size_t i = 0;
+
+    while (i + 16 <= n) {
+        unsigned np = g_rand_int_range(rand, 0, 3);
+
+        for (unsigned k = 0; k < np; k++) {
+            code[i++] = pfx[g_rand_int_range(rand, 0, G_N_ELEMENTS(pfx))];
+        }
+        if (rex && g_rand_boolean(rand)) {
+            code[i++] = 0x40 | g_rand_int_range(rand, 0, 16);
+        }
+        code[i++] = 0x0f;
+        switch (g_rand_int_range(rand, 0, 4)) {
+        case 0:
+            code[i++] = 0x38;
+            break;
+        case 1:
+            code[i++] = 0x3a;
+            break;
+        default:
+            break;
+        }
+        code[i++] = g_rand_int(rand);
+        /* Register forms half of the time: memory at 0 is the IVT/GDT. */
+        code[i++] = g_rand_boolean(rand) ? 0xc0 | g_rand_int(rand)
+                                         : g_rand_int(rand);
+        for (unsigned k = g_rand_int_range(rand, 0, 3); k > 0; k--) {
+            code[i++] = g_rand_int(rand);
+        }
+    }
 }
 
 static void test_random_code(void)
@@ -51,6 +93,10 @@ static void test_random_code(void)
 
         for (size_t b = 0; b < sizeof(code); b++) {
             code[b] = g_rand_int(rand);
+        }
+        if (i & 1) {
+            vector_code(rand, code, sizeof(code),
+                        mode == TH_LONG);
         }
         th_write(h, 0, snapshot, SNAPSHOT_BYTES);
         /* A triple fault leaves an exit request behind: start clean. */
