@@ -12,7 +12,8 @@
  * All XMM registers and MXCSR are compared, the x87 side too for MMX
  * forms, plus the general registers, flags and memory as for every
  * class. Forms the host lacks (SSE3, SSSE3, SSE4.1, SSE4.2) are not
- * generated.
+ * generated. TCG_DIFF_FORM=NAME limits the cases to the forms whose
+ * name starts with NAME.
  */
 #include <string.h>
 
@@ -277,7 +278,13 @@ static const SseForm forms[] = {
     { "pinsrb", 0x66, 2, 0x20, X, G, 1, I, 0, VI, S41 },
     SSE41("insertps", 2, 0x21, 4, I, VS),
     { "pinsrd/q", 0x66, 2, 0x22, X, G, 4, I | W, 0, VI, S41 },
+    SSE41("dpps", 2, 0x40, 16, A | I, VS),
+    SSE41("dppd", 2, 0x41, 16, A | I, VD),
     SSE41("mpsadbw", 2, 0x42, 16, A | I, VI),
+    { "pcmpestrm", 0x66, 2, 0x60, X, X, 16, I | W, 0, VI, S42 },
+    { "pcmpestri", 0x66, 2, 0x61, X, X, 16, I | W, 0, VI, S42 },
+    { "pcmpistrm", 0x66, 2, 0x62, X, X, 16, I, 0, VI, S42 },
+    { "pcmpistri", 0x66, 2, 0x63, X, X, 16, I, 0, VI, S42 },
     { "crc32b", 0xf2, 1, 0xf0, G, G, 1, 0, 0, VI, S42 },
     { "crc32", 0xf2, 1, 0xf1, G, G, 4, W, 0, VI, S42 },
 };
@@ -519,6 +526,23 @@ static void gen_state(DiffCase *c, DiffRand *r, uint64_t va)
     diff_emit(c, va, &in);
 }
 
+/*
+ * TCG_DIFF_FORM=NAME generates only the forms named NAME... (a prefix),
+ * to look at one instruction closely.
+ */
+static bool form_wanted(const SseForm *f, unsigned host)
+{
+    static const char *only;
+    static bool read;
+
+    if (!read) {
+        only = g_getenv("TCG_DIFF_FORM");
+        read = true;
+    }
+    return (f->feat & host) == f->feat &&
+           (!only || g_str_has_prefix(f->name, only));
+}
+
 void diff_gen_sse(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
                   const X86Vendor *vendor, bool code32)
 {
@@ -526,12 +550,12 @@ void diff_gen_sse(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
 
     (void)vendor;
     diff_m32 = code32;
-    if (diff_rn(r, 40) == 0) {
+    if (!g_getenv("TCG_DIFF_FORM") && diff_rn(r, 40) == 0) {
         gen_state(c, r, va);
         return;
     }
     do {
         f = &forms[diff_rn(r, G_N_ELEMENTS(forms))];
-    } while ((f->feat & host) != f->feat);
+    } while (!form_wanted(f, host));
     gen_form(c, r, va, f);
 }

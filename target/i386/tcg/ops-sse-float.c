@@ -248,6 +248,38 @@ FP_COMI(k_ucomiss, "ucomiss")
 FP_COMI(k_comisd, "comisd")
 FP_COMI(k_ucomisd, "ucomisd")
 
+/*
+ * dpps/dppd: the products imm8[7:4] selects (the others +0.0, which
+ * raise nothing), summed pairwise in the SDM's order, into the lanes
+ * imm8[3:0] selects.
+ */
+#define FP_DP(name, mul, hadd, lanes, f, zero_lane)                      \
+    VK(name)                                                             \
+    {                                                                    \
+        X86XMMReg x = *d, y = *s, t;                                     \
+                                                                         \
+        for (unsigned i = 0; i < lanes; i++) {                           \
+            if (!(in->imm & (0x10u << i))) {                             \
+                x.f[i] = y.f[i] = 0;                                     \
+            }                                                            \
+        }                                                                \
+        FP_BEGIN(&x, &y);                                                \
+        asm volatile("ldmxcsr %[g]\n\t" mul " %[b], %[r]\n\t"           \
+                     hadd " %[r], %[r]\n\t"                              \
+                     zero_lane                                           \
+                     "stmxcsr %[o]\n\tldmxcsr %[h]"                      \
+                     : [r] "+x"(r), [o] "=m"(o)                          \
+                     : [b] "x"(b), [g] "m"(g), [h] "m"(h));              \
+        x86_vec_fp_done(env, o);                                         \
+        memcpy(&t, &r, 16);                                              \
+        for (unsigned i = 0; i < lanes; i++) {                           \
+            d->f[i] = in->imm & (1u << i) ? t.f[0] : 0;                  \
+        }                                                                \
+    }
+
+FP_DP(k_dpps, "mulps", "haddps", 4, l, "haddps %[r], %[r]\n\t")
+FP_DP(k_dppd, "mulpd", "haddpd", 2, q, "")
+
 VK(k_shufps)
 {
     X86XMMReg t;
@@ -348,6 +380,10 @@ const VecOp x86_vec_float_ops[] = {
     X(0xe6, VP_F2, ISA_SSE2, VF_A16, k_cvtpd2dq),
     F(VM_0F3A, 0x08, VP_66, ISA_SSE41, VR_XMM, VR_XMM, VF_A16 | VF_IMM8,
       k_roundps),
+    F(VM_0F3A, 0x40, VP_66, ISA_SSE41, VR_XMM, VR_XMM, VF_A16 | VF_IMM8,
+      k_dpps),
+    F(VM_0F3A, 0x41, VP_66, ISA_SSE41, VR_XMM, VR_XMM, VF_A16 | VF_IMM8,
+      k_dppd),
     F(VM_0F3A, 0x09, VP_66, ISA_SSE41, VR_XMM, VR_XMM, VF_A16 | VF_IMM8,
       k_roundpd),
     F(VM_0F3A, 0x0a, VP_66, ISA_SSE41, VR_XMM, VR_XMM, VF_M4 | VF_IMM8,

@@ -227,6 +227,144 @@ static uintptr_t op_crc32(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
+/*
+ * pcmpestri/pcmpestrm/pcmpistri/pcmpistrm (SDM vol. 2 4.1, "Imm8
+ * control byte"): the elements of xmm1 (the set, a) and xmm2/m128 (the
+ * string, b), lengths explicit (|rAX|, |rDX|) or up to the first zero.
+ * Returns IntRes2; *la and *lb the lengths.
+ */
+static unsigned pcmpstr(CPUX86State *env, const X86XMMReg *a,
+                        const X86XMMReg *b, unsigned imm, bool explicit,
+                        int ot, unsigned *la, unsigned *lb)
+{
+    unsigned n = imm & 1 ? 8 : 16, esz = imm & 1 ? 2 : 1;
+    bool sign = imm & 2;
+    unsigned agg = (imm >> 2) & 3, res = 0;
+    int64_t va[16], vb[16];
+
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t x = vec_get(a, esz, i), y = vec_get(b, esz, i);
+        unsigned sh = 64 - esz * 8;
+
+        va[i] = sign ? (int64_t)(x << sh) >> sh : (int64_t)x;
+        vb[i] = sign ? (int64_t)(y << sh) >> sh : (int64_t)y;
+    }
+    if (explicit) {
+        int64_t ra = ot == OT_Q ? (int64_t)env->regs[R_EAX]
+                                : (int32_t)env->regs[R_EAX];
+        int64_t rd = ot == OT_Q ? (int64_t)env->regs[R_EDX]
+                                : (int32_t)env->regs[R_EDX];
+        uint64_t ua = ra < 0 ? -(uint64_t)ra : (uint64_t)ra;
+        uint64_t ud = rd < 0 ? -(uint64_t)rd : (uint64_t)rd;
+
+        *la = ua > n ? n : ua;
+        *lb = ud > n ? n : ud;
+    } else {
+        for (*la = 0; *la < n && va[*la]; (*la)++) {
+        }
+        for (*lb = 0; *lb < n && vb[*lb]; (*lb)++) {
+        }
+    }
+    for (unsigned i = 0; i < n; i++) {
+        bool r = false;
+
+        switch (agg) {
+        case 0:                                 /* equal any */
+            for (unsigned j = 0; j < *la && i < *lb; j++) {
+                r |= va[j] == vb[i];
+            }
+            break;
+        case 1:                                 /* ranges */
+            for (unsigned j = 0; j + 1 < *la && i < *lb; j += 2) {
+                r |= va[j] <= vb[i] && va[j + 1] >= vb[i];
+            }
+            break;
+        case 2:                                 /* equal each */
+            r = i >= *la && i >= *lb ? true
+              : i >= *la || i >= *lb ? false : va[i] == vb[i];
+            break;
+        default:                                /* equal ordered */
+            r = true;
+            for (unsigned j = 0; i + j < n && j < *la; j++) {
+                if (i + j >= *lb || va[j] != vb[i + j]) {
+                    r = false;
+                    break;
+                }
+            }
+            break;
+        }
+        res |= (unsigned)r << i;
+    }
+    switch ((imm >> 4) & 3) {
+    case 1:
+        res ^= (1u << n) - 1;
+        break;
+    case 3:
+        res ^= (1u << *lb) - 1;
+        break;
+    default:
+        break;
+    }
+    return res;
+}
+
+static void pcmpstr_flags(CPUX86State *env, unsigned res, unsigned la,
+                          unsigned lb, unsigned n)
+{
+    x86_set_eflags(env, (res ? CC_C : 0) | (lb < n ? CC_Z : 0) |
+                   (la < n ? CC_S : 0) | (res & 1 ? CC_O : 0), CC_MASK);
+}
+
+static void pcmpstri(CPUX86State *env, const X86XMMReg *d,
+                     const X86XMMReg *s, const Insn *in, bool explicit)
+{
+    unsigned n = in->imm & 1 ? 8 : 16, la, lb;
+    unsigned res = pcmpstr(env, d, s, in->imm, explicit, in->aux2, &la, &lb);
+
+    env->regs[R_ECX] = !res ? n
+                       : in->imm & 0x40 ? 31u - __builtin_clz(res)
+                                        : (unsigned)__builtin_ctz(res);
+    pcmpstr_flags(env, res, la, lb, n);
+}
+
+static void pcmpstrm(CPUX86State *env, const X86XMMReg *d,
+                     const X86XMMReg *s, const Insn *in, bool explicit)
+{
+    unsigned n = in->imm & 1 ? 8 : 16, la, lb;
+    unsigned res = pcmpstr(env, d, s, in->imm, explicit, in->aux2, &la, &lb);
+    X86XMMReg m = { 0 };
+
+    if (in->imm & 0x40) {
+        for (unsigned i = 0; i < n; i++) {
+            vec_set(&m, 16 / n, i, res & (1u << i) ? ~0ull : 0);
+        }
+    } else {
+        m.q[0] = res;
+    }
+    env->xmm[0] = m;
+    pcmpstr_flags(env, res, la, lb, n);
+}
+
+VK(k_pcmpestri)
+{
+    pcmpstri(env, d, s, in, true);
+}
+
+VK(k_pcmpistri)
+{
+    pcmpstri(env, d, s, in, false);
+}
+
+VK(k_pcmpestrm)
+{
+    pcmpstrm(env, d, s, in, true);
+}
+
+VK(k_pcmpistrm)
+{
+    pcmpstrm(env, d, s, in, false);
+}
+
 #define S4(map_, op_, fl, k)                                             \
     { map_, op_, VP_66, 0, VR_XMM, VR_XMM, fl, ISA_SSE41, k, NULL, NULL }
 /* To or from a general register or memory. */
@@ -278,6 +416,14 @@ const VecOp x86_vec_sse4_ops[] = {
       k_insertps, k_insertps_m, NULL },
     S4G(0x22, VF_M4 | VF_W, k_pinsrd),
     S4(VM_0F3A, 0x42, VF_A16 | VF_IMM8, k_mpsadbw),
+    { VM_0F3A, 0x60, VP_66, 0, VR_XMM, VR_XMM,
+      VF_M16 | VF_IMM8 | VF_W | VF_RO, ISA_SSE42, k_pcmpestrm, NULL, NULL },
+    { VM_0F3A, 0x61, VP_66, 0, VR_XMM, VR_XMM,
+      VF_M16 | VF_IMM8 | VF_W | VF_RO, ISA_SSE42, k_pcmpestri, NULL, NULL },
+    { VM_0F3A, 0x62, VP_66, 0, VR_XMM, VR_XMM, VF_M16 | VF_IMM8 | VF_RO,
+      ISA_SSE42, k_pcmpistrm, NULL, NULL },
+    { VM_0F3A, 0x63, VP_66, 0, VR_XMM, VR_XMM, VF_M16 | VF_IMM8 | VF_RO,
+      ISA_SSE42, k_pcmpistri, NULL, NULL },
     { VM_0F38, 0xf0, VP_F2, 0, VR_GPR, VR_GPR, VF_OSZ | VF_BYTE,
       ISA_SSE42, NULL, NULL, op_crc32 },
     { VM_0F38, 0xf1, VP_F2, 0, VR_GPR, VR_GPR, VF_OSZ, ISA_SSE42, NULL,
