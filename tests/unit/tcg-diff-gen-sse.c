@@ -1,5 +1,6 @@
 /*
- * Random cases of the vector instructions (MMX, SSE .. SSE4.2) for the
+ * Random cases of the vector instructions (MMX, SSE .. SSE4.2, AES-NI,
+ * PCLMULQDQ) for the
  * host differential tester (tcg-diff.h): one table row per form, kept
  * apart from the emulator's decoder tables (target/i386/tcg/ops-sse*.c)
  * so that it checks them rather than repeats them. Each case starts
@@ -11,7 +12,7 @@
  * SIGFPE in the native run; tests/unit/test-tcg-ops.c covers #XM).
  * All XMM registers and MXCSR are compared, the x87 side too for MMX
  * forms, plus the general registers, flags and memory as for every
- * class. Forms the host lacks (SSE3, SSSE3, SSE4.1, SSE4.2) are not
+ * class. Forms the host lacks (SSE3, SSSE3, SSE4.1, SSE4.2, AES ...) are not
  * generated. TCG_DIFF_FORM=NAME limits the cases to the forms whose
  * name starts with NAME.
  */
@@ -286,6 +287,16 @@ static const SseForm forms[] = {
     { "pcmpistrm", 0x66, 2, 0x62, X, X, 16, I, 0, VI, S42 },
     { "pcmpistri", 0x66, 2, 0x63, X, X, 16, I, 0, VI, S42 },
     { "crc32b", 0xf2, 1, 0xf0, G, G, 1, 0, 0, VI, S42 },
+    /* AES-NI, PCLMULQDQ */
+    { "aesimc", 0x66, 1, 0xdb, X, X, 16, A, 0, VI, DIFF_HOST_AES },
+    { "aesenc", 0x66, 1, 0xdc, X, X, 16, A, 0, VI, DIFF_HOST_AES },
+    { "aesenclast", 0x66, 1, 0xdd, X, X, 16, A, 0, VI, DIFF_HOST_AES },
+    { "aesdec", 0x66, 1, 0xde, X, X, 16, A, 0, VI, DIFF_HOST_AES },
+    { "aesdeclast", 0x66, 1, 0xdf, X, X, 16, A, 0, VI, DIFF_HOST_AES },
+    { "aeskeygenassist", 0x66, 2, 0xdf, X, X, 16, A | I, 0, VI,
+      DIFF_HOST_AES },
+    { "pclmulqdq", 0x66, 2, 0x44, X, X, 16, A | I, 0, VI,
+      DIFF_HOST_PCLMUL },
     { "crc32", 0xf2, 1, 0xf1, G, G, 4, W, 0, VI, S42 },
 };
 

@@ -36,6 +36,8 @@
 #define DIFF_HOST_SSSE3     (1u << 6)
 #define DIFF_HOST_SSE41     (1u << 7)
 #define DIFF_HOST_SSE42     (1u << 8)
+#define DIFF_HOST_AES       (1u << 9)
+#define DIFF_HOST_PCLMUL    (1u << 10)
 
 typedef struct DiffCase {
     const char *name;

@@ -123,6 +123,8 @@ static unsigned host_cpu_features(void)
     f |= c & (1u << 9) ? DIFF_HOST_SSSE3 : 0;
     f |= c & (1u << 19) ? DIFF_HOST_SSE41 : 0;
     f |= c & (1u << 20) ? DIFF_HOST_SSE42 : 0;
+    f |= c & (1u << 25) ? DIFF_HOST_AES : 0;
+    f |= c & (1u << 1) ? DIFF_HOST_PCLMUL : 0;
     __cpuid_count(7, 0, a, b, c, d);
     f |= b & (1u << 3) ? DIFF_HOST_TZCNT : 0;
     __cpuid(0x80000001, a, b, c, d);

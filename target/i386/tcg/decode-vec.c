@@ -40,6 +40,7 @@ static void vec_build_index(void)
         vec_add_table(x86_vec_ssse3_ops);
         vec_add_table(x86_vec_sse4_ops);
         vec_add_table(x86_vec_state_ops);
+        vec_add_table(x86_vec_aes_ops);
         g_once_init_leave(&done, 1);
     }
 }

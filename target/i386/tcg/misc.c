@@ -132,11 +132,11 @@ void helper_cpuid(CPUX86State *env)
                  (1u << 23) | (1u << 24) | (1u << 25) | (1u << 26))
                 /* de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov
                  * pat pse36 clflush mmx fxsr sse sse2 */
-#define F1_ECX  ((1u << 0) | (1u << 9) | (1u << 13) | (1u << 19) | \
-                 (1u << 20) | (1u << 22) | (1u << 23) | (1u << 24) | \
-                 (1u << 26) | (1u << 31))
-                /* sse3 ssse3 cx16 sse4.1 sse4.2 movbe popcnt tsc-deadline
-                 * xsave hypervisor */
+#define F1_ECX  ((1u << 0) | (1u << 1) | (1u << 9) | (1u << 13) | \
+                 (1u << 19) | (1u << 20) | (1u << 22) | (1u << 23) | \
+                 (1u << 24) | (1u << 25) | (1u << 26) | (1u << 31))
+                /* sse3 pclmulqdq ssse3 cx16 sse4.1 sse4.2 movbe popcnt
+                 * tsc-deadline aes xsave hypervisor */
 /* XSAVE (leaf 0xd): x87 and SSE in XCR0; 512 bytes + the header. */
 #define XCR0_SUPPORTED  (XCR0_X87 | XCR0_SSE)
 #define XSAVE_SIZE      576

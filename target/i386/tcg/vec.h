@@ -91,6 +91,7 @@ extern const VecOp x86_vec_float_ops[];
 extern const VecOp x86_vec_ssse3_ops[];
 extern const VecOp x86_vec_sse4_ops[];
 extern const VecOp x86_vec_state_ops[];
+extern const VecOp x86_vec_aes_ops[];
 
 /* The entry of a decoded instruction (Insn.imm2 indexes it). */
 extern const VecOp *x86_vec_op_index[];
