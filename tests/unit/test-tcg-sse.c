@@ -332,11 +332,14 @@ static void test_fxsave_alignment(void)
     TcgHarness *h = run(code, sizeof(code), 0, 0, 0, 0);
 
     assert_vector(h, EXCP0D_GPF, 7);
-    /* fxsave needs no OSFXSR, but TS is #NM. */
+    /* fxsave needs no OSFXSR, but CR0.TS is #NM, */
     code[3] = DATA & 0xff;
     h = run(code, sizeof(code), 0, 0, 0, CR4_OSFXSR_MASK);
     assert_done(h, sizeof(code));
     h = run(code, sizeof(code), CR0_TS_MASK, 0, 0, 0);
+    assert_vector(h, EXCP07_PREX, 7);
+    /* and so is EM (not #UD as for SSE and MMX forms). */
+    h = run(code, sizeof(code), CR0_EM_MASK, 0, 0, 0);
     assert_vector(h, EXCP07_PREX, 7);
 }
 

@@ -224,10 +224,12 @@ static void vec_write_bytes(CPUX86State *env, uint64_t a, const uint8_t *p,
     }
 }
 
-/* The x87/SSE instructions that do not need CR4.OSFXSR (fxsave ...). */
+/* fxsave and fxrstor: #NM for CR0.EM as for CR0.TS; no CR4.OSFXSR. */
 static void vec_check_fpu(CPUX86State *env)
 {
-    vec_check_mmx(env);
+    if (env->cr[0] & (CR0_EM_MASK | CR0_TS_MASK)) {
+        x86_raise_exception(env, EXCP07_PREX);
+    }
 }
 
 static void vec_check_xsave(CPUX86State *env)
