@@ -386,6 +386,41 @@ static void test_vendor_property(void)
     error_free(err);
 }
 
+/*
+ * The models' SSE and XSAVE leaves under tcg: qemu64 has QEMU's SSE
+ * baseline and no XSAVE (leaf 0xd zero) unless asked, then x87|SSE in
+ * 576 bytes; max has it all, and -xsave clears leaf 0xd.
+ */
+static void test_sse_xsave_leaves(void)
+{
+    X86CPUIDEntry out[X86_CPUID_MAX_ENTRIES];
+    const X86CPUIDEntry *l1, *xs;
+    unsigned n;
+
+    n = build_ok("qemu64", NULL, out);
+    l1 = x86_cpuid_find(out, n, 1, 0);
+    g_assert_cmphex(l1->regs[X86_R_EDX] & 0x07800000, ==, 0x07800000);
+    g_assert_cmphex(l1->regs[X86_R_ECX] & 0x04180201, ==, 0x00000001);
+    xs = x86_cpuid_find(out, n, 0xd, 0);
+    g_assert_cmphex(xs ? xs->regs[X86_R_EAX] : 0, ==, 0);
+
+    n = build_ok("qemu64", "+xsave", out);
+    xs = x86_cpuid_find(out, n, 0xd, 0);
+    g_assert_nonnull(xs);
+    g_assert_cmphex(xs->regs[X86_R_EAX], ==, 3);
+    g_assert_cmphex(xs->regs[X86_R_EBX], ==, 576);
+
+    n = build_ok("max", NULL, out);
+    l1 = x86_cpuid_find(out, n, 1, 0);
+    g_assert_cmphex(l1->regs[X86_R_ECX] & 0x06180203, ==, 0x06180203);
+    xs = x86_cpuid_find(out, n, 0xd, 1);
+    g_assert_cmphex(xs->regs[X86_R_EAX], ==, 1);        /* xsaveopt */
+
+    n = build_ok("max", "-xsave", out);
+    xs = x86_cpuid_find(out, n, 0xd, 0);
+    g_assert_cmphex(xs->regs[X86_R_EAX] | xs->regs[X86_R_ECX], ==, 0);
+}
+
 /* The reset takes the row from the vCPU's CPUID table. */
 static void test_reset_takes_row(void)
 {
@@ -418,6 +453,7 @@ int main(int argc, char **argv)
     g_test_add_func("/x86/vendor/fxsave-image", test_fxsave_image);
     g_test_add_func("/x86/vendor/row-from-cpuid", test_row_from_cpuid);
     g_test_add_func("/x86/vendor/vendor-property", test_vendor_property);
+    g_test_add_func("/x86/cpuid/sse-xsave-leaves", test_sse_xsave_leaves);
     g_test_add_func("/x86/vendor/reset-takes-row", test_reset_takes_row);
     return g_test_run();
 }
