@@ -8,7 +8,8 @@
  * operands filled with the value kind the form reads (edge floats:
  * zeros, denormals, infinities, QNaNs, SNaNs, the integer conversion
  * limits; edge integers), MXCSR with a random rounding mode, DAZ, FTZ
- * and sticky flags, every exception masked (an unmasked one would be a
+ * and sticky flags (on AMD hosts sometimes MM, the misaligned-SSE mode,
+ * with aligned forms at any address), every exception masked (an unmasked one would be a
  * SIGFPE in the native run; tests/unit/test-tcg-ops.c covers #XM).
  * All XMM registers and MXCSR are compared, the x87 side too for MMX
  * forms, plus the general registers, flags and memory as for every
@@ -34,13 +35,15 @@ enum { VI, VS, VD };                    /* integers, floats, doubles */
 #define GRP     0x20u                   /* modrm.reg is SseForm.digit */
 #define I8      0x40u                   /* imm8 of 0..7 (compare predicates) */
 #define I16     0x80u                   /* imm8 of 0..15 (rounding) */
+#define AA      0x100u                  /* aligned even in misaligned-SSE mode */
 
 typedef struct SseForm {
     const char *name;
     uint8_t pfx, map, op;
     uint8_t reg, rm;
     uint8_t msize;                      /* memory operand bytes */
-    uint8_t flags, digit;
+    uint16_t flags;
+    uint8_t digit;
     uint8_t vals;
     unsigned feat;                      /* DIFF_HOST_* needed */
 } SseForm;
@@ -87,12 +90,12 @@ static const SseForm forms[] = {
     { "movshdup", 0xf3, 0, 0x16, X, X, 16, A, 0, VS, S3 },
     { "movhps-st", 0, 0, 0x17, X, X, 8, NR, 0, VS, 0 },
     { "movhpd-st", 0x66, 0, 0x17, X, X, 8, NR, 0, VD, 0 },
-    { "movaps", 0, 0, 0x28, X, X, 16, A, 0, VS, 0 },
-    { "movapd", 0x66, 0, 0x28, X, X, 16, A, 0, VD, 0 },
-    { "movaps-st", 0, 0, 0x29, X, X, 16, A, 0, VS, 0 },
-    { "movapd-st", 0x66, 0, 0x29, X, X, 16, A, 0, VD, 0 },
-    { "movntps", 0, 0, 0x2b, X, X, 16, A | NR, 0, VS, 0 },
-    { "movntpd", 0x66, 0, 0x2b, X, X, 16, A | NR, 0, VD, 0 },
+    { "movaps", 0, 0, 0x28, X, X, 16, A | AA, 0, VS, 0 },
+    { "movapd", 0x66, 0, 0x28, X, X, 16, A | AA, 0, VD, 0 },
+    { "movaps-st", 0, 0, 0x29, X, X, 16, A | AA, 0, VS, 0 },
+    { "movapd-st", 0x66, 0, 0x29, X, X, 16, A | AA, 0, VD, 0 },
+    { "movntps", 0, 0, 0x2b, X, X, 16, A | AA | NR, 0, VS, 0 },
+    { "movntpd", 0x66, 0, 0x2b, X, X, 16, A | AA | NR, 0, VD, 0 },
     { "movmskps", 0, 0, 0x50, G, X, 0, NM, 0, VS, 0 },
     { "movmskpd", 0x66, 0, 0x50, G, X, 0, NM, 0, VD, 0 },
     { "movd-mm", 0, 0, 0x6e, M, G, 4, W, 0, VI, 0 },
@@ -104,18 +107,18 @@ static const SseForm forms[] = {
     { "movq2dq", 0xf3, 0, 0xd6, X, M, 0, NM, 0, VI, 0 },
     { "movdq2q", 0xf2, 0, 0xd6, M, X, 0, NM, 0, VI, 0 },
     { "movq-mm", 0, 0, 0x6f, M, M, 8, 0, 0, VI, 0 },
-    { "movdqa", 0x66, 0, 0x6f, X, X, 16, A, 0, VI, 0 },
+    { "movdqa", 0x66, 0, 0x6f, X, X, 16, A | AA, 0, VI, 0 },
     { "movdqu", 0xf3, 0, 0x6f, X, X, 16, 0, 0, VI, 0 },
     { "movq-mm-st", 0, 0, 0x7f, M, M, 8, 0, 0, VI, 0 },
-    { "movdqa-st", 0x66, 0, 0x7f, X, X, 16, A, 0, VI, 0 },
+    { "movdqa-st", 0x66, 0, 0x7f, X, X, 16, A | AA, 0, VI, 0 },
     { "movdqu-st", 0xf3, 0, 0x7f, X, X, 16, 0, 0, VI, 0 },
     { "movntq", 0, 0, 0xe7, M, M, 8, NR, 0, VI, 0 },
-    { "movntdq", 0x66, 0, 0xe7, X, X, 16, A | NR, 0, VI, 0 },
+    { "movntdq", 0x66, 0, 0xe7, X, X, 16, A | AA | NR, 0, VI, 0 },
     { "lddqu", 0xf2, 0, 0xf0, X, X, 16, NR, 0, VI, S3 },
     { "movnti", 0, 0, 0xc3, G, G, 4, NR | W, 0, VI, 0 },
     { "pmovmskb-mm", 0, 0, 0xd7, G, M, 0, NM, 0, VI, 0 },
     { "pmovmskb", 0x66, 0, 0xd7, G, X, 0, NM, 0, VI, 0 },
-    { "movntdqa", 0x66, 1, 0x2a, X, X, 16, A | NR, 0, VI, S41 },
+    { "movntdqa", 0x66, 1, 0x2a, X, X, 16, A | AA | NR, 0, VI, S41 },
     /* integer SIMD */
     P2("punpcklbw", 0x60, VI), P2("punpcklwd", 0x61, VI),
     P2("punpckldq", 0x62, VI), P2("packsswb", 0x63, VI),
@@ -400,17 +403,24 @@ static unsigned pick_vreg(DiffRand *r, unsigned file)
     return diff_rn(r, diff_m32 ? 8 : 16);
 }
 
+/* AMD's misaligned-SSE mode (MXCSR.MM): aligned forms take any address. */
+#define MXCSR_MM    (1u << 17)
+
 static void gen_form(DiffCase *c, DiffRand *r, uint64_t va,
-                     const SseForm *f)
+                     const SseForm *f, const X86Vendor *vendor)
 {
     DiffOpnd o = { 0 };
     DiffIns in = { .o = &o };
     bool mem, mmx = f->reg == M || f->rm == M;
     unsigned msize = f->msize;
     uint32_t mxcsr = random_mxcsr(r);
+    bool mm = (vendor->fxsave_mxcsr_mask & MXCSR_MM) && !diff_rn(r, 8);
 
     diff_case_init(c, r, f->name);
     c->fx_cmp = DIFF_FX_MXCSR | DIFF_FX_XMM;
+    if (mm) {
+        mxcsr |= MXCSR_MM;
+    }
     memcpy(c->fx + 24, &mxcsr, 4);
     for (unsigned i = 0; i < 16; i++) {
         fill(r, diff_rn(r, 4) ? f->vals : VI, c->fx + 160 + 16 * i, 16);
@@ -446,7 +456,8 @@ static void gen_form(DiffCase *c, DiffRand *r, uint64_t va,
     if (mem) {
         uint8_t v[16];
 
-        diff_pick_mem(c, r, &o, msize, 0, f->flags & A ? 16 : 0);
+        diff_pick_mem(c, r, &o, msize, 0,
+                      f->flags & A && (!mm || (f->flags & AA)) ? 16 : 0);
         fill(r, f->vals, v, 16);
         for (unsigned i = 0; i < msize; i += 8) {
             uint64_t x;
@@ -559,7 +570,6 @@ void diff_gen_sse(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
 {
     const SseForm *f;
 
-    (void)vendor;
     diff_m32 = code32;
     if (!g_getenv("TCG_DIFF_FORM") && diff_rn(r, 40) == 0) {
         gen_state(c, r, va);
@@ -568,5 +578,5 @@ void diff_gen_sse(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
     do {
         f = &forms[diff_rn(r, G_N_ELEMENTS(forms))];
     } while (!form_wanted(f, host));
-    gen_form(c, r, va, f);
+    gen_form(c, r, va, f, vendor);
 }

@@ -317,6 +317,38 @@ static void test_fxsave_image(void)
     }
 }
 
+/*
+ * ldmxcsr of MXCSR.MM (bit 17), then addps from a misaligned address:
+ * AMD takes the bit and the access; Intel's ldmxcsr raises #GP(0). The
+ * explicitly aligned moves (movaps) fault on AMD all the same.
+ */
+static void test_mxcsr_mm(void)
+{
+    static const uint8_t code[] = {
+        0x0f, 0xae, 0x13,                       /* ldmxcsr (%rbx) */
+        0x0f, 0x58, 0x41, 0x04,                 /* addps 4(%rcx), %xmm0 */
+        0x0f, 0x28, 0x41, 0x04,                 /* movaps 4(%rcx), %xmm0 */
+        0xf4,
+    };
+    const uint32_t mxcsr = 0x21f80;
+
+    for (int v = 0; v < X86_VENDOR_COUNT; v++) {
+        TcgHarness *h = setup(&x86_vendors[v], TH_LONG, code, sizeof(code));
+
+        x86_fpu_reset(h->env);
+        memcpy(h->ram + TH_DATA, &mxcsr, 4);
+        h->env->regs[R_EBX] = TH_DATA;
+        h->env->regs[R_ECX] = TH_DATA + 16;
+        th_run(h, 100);
+        if (v == X86_VENDOR_AMD) {
+            assert_fault(h, EXCP0D_GPF, TH_CODE + 7, true);
+            g_assert_cmphex(h->env->mxcsr & ~0x3fu, ==, mxcsr);
+        } else {
+            assert_fault(h, EXCP0D_GPF, TH_CODE, true);
+        }
+    }
+}
+
 static void test_row_from_cpuid(void)
 {
     X86CPUIDEntry t[1] = { { .function = 0 } };
@@ -451,6 +483,7 @@ int main(int argc, char **argv)
                     test_sysret_noncanonical);
     g_test_add_func("/x86/vendor/bsf-zero-source", test_bsf_zero_source);
     g_test_add_func("/x86/vendor/fxsave-image", test_fxsave_image);
+    g_test_add_func("/x86/vendor/mxcsr-mm", test_mxcsr_mm);
     g_test_add_func("/x86/vendor/row-from-cpuid", test_row_from_cpuid);
     g_test_add_func("/x86/vendor/vendor-property", test_vendor_property);
     g_test_add_func("/x86/cpuid/sse-xsave-leaves", test_sse_xsave_leaves);

@@ -247,7 +247,8 @@ typedef union X86XMMReg {
 #define FPUS_B      0x8000u     /* busy: mirrors ES */
 #define FPUC_INIT   0x037fu     /* FCW after fninit and reset */
 #define MXCSR_INIT  0x1f80u
-/* The MXCSR bits fxrstor/ldmxcsr accept (DAZ included). */
+/* The MXCSR bits fxrstor/ldmxcsr accept (DAZ included) without a vendor
+ * row; the row's fxsave_mxcsr_mask otherwise (AMD adds MM, bit 17). */
 #define MXCSR_MASK  0xffffu
 #define XCR0_X87    (1ull << 0)
 #define XCR0_SSE    (1ull << 1)

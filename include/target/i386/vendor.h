@@ -64,9 +64,10 @@ typedef struct X86Vendor {
      */
     bool bsf_zero_source_defined;
     /*
-     * The MXCSR_MASK fxsave and xsave store: AMD reports 0x2ffff (bit
-     * 17, misaligned-SSE mode, even where CPUID does not offer it), Intel
-     * 0xffff. MXCSR itself takes bits 0..15 on both.
+     * The MXCSR bits the processor takes (ldmxcsr, fxrstor, xrstor) and
+     * fxsave/xsave store as MXCSR_MASK: AMD 0x2ffff (bit 17, MM, the
+     * misaligned-SSE mode in which misaligned 16-byte operands do not
+     * raise #GP), Intel 0xffff.
      */
     uint32_t fxsave_mxcsr_mask;
     /*

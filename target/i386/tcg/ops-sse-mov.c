@@ -154,12 +154,12 @@ const VecOp x86_vec_mov_ops[] = {
     X(0x16, VP_F3, ISA_SSE3, VF_A16, k_movshdup, NULL),
     XS(0x17, VP_NONE, ISA_SSE, VF_M8 | VF_NOREG, k_movhl),
     XS(0x17, VP_66, ISA_SSE2, VF_M8 | VF_NOREG, k_movhl),
-    X(0x28, VP_NONE, ISA_SSE, VF_A16, k_mov, NULL),            /* movaps */
-    X(0x28, VP_66, ISA_SSE2, VF_A16, k_mov, NULL),             /* movapd */
-    XS(0x29, VP_NONE, ISA_SSE, VF_A16, k_mov),
-    XS(0x29, VP_66, ISA_SSE2, VF_A16, k_mov),
-    XS(0x2b, VP_NONE, ISA_SSE, VF_A16 | VF_NOREG, k_mov),      /* movntps */
-    XS(0x2b, VP_66, ISA_SSE2, VF_A16 | VF_NOREG, k_mov),       /* movntpd */
+    X(0x28, VP_NONE, ISA_SSE, VF_A16 | VF_AMOV, k_mov, NULL),            /* movaps */
+    X(0x28, VP_66, ISA_SSE2, VF_A16 | VF_AMOV, k_mov, NULL),             /* movapd */
+    XS(0x29, VP_NONE, ISA_SSE, VF_A16 | VF_AMOV, k_mov),
+    XS(0x29, VP_66, ISA_SSE2, VF_A16 | VF_AMOV, k_mov),
+    XS(0x2b, VP_NONE, ISA_SSE, VF_A16 | VF_AMOV | VF_NOREG, k_mov),      /* movntps */
+    XS(0x2b, VP_66, ISA_SSE2, VF_A16 | VF_AMOV | VF_NOREG, k_mov),       /* movntpd */
     E(VM_0F, 0x50, VP_NONE, ISA_SSE, VR_GPR, VR_XMM, VF_NOMEM,
       k_movmskps, NULL),
     E(VM_0F, 0x50, VP_66, ISA_SSE2, VR_GPR, VR_XMM, VF_NOMEM,
@@ -182,15 +182,15 @@ const VecOp x86_vec_mov_ops[] = {
     /* whole registers */
     E(VM_0F, 0x6f, VP_NONE, ISA_MMX, VR_MMX, VR_MMX, VF_M8, k_mov_l64,
       NULL),
-    X(0x6f, VP_66, ISA_SSE2, VF_A16, k_mov, NULL),             /* movdqa */
+    X(0x6f, VP_66, ISA_SSE2, VF_A16 | VF_AMOV, k_mov, NULL),             /* movdqa */
     X(0x6f, VP_F3, ISA_SSE2, VF_M16, k_mov, NULL),             /* movdqu */
     E(VM_0F, 0x7f, VP_NONE, ISA_MMX, VR_MMX, VR_MMX, VF_M8 | VF_RMDST,
       k_mov_l64, NULL),
-    XS(0x7f, VP_66, ISA_SSE2, VF_A16, k_mov),
+    XS(0x7f, VP_66, ISA_SSE2, VF_A16 | VF_AMOV, k_mov),
     XS(0x7f, VP_F3, ISA_SSE2, VF_M16, k_mov),
     E(VM_0F, 0xe7, VP_NONE, ISA_SSE, VR_MMX, VR_MMX,
       VF_M8 | VF_RMDST | VF_NOREG, k_mov_l64, NULL),            /* movntq */
-    XS(0xe7, VP_66, ISA_SSE2, VF_A16 | VF_NOREG, k_mov),       /* movntdq */
+    XS(0xe7, VP_66, ISA_SSE2, VF_A16 | VF_AMOV | VF_NOREG, k_mov),       /* movntdq */
     X(0xf0, VP_F2, ISA_SSE3, VF_M16 | VF_NOREG, k_mov, NULL),  /* lddqu */
     E(VM_0F, 0xc3, VP_NONE, ISA_SSE2, VR_GPR, VR_GPR,
       VF_M4 | VF_W | VF_RMDST | VF_NOREG, k_movd_out, NULL),    /* movnti */
@@ -199,7 +199,7 @@ const VecOp x86_vec_mov_ops[] = {
     E(VM_0F, 0xd7, VP_66, ISA_SSE2, VR_GPR, VR_XMM, VF_NOMEM,
       k_pmovmskb, NULL),
     E(VM_0F38, 0x2a, VP_66, ISA_SSE41, VR_XMM, VR_XMM,
-      VF_A16 | VF_NOREG, k_mov, NULL),                          /* movntdqa */
+      VF_A16 | VF_AMOV | VF_NOREG, k_mov, NULL),                          /* movntdqa */
     MOVBE(0xf0, VP_NONE, op_movbe_load),
     MOVBE(0xf0, VP_66, op_movbe_load),
     MOVBE(0xf1, VP_NONE, op_movbe_store),

@@ -71,7 +71,8 @@ static void vec_load(CPUX86State *env, uint64_t a, unsigned flags,
         t->q[0] = x86_ldq(env, a);
         break;
     default:
-        if ((flags & VF_ALIGN) && (a & 15)) {
+        if ((flags & VF_ALIGN) && (a & 15) &&
+            (!(env->mxcsr & MXCSR_MM) || (flags & VF_AMOV))) {
             gp0(env);
         }
         t->q[0] = x86_ldq(env, a);
@@ -97,7 +98,8 @@ static void vec_store(CPUX86State *env, uint64_t a, unsigned flags,
         x86_stq(env, a, t->q[0]);
         break;
     default:
-        if ((flags & VF_ALIGN) && (a & 15)) {
+        if ((flags & VF_ALIGN) && (a & 15) &&
+            (!(env->mxcsr & MXCSR_MM) || (flags & VF_AMOV))) {
             gp0(env);
         }
         vec_probe_write(env, a, 16);
@@ -248,20 +250,14 @@ static unsigned fx_len(CPUX86State *env)
     return env->hflags & HF_CS64_MASK ? 416 : 288;
 }
 
-/*
- * The image as this vendor's fxsave writes it: its MXCSR_MASK, and the
- * x87 pointers where it keeps them (vendor.h).
- */
+/* The image as this vendor's fxsave writes it: the x87 pointers where it
+ * keeps them (vendor.h). */
 static void fx_save_image(CPUX86State *env, uint8_t *img, bool rex_w)
 {
     const X86Vendor *v = env->cpu->vendor;
 
     x86_fxsave_image(env, img, rex_w);
-    if (!v) {
-        return;
-    }
-    memcpy(img + 28, &v->fxsave_mxcsr_mask, 4);
-    if (v->fxsave_ptrs_only_with_es && !(env->fpus & FPUS_ES)) {
+    if (v && v->fxsave_ptrs_only_with_es && !(env->fpus & FPUS_ES)) {
         memset(img + 6, 0, 18);
     }
 }
@@ -287,7 +283,7 @@ static uintptr_t op_ldmxcsr(CPUX86State *env, const Insn *in)
 
     vec_check_sse(env);
     v = x86_ldl(env, x86_ea(env, in));
-    if (v & ~MXCSR_MASK) {
+    if (v & ~vec_mxcsr_mask(env)) {
         gp0(env);
     }
     env->mxcsr = v;

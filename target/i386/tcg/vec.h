@@ -52,6 +52,8 @@ enum { VR_XMM, VR_MMX, VR_GPR };
 #define VF_NOMODRM      0x1000u /* no modrm byte (emms) */
 #define VF_IMPLICIT     0x2000u /* a DS:rDI operand (maskmov*) */
 #define VF_BYTE         0x4000u /* rm is an 8-bit register (AH..BH) */
+#define VF_AMOV         0x8000u /* an explicitly aligned move: #GP even in
+                                 * AMD's misaligned-SSE mode (MXCSR.MM) */
 /* Aligned 128-bit memory operand, the legacy SSE default. */
 #define VF_A16          (VF_M16 | VF_ALIGN)
 
@@ -147,7 +149,17 @@ static inline void vec_mmx_write(CPUX86State *env, unsigned n, uint64_t v)
  */
 static inline uint32_t vec_fp_mxcsr(CPUX86State *env)
 {
-    return (env->mxcsr | 0x1f80u) & ~0x3fu;
+    return (env->mxcsr | 0x1f80u) & 0xffc0u;
+}
+
+/* AMD's misaligned-SSE mode: no #GP for misaligned 16-byte operands. */
+#define MXCSR_MM        (1u << 17)
+
+/* The MXCSR bits ldmxcsr takes (vendor.h; fxrstor: fpu-state.c). */
+static inline uint32_t vec_mxcsr_mask(CPUX86State *env)
+{
+    return env->cpu && env->cpu->vendor ? env->cpu->vendor->fxsave_mxcsr_mask
+                                        : MXCSR_MASK;
 }
 
 void x86_vec_fp_done(CPUX86State *env, uint32_t host_out);
