@@ -251,7 +251,8 @@ FP_COMI(k_ucomisd, "ucomisd")
 /*
  * dpps/dppd: the products imm8[7:4] selects (the others +0.0, which
  * raise nothing), summed pairwise in the SDM's order, into the lanes
- * imm8[3:0] selects.
+ * imm8[3:0] selects. An unmasked exception of the products stops it
+ * before the sums.
  */
 #define FP_DP(name, mul, hadd, lanes, f, zero_lane)                      \
     VK(name)                                                             \
@@ -264,12 +265,13 @@ FP_COMI(k_ucomisd, "ucomisd")
             }                                                            \
         }                                                                \
         FP_BEGIN(&x, &y);                                                \
-        asm volatile("ldmxcsr %[g]\n\t" mul " %[b], %[r]\n\t"           \
-                     hadd " %[r], %[r]\n\t"                              \
+        FP_ASM(mul);                                                     \
+        x86_vec_fp_done(env, o);                                         \
+        asm volatile("ldmxcsr %[g]\n\t" hadd " %[r], %[r]\n\t"          \
                      zero_lane                                           \
                      "stmxcsr %[o]\n\tldmxcsr %[h]"                      \
                      : [r] "+x"(r), [o] "=m"(o)                          \
-                     : [b] "x"(b), [g] "m"(g), [h] "m"(h));              \
+                     : [g] "m"(g), [h] "m"(h));                          \
         x86_vec_fp_done(env, o);                                         \
         memcpy(&t, &r, 16);                                              \
         for (unsigned i = 0; i < lanes; i++) {                           \

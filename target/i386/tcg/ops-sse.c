@@ -29,12 +29,27 @@ void x86_vec_fault(CPUX86State *env, bool mmx)
     x86_raise_exception(env, EXCP07_PREX);
 }
 
+/*
+ * The flags the host raised with every exception masked. When one the
+ * guest left unmasked is among them, the instruction faults: an
+ * unmasked pre-computation exception (invalid, denormal, divide by
+ * zero) stops it before the post-computation ones (overflow,
+ * underflow, precision) are looked at, so only the former are flagged
+ * (SDM vol. 1 11.5.2). Not modelled: with overflow or underflow
+ * unmasked, processors flag what the unmasked (biased) result gives,
+ * which may differ in PE (overflow) and UE (an exact tiny result);
+ * the #XM is raised all the same.
+ */
 void x86_vec_fp_done(CPUX86State *env, uint32_t host_out)
 {
     uint32_t raised = host_out & MXCSR_FLAGS;
+    uint32_t unmasked = ~(env->mxcsr >> 7) & MXCSR_FLAGS;
 
+    if (raised & unmasked & 7) {
+        raised &= 7;
+    }
     env->mxcsr |= raised;
-    if (raised & ~(env->mxcsr >> 7) & MXCSR_FLAGS) {
+    if (raised & unmasked) {
         x86_raise_exception(env, env->cr[4] & CR4_OSXMMEXCPT_MASK
                                  ? EXCP13_XM : EXCP06_ILLOP);
     }
@@ -183,13 +198,14 @@ uintptr_t x86_vec_gen(CPUX86State *env, const Insn *in)
     } else {
         mp = vec_reg(env, e->rm, in->rm, &m);
     }
+    /* The x87 unit is in MMX state even when the kernel faults (#XM). */
+    if (mmx) {
+        vec_mmx_enter(env);
+    }
     if (f & VF_RMDST) {
         k(env, mp, rp, in);
     } else {
         k(env, rp, mp, in);
-    }
-    if (mmx) {
-        vec_mmx_enter(env);
     }
     if (!(f & VF_RO)) {
         if (!(f & VF_RMDST)) {
