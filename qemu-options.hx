@@ -116,8 +116,10 @@ Choose the CPU model the guest sees, then adjust its CPUID features:
 `+feature` or `feature=on` adds one, `-feature` or `feature=off` removes it.
 Models: `host` (pass the host CPU's features through; KVM only), `max`
 (everything the accelerator can offer), `qemu64` (a conservative baseline).
-The default is `host` under kvm and `qemu64` under tcg, whose models have
-no x87, MMX or SSE yet (their instructions raise #UD).
+The default is `host` under kvm and `qemu64` under tcg. Under tcg,
+`qemu64` offers MMX, SSE, SSE2 and SSE3 as QEMU's does, and `max` adds
+SSSE3, SSE4.1, SSE4.2, POPCNT, MOVBE, AES-NI, PCLMULQDQ and XSAVE (no
+AVX); x87 is not there yet (its instructions raise #UD).
 `-cpu help` lists models and feature names.
 
 `vendor=` replaces the vendor string of CPUID leaves 0 and 0x80000000

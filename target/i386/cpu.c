@@ -35,6 +35,7 @@
 /* Leaf 1 */
 #define CPUID_1_EDX_HTT     (1u << 28)
 #define CPUID_1_ECX_X2APIC  (1u << 21)
+#define CPUID_1_ECX_XSAVE   (1u << 26)
 #define CPUID_1_ECX_HYPERV  (1u << 31)
 
 /* Leaf 0xB / 0x1F level types (ECX bits 15:8) */
@@ -462,6 +463,38 @@ static bool model_wants(const X86CPUDef *def, const X86CPUFeature *f)
     return false;
 }
 
+/*
+ * Leaf 0xd follows leaf 1's XSAVE bit: all zeros without it; with it on
+ * a model that had none (qemu64,+xsave), the legacy components the
+ * model has, x87 and SSE (576 bytes), as QEMU sizes it.
+ */
+static void fix_xsave_leaf(X86CPUIDEntry *out, unsigned n,
+                           const X86CPUIDEntry *supported,
+                           unsigned nsupported)
+{
+    X86CPUIDEntry *f = x86_cpuid_find(out, n, LEAF_FEATURES, 0);
+    X86CPUIDEntry *x = x86_cpuid_find(out, n, LEAF_XSAVE, 0);
+    const X86CPUIDEntry *s = x86_cpuid_find((X86CPUIDEntry *)supported,
+                                            nsupported, LEAF_XSAVE, 0);
+
+    if (!f || !x) {
+        return;
+    }
+    if (!(f->regs[R_ECX] & CPUID_1_ECX_XSAVE)) {
+        for (unsigned i = 0; i < n; i++) {
+            if (out[i].function == LEAF_XSAVE) {
+                memset(out[i].regs, 0, sizeof(out[i].regs));
+            }
+        }
+        return;
+    }
+    if (!x->regs[R_EAX] && s) {
+        x->regs[R_EAX] = s->regs[R_EAX] & 3;    /* x87, SSE */
+        x->regs[R_EBX] = x->regs[R_ECX] = 576;
+        x->regs[R_EDX] = 0;
+    }
+}
+
 static void set_topology_leaf(X86CPUIDEntry *out, unsigned *n,
                               unsigned max_out, uint32_t fn,
                               const X86CPUTopology *topo, uint32_t apic_id)
@@ -550,6 +583,8 @@ unsigned x86_cpu_build_cpuid(const X86CPUDef *def, const X86CPUTopology *topo,
             e->regs[f->reg] &= ~(1u << f->bit);
         }
     }
+
+    fix_xsave_leaf(out, n, supported, nsupported);
 
     if (def->vendor[0]) {
         /* QEMU puts vendor= in both vendor leaves. */

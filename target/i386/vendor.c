@@ -19,6 +19,8 @@ const X86Vendor x86_vendors[X86_VENDOR_COUNT] = {
         .sysenter_in_long_mode = false,
         .sysret_gp_at_cpl0 = false,
         .bsf_zero_source_defined = true,
+        .fxsave_mxcsr_mask = 0x2ffff,
+        .fxsave_ptrs_only_with_es = true,
     },
     [X86_VENDOR_INTEL] = {
         .id = X86_VENDOR_INTEL,
@@ -29,6 +31,8 @@ const X86Vendor x86_vendors[X86_VENDOR_COUNT] = {
         .sysenter_in_long_mode = true,
         .sysret_gp_at_cpl0 = true,
         .bsf_zero_source_defined = false,
+        .fxsave_mxcsr_mask = 0xffff,
+        .fxsave_ptrs_only_with_es = false,
     },
 };
 

@@ -32,6 +32,12 @@
 #define DIFF_HOST_TZCNT     (1u << 2)
 #define DIFF_HOST_MOVBE     (1u << 3)
 #define DIFF_HOST_CX16      (1u << 4)
+#define DIFF_HOST_SSE3      (1u << 5)
+#define DIFF_HOST_SSSE3     (1u << 6)
+#define DIFF_HOST_SSE41     (1u << 7)
+#define DIFF_HOST_SSE42     (1u << 8)
+#define DIFF_HOST_AES       (1u << 9)
+#define DIFF_HOST_PCLMUL    (1u << 10)
 
 typedef struct DiffCase {
     const char *name;
@@ -87,6 +93,10 @@ void diff_gen(DiffCase *c, DiffRand *r, uint64_t insn_va, unsigned host,
               const X86Vendor *vendor, bool code32);
 /* The x87 class (tcg-diff-gen-x87.c). */
 DiffGenFn diff_gen_x87;
+
+/* The vector instructions: MMX, SSE .. SSE4.2 (tcg-diff-gen-sse.c). */
+void diff_gen_sse(DiffCase *c, DiffRand *r, uint64_t insn_va, unsigned host,
+                  const X86Vendor *vendor, bool code32);
 
 /* --- the encoder and value pickers the generators share (tcg-diff-enc.c) --- */
 

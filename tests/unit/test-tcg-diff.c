@@ -31,16 +31,25 @@
  * back), in the interpreter x86_fxrstor_image()/x86_fxsave_image(); the
  * case says which parts are compared (DiffCase.fx_cmp).
  *
+ * A case may leave SIMD floating-point exceptions unmasked: natively
+ * the SIGFPE (on an alternate stack, so the scratch memory stays as the
+ * case left it) hands over the registers and the FXSAVE image at the
+ * fault; the guest must take #XM at the same instruction with the same
+ * state, its exception frame (below the case's stack) aside.
+ *
  * TCG_DIFF_CASES sets the number of cases per class and mode (default
  * 20000), TCG_DIFF_SEED the random seed; the test prints both.
- * TCG_DIFF_CLASS runs one class (int, x87, ...). TCG_DIFF_TRACE
+ * TCG_DIFF_CLASS runs one class (int, x87, sse, ...). TCG_DIFF_TRACE
  * prints each case before it runs (to find one that crashes).
  */
 #include <cpuid.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 
 #include <glib.h>
 
@@ -119,6 +128,12 @@ static unsigned host_cpu_features(void)
     f |= c & (1u << 23) ? DIFF_HOST_POPCNT : 0;
     f |= c & (1u << 22) ? DIFF_HOST_MOVBE : 0;
     f |= c & (1u << 13) ? DIFF_HOST_CX16 : 0;
+    f |= c & (1u << 0) ? DIFF_HOST_SSE3 : 0;
+    f |= c & (1u << 9) ? DIFF_HOST_SSSE3 : 0;
+    f |= c & (1u << 19) ? DIFF_HOST_SSE41 : 0;
+    f |= c & (1u << 20) ? DIFF_HOST_SSE42 : 0;
+    f |= c & (1u << 25) ? DIFF_HOST_AES : 0;
+    f |= c & (1u << 1) ? DIFF_HOST_PCLMUL : 0;
     __cpuid_count(7, 0, a, b, c, d);
     f |= b & (1u << 3) ? DIFF_HOST_TZCNT : 0;
     __cpuid(0x80000001, a, b, c, d);
@@ -127,6 +142,47 @@ static unsigned host_cpu_features(void)
 }
 
 /* --- the native bench ----------------------------------------------------- */
+
+/* A SIGFPE in the case: the state at the fault (see the header). */
+static sigjmp_buf fpe_jmp;
+static volatile bool fpe_armed;
+static uint8_t fpe_fx[512] __attribute__((aligned(16)));
+static uint64_t fpe_regs[16], fpe_rip;
+static uint32_t fpe_flags;
+
+static void on_sigfpe(int sig, siginfo_t *si, void *ucv)
+{
+    static const int gregs[16] = {
+        REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI,
+        REG_RDI, REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13,
+        REG_R14, REG_R15,
+    };
+    ucontext_t *uc = ucv;
+
+    if (!fpe_armed) {
+        signal(SIGFPE, SIG_DFL);
+        raise(SIGFPE);
+        return;
+    }
+    for (unsigned i = 0; i < 16; i++) {
+        fpe_regs[i] = uc->uc_mcontext.gregs[gregs[i]];
+    }
+    fpe_rip = uc->uc_mcontext.gregs[REG_RIP];
+    fpe_flags = uc->uc_mcontext.gregs[REG_EFL];
+    memcpy(fpe_fx, uc->uc_mcontext.fpregs, 512);
+    siglongjmp(fpe_jmp, 1);
+}
+
+static void setup_sigfpe(void)
+{
+    stack_t ss = { .ss_sp = g_malloc(1 << 16), .ss_size = 1 << 16 };
+    struct sigaction sa = { .sa_sigaction = on_sigfpe,
+                            .sa_flags = SA_SIGINFO | SA_ONSTACK };
+
+    sigaltstack(&ss, NULL);
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGFPE, &sa, NULL);
+}
 
 static unsigned pos;
 
@@ -295,8 +351,9 @@ static void emit_epilogue(void)
     g_assert_cmpuint(pos, <, DATA_OFF);
 }
 
-static void run_native(const DiffCase *c, bool code32, uint64_t *regs,
-                       uint32_t *flags, uint8_t *fx)
+/* Returns true when the case raised SIGFPE (*fault_rip: where). */
+static bool run_native(const DiffCase *c, bool code32, uint64_t *regs,
+                       uint32_t *flags, uint8_t *fx, uint64_t *fault_rip)
 {
     uint64_t f = c->flags | IF_MASK | EFLAGS_FIXED;
 
@@ -313,11 +370,24 @@ static void run_native(const DiffCase *c, bool code32, uint64_t *regs,
     memcpy(&ncode[IN_FX], c->fx, 512);
     memset(&ncode[OUT_REGS], 0, 16 * 8 + 8);
     __builtin___clear_cache((char *)ncode, (char *)ncode + X86_PAGE_SIZE);
+    if (sigsetjmp(fpe_jmp, 1)) {
+        /* Back from the handler: the test's own x87/SSE state again. */
+        fpe_armed = false;
+        asm volatile("fxrstor64 %0" : : "m"(ncode[HOST_FX]));
+        memcpy(regs, fpe_regs, sizeof(fpe_regs));
+        *flags = fpe_flags;
+        memcpy(fx, fpe_fx, 512);
+        *fault_rip = fpe_rip;
+        return true;
+    }
+    fpe_armed = true;
     ((void (*)(void))(ncode + (code32 ? STUB32_OFF : 0)))();
+    fpe_armed = false;
     memcpy(regs, &ncode[OUT_REGS], 16 * 8);
     memcpy(&f, &ncode[OUT_FLAGS], 8);
     *flags = f;
     memcpy(fx, &ncode[OUT_FX], 512);
+    return false;
 }
 
 /* --- the guest run ---------------------------------------------------------- */
@@ -389,7 +459,7 @@ static void print_case(const DiffCase *c)
 
 /* Compare the x87/SSE state of the two runs as the case asks. */
 static bool check_fx(const DiffCase *c, const uint8_t *nfx,
-                     const uint8_t *gfx)
+                     const uint8_t *gfx, bool code32)
 {
     static const struct {
         unsigned what;
@@ -412,6 +482,11 @@ static bool check_fx(const DiffCase *c, const uint8_t *nfx,
         }
         for (unsigned i = 0; i < parts[p].count; i++) {
             unsigned off = parts[p].off + i * (parts[p].count > 1 ? 16 : 0);
+
+            /* 32-bit code has XMM0..7 only (its fxsave stores no more). */
+            if (parts[p].what == DIFF_FX_XMM && code32 && i >= 8) {
+                break;
+            }
 
             /* ST(i) is compared only where the native tag says valid. */
             if (parts[p].what == DIFF_FX_ST &&
@@ -443,12 +518,13 @@ static bool check_fx(const DiffCase *c, const uint8_t *nfx,
 }
 
 static unsigned failures;
+static uint64_t xm_cases;       /* cases that raised SIGFPE / #XM */
 static bool trace;              /* TCG_DIFF_TRACE: print every case first */
 
 static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
 {
     unsigned off = code32 ? insn32_off : insn_off;
-    uint64_t nregs[16], gregs[16], grip;
+    uint64_t nregs[16], gregs[16], grip, fault_rip = 0;
     uint8_t nfx[512] __attribute__((aligned(16)));
     uint8_t gfx[512];
     uint32_t nflags, gflags;
@@ -466,8 +542,29 @@ static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
     if (trace) {
         print_case(c);
     }
-    run_native(c, code32, nregs, &nflags, nfx);
+    bool faulted = run_native(c, code32, nregs, &nflags, nfx, &fault_rip);
+
     run_guest(h, c, code32, off, gregs, &gflags, &grip, gfx);
+    if (faulted) {
+        xm_cases++;
+        /*
+         * #XM: the guest's frame (rip, cs, rflags, rsp, ss) is below the
+         * case's stack; it must name the native fault's rip and flags.
+         */
+        uint64_t frame = DIFF_STACK - 40 - DIFF_SCR_VA, frip, fflags;
+
+        memcpy(&frip, gscr + frame, 8);
+        memcpy(&fflags, gscr + frame + 16, 8);
+        want_rip = th_after_handler(19);
+        if (grip == want_rip && frip != fault_rip) {
+            fprintf(stderr, "#XM at 0x%" G_GINT64_MODIFIER "x, natively at "
+                    "0x%" G_GINT64_MODIFIER "x\n", frip, fault_rip);
+            ok = false;
+        }
+        gflags = fflags;
+        gregs[R_ESP] = nregs[R_ESP];
+        memcpy(nscr + frame, gscr + frame, 40);
+    }
     if (code32) {
         /* Only the 32-bit registers exist there. */
         for (unsigned i = 0; i < 16; i++) {
@@ -494,7 +591,7 @@ static bool check_case(TcgHarness *h, const DiffCase *c, bool code32)
                 nflags, gflags, c->flag_mask);
         ok = false;
     }
-    if (!check_fx(c, nfx, gfx)) {
+    if (!check_fx(c, nfx, gfx, code32)) {
         ok = false;
     }
     if (memcmp(nscr, gscr, DIFF_SCR_SIZE)) {
@@ -538,6 +635,7 @@ static void setup_bench(TcgHarness *h)
                       PROT_READ | PROT_WRITE | PROT_EXEC);
     nscr = map_fixed(DIFF_SCR_VA, DIFF_SCR_SIZE, PROT_READ | PROT_WRITE);
     reference = g_malloc(DIFF_SCR_SIZE);
+    setup_sigfpe();
     trace = getenv("TCG_DIFF_TRACE") != NULL;
     host_features = host_cpu_features();
     read_host_cpu();
@@ -561,6 +659,7 @@ typedef struct DiffClass {
 static const DiffClass classes[] = {
     { "int", diff_gen },
     { "x87", diff_gen_x87 },
+    { "sse", diff_gen_sse },
 };
 
 typedef struct DiffRun {
@@ -585,6 +684,7 @@ static void run_cases(gconstpointer data)
     th_set_mode(h, code32 ? TH_COMPAT32 : TH_LONG);
     randomize_reference(h, &r);
     failures = 0;
+    xm_cases = 0;
     for (done = 0; done < ncases && failures < 20; done++) {
         DiffCase c;
 
@@ -596,10 +696,10 @@ static void run_cases(gconstpointer data)
         check_case(h, &c, code32);
     }
     printf("# tcg host differential, %s, %s code: %" G_GUINT64_FORMAT
-           " cases, %u failures (seed 0x%" G_GINT64_MODIFIER "x, host "
-           "features 0x%x, %s: %s)\n", run->cls->name,
-           code32 ? "32-bit" : "64-bit", done, failures, seed,
-           host_features, host_vendor->name, host_brand);
+           " cases (%" G_GUINT64_FORMAT " raising #XM), %u failures (seed "
+           "0x%" G_GINT64_MODIFIER "x, host features 0x%x, %s: %s)\n",
+           run->cls->name, code32 ? "32-bit" : "64-bit", done, xm_cases,
+           failures, seed, host_features, host_vendor->name, host_brand);
     g_assert_cmpuint(failures, ==, 0);
 }
 

@@ -5,6 +5,13 @@
  * Whatever the bytes wrote to the descriptor tables, page tables or
  * handlers is put back before the next case.
  *
+ * Half the cases are plain random bytes; the other half are random
+ * instructions of the two- and three-byte maps (prefixes, REX, 0f,
+ * 0f 38 or 0f 3a, an opcode, half the time from the vector ranges,
+ * modrm and random bytes after it) with CR4.OSFXSR set, so the vector
+ * decoder's tables and their handlers are reached with every prefix
+ * combination and operand form.
+ *
  * TCG_FUZZ_CASES sets the number of cases (default 20,000: about a
  * second), TCG_FUZZ_SEED the seed; the test prints both.
  */
@@ -25,6 +32,57 @@ static uint64_t env_u64(const char *name, uint64_t def)
     const char *v = g_getenv(name);
 
     return v ? g_ascii_strtoull(v, NULL, 0) : def;
+}
+
+/*
+ * The opcode ranges of the vector instructions in each map (SDM vol. 2
+ * appendix A), so most random instructions decode to something.
+ */
+static const uint8_t vec_ranges[3][8][2] = {
+    { { 0x10, 0x17 }, { 0x28, 0x2f }, { 0x50, 0x7f }, { 0xc2, 0xc6 },
+      { 0xd0, 0xff }, { 0xae, 0xae }, { 0xc3, 0xc3 }, { 0x77, 0x77 } },
+    { { 0x00, 0x0b }, { 0x10, 0x25 }, { 0x28, 0x41 }, { 0xdb, 0xdf },
+      { 0xf0, 0xf1 }, { 0x1c, 0x1e }, { 0x30, 0x37 }, { 0x17, 0x17 } },
+    { { 0x08, 0x17 }, { 0x20, 0x22 }, { 0x40, 0x44 }, { 0x60, 0x63 },
+      { 0xdf, 0xdf }, { 0x0f, 0x0f }, { 0x14, 0x17 }, { 0x42, 0x42 } },
+};
+
+/* Random instructions of the 0f, 0f 38 and 0f 3a maps. */
+static void vector_code(GRand *rand, uint8_t *code, size_t n, bool rex)
+{
+    static const uint8_t pfx[] = {
+        0x66, 0x66, 0xf2, 0xf3, 0x66, 0xf2, 0xf3, 0xf0, 0x67, 0x2e,
+    };
+    size_t i = 0;
+
+    while (i + 16 <= n) {
+        unsigned np = g_rand_int_range(rand, 0, 3);
+
+        for (unsigned k = 0; k < np; k++) {
+            code[i++] = pfx[g_rand_int_range(rand, 0, G_N_ELEMENTS(pfx))];
+        }
+        if (rex && g_rand_boolean(rand)) {
+            code[i++] = 0x40 | g_rand_int_range(rand, 0, 16);
+        }
+        unsigned map = g_rand_int_range(rand, 0, 4);
+        const uint8_t *range;
+
+        map = map == 3 ? 0 : map;
+        code[i++] = 0x0f;
+        if (map) {
+            code[i++] = map == 1 ? 0x38 : 0x3a;
+        }
+        range = vec_ranges[map][g_rand_int_range(rand, 0, 8)];
+        code[i++] = g_rand_boolean(rand)
+                    ? (uint8_t)g_rand_int(rand)
+                    : (uint8_t)g_rand_int_range(rand, range[0], range[1] + 1);
+        /* Register forms half of the time: memory at 0 is the IVT/GDT. */
+        code[i++] = g_rand_boolean(rand) ? 0xc0 | g_rand_int(rand)
+                                         : g_rand_int(rand);
+        for (unsigned k = g_rand_int_range(rand, 0, 3); k > 0; k--) {
+            code[i++] = g_rand_int(rand);
+        }
+    }
 }
 
 static void test_random_code(void)
@@ -52,10 +110,18 @@ static void test_random_code(void)
         for (size_t b = 0; b < sizeof(code); b++) {
             code[b] = g_rand_int(rand);
         }
+        if (i & 1) {
+            vector_code(rand, code, sizeof(code),
+                        mode == TH_LONG);
+        }
         th_write(h, 0, snapshot, SNAPSHOT_BYTES);
         /* A triple fault leaves an exit request behind: start clean. */
         __atomic_store_n(&h->env->interrupt_request, 0, __ATOMIC_SEQ_CST);
         th_set_mode(h, mode);
+        if (i & 1) {
+            /* SSE on in every mode, as an OS would turn it on. */
+            h->env->cr[4] |= CR4_OSFXSR_MASK | CR4_OSXMMEXCPT_MASK;
+        }
         th_write(h, mode >= TH_PROT16 ? TH_CODE16 : TH_CODE, code,
                  sizeof(code));
         n = th_run(h, BUDGET);

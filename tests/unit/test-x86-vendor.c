@@ -291,6 +291,64 @@ static void test_bsf_zero_source(void)
 
 /* --- the row follows CPUID, and vendor= sets CPUID ---------------------- */
 
+/* fxsave64 (%rbx) of a state with FIP set and FSW.ES clear, then set. */
+static void test_fxsave_image(void)
+{
+    static const uint8_t code[] = { 0x48, 0x0f, 0xae, 0x03, 0xf4 };
+
+    for (int v = 0; v < X86_VENDOR_COUNT; v++) {
+        for (int es = 0; es < 2; es++) {
+            TcgHarness *h = setup(&x86_vendors[v], TH_LONG, code,
+                                  sizeof(code));
+            uint64_t fip;
+            uint32_t mask;
+
+            x86_fpu_reset(h->env);
+            h->env->fpip = 0x1234;
+            h->env->fpus = es ? FPUS_ES | FPUS_IE : 0;
+            h->env->regs[R_EBX] = TH_DATA;
+            th_run(h, 100);
+            memcpy(&mask, h->ram + TH_DATA + 28, 4);
+            memcpy(&fip, h->ram + TH_DATA + 8, 8);
+            g_assert_cmphex(mask, ==, v == X86_VENDOR_AMD ? 0x2ffff : 0xffff);
+            g_assert_cmphex(fip, ==,
+                            v == X86_VENDOR_AMD && !es ? 0 : 0x1234);
+        }
+    }
+}
+
+/*
+ * ldmxcsr of MXCSR.MM (bit 17), then addps from a misaligned address:
+ * AMD takes the bit and the access; Intel's ldmxcsr raises #GP(0). The
+ * explicitly aligned moves (movaps) fault on AMD all the same.
+ */
+static void test_mxcsr_mm(void)
+{
+    static const uint8_t code[] = {
+        0x0f, 0xae, 0x13,                       /* ldmxcsr (%rbx) */
+        0x0f, 0x58, 0x41, 0x04,                 /* addps 4(%rcx), %xmm0 */
+        0x0f, 0x28, 0x41, 0x04,                 /* movaps 4(%rcx), %xmm0 */
+        0xf4,
+    };
+    const uint32_t mxcsr = 0x21f80;
+
+    for (int v = 0; v < X86_VENDOR_COUNT; v++) {
+        TcgHarness *h = setup(&x86_vendors[v], TH_LONG, code, sizeof(code));
+
+        x86_fpu_reset(h->env);
+        memcpy(h->ram + TH_DATA, &mxcsr, 4);
+        h->env->regs[R_EBX] = TH_DATA;
+        h->env->regs[R_ECX] = TH_DATA + 16;
+        th_run(h, 100);
+        if (v == X86_VENDOR_AMD) {
+            assert_fault(h, EXCP0D_GPF, TH_CODE + 7, true);
+            g_assert_cmphex(h->env->mxcsr & ~0x3fu, ==, mxcsr);
+        } else {
+            assert_fault(h, EXCP0D_GPF, TH_CODE, true);
+        }
+    }
+}
+
 static void test_row_from_cpuid(void)
 {
     X86CPUIDEntry t[1] = { { .function = 0 } };
@@ -360,6 +418,41 @@ static void test_vendor_property(void)
     error_free(err);
 }
 
+/*
+ * The models' SSE and XSAVE leaves under tcg: qemu64 has QEMU's SSE
+ * baseline and no XSAVE (leaf 0xd zero) unless asked, then x87|SSE in
+ * 576 bytes; max has it all, and -xsave clears leaf 0xd.
+ */
+static void test_sse_xsave_leaves(void)
+{
+    X86CPUIDEntry out[X86_CPUID_MAX_ENTRIES];
+    const X86CPUIDEntry *l1, *xs;
+    unsigned n;
+
+    n = build_ok("qemu64", NULL, out);
+    l1 = x86_cpuid_find(out, n, 1, 0);
+    g_assert_cmphex(l1->regs[X86_R_EDX] & 0x07800000, ==, 0x07800000);
+    g_assert_cmphex(l1->regs[X86_R_ECX] & 0x04180201, ==, 0x00000001);
+    xs = x86_cpuid_find(out, n, 0xd, 0);
+    g_assert_cmphex(xs ? xs->regs[X86_R_EAX] : 0, ==, 0);
+
+    n = build_ok("qemu64", "+xsave", out);
+    xs = x86_cpuid_find(out, n, 0xd, 0);
+    g_assert_nonnull(xs);
+    g_assert_cmphex(xs->regs[X86_R_EAX], ==, 3);
+    g_assert_cmphex(xs->regs[X86_R_EBX], ==, 576);
+
+    n = build_ok("max", NULL, out);
+    l1 = x86_cpuid_find(out, n, 1, 0);
+    g_assert_cmphex(l1->regs[X86_R_ECX] & 0x06180203, ==, 0x06180203);
+    xs = x86_cpuid_find(out, n, 0xd, 1);
+    g_assert_cmphex(xs->regs[X86_R_EAX], ==, 1);        /* xsaveopt */
+
+    n = build_ok("max", "-xsave", out);
+    xs = x86_cpuid_find(out, n, 0xd, 0);
+    g_assert_cmphex(xs->regs[X86_R_EAX] | xs->regs[X86_R_ECX], ==, 0);
+}
+
 /* The reset takes the row from the vCPU's CPUID table. */
 static void test_reset_takes_row(void)
 {
@@ -389,8 +482,11 @@ int main(int argc, char **argv)
     g_test_add_func("/x86/vendor/sysret-noncanonical",
                     test_sysret_noncanonical);
     g_test_add_func("/x86/vendor/bsf-zero-source", test_bsf_zero_source);
+    g_test_add_func("/x86/vendor/fxsave-image", test_fxsave_image);
+    g_test_add_func("/x86/vendor/mxcsr-mm", test_mxcsr_mm);
     g_test_add_func("/x86/vendor/row-from-cpuid", test_row_from_cpuid);
     g_test_add_func("/x86/vendor/vendor-property", test_vendor_property);
+    g_test_add_func("/x86/cpuid/sse-xsave-leaves", test_sse_xsave_leaves);
     g_test_add_func("/x86/vendor/reset-takes-row", test_reset_takes_row);
     return g_test_run();
 }

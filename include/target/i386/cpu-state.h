@@ -129,6 +129,7 @@ typedef struct DescTable {
 #define CR4_OSFXSR_MASK     (1u << 9)
 #define CR4_OSXMMEXCPT_MASK (1u << 10)
 #define CR4_FSGSBASE_MASK   (1u << 16)
+#define CR4_OSXSAVE_MASK    (1u << 18)
 #define CR4_PCIDE_MASK      (1u << 17)
 #define CR4_SMEP_MASK       (1u << 20)
 #define CR4_SMAP_MASK       (1u << 21)
@@ -246,7 +247,8 @@ typedef union X86XMMReg {
 #define FPUS_B      0x8000u     /* busy: mirrors ES */
 #define FPUC_INIT   0x037fu     /* FCW after fninit and reset */
 #define MXCSR_INIT  0x1f80u
-/* The MXCSR bits fxrstor/ldmxcsr accept (DAZ included). */
+/* The MXCSR bits fxrstor/ldmxcsr accept (DAZ included) without a vendor
+ * row; the row's fxsave_mxcsr_mask otherwise (AMD adds MM, bit 17). */
 #define MXCSR_MASK  0xffffu
 #define XCR0_X87    (1ull << 0)
 #define XCR0_SSE    (1ull << 1)

@@ -63,6 +63,19 @@ typedef struct X86Vendor {
      * leave it unchanged too, and so does the interpreter for both).
      */
     bool bsf_zero_source_defined;
+    /*
+     * The MXCSR bits the processor takes (ldmxcsr, fxrstor, xrstor) and
+     * fxsave/xsave store as MXCSR_MASK: AMD 0x2ffff (bit 17, MM, the
+     * misaligned-SSE mode in which misaligned 16-byte operands do not
+     * raise #GP), Intel 0xffff.
+     */
+    uint32_t fxsave_mxcsr_mask;
+    /*
+     * fxsave/xsave of the x87 pointers (FOP, FIP, FCS, FDP, FDS): AMD
+     * stores them only while FSW.ES is set (zeros otherwise); Intel
+     * always stores them.
+     */
+    bool fxsave_ptrs_only_with_es;
 } X86Vendor;
 
 extern const X86Vendor x86_vendors[X86_VENDOR_COUNT];

@@ -1,7 +1,7 @@
 /*
- * The two-byte opcode map (0f xx) and the few three-byte opcodes the
- * integer ISA has (movbe). The vector opcodes go to decode-vec.c;
- * features CPUID does not advertise decode to #UD.
+ * The two-byte opcode map (0f xx). The vector opcodes and the
+ * three-byte maps 0f 38 and 0f 3a (movbe, crc32 among them) go to
+ * decode-vec.c; features CPUID does not advertise decode to #UD.
  */
 #include "target/i386/tcg/decode.h"
 
@@ -63,6 +63,14 @@ static void dec_grp7(Dec *d, Insn *in)
         case 4:
         case 6:
             break;
+        case 2:
+            /* xgetbv, xsetbv: CR4.OSXSAVE decides at run time. */
+            if ((d->rmf & 7) < 2 && (d->isa & ISA_XSAVE)) {
+                in->fn = x86_sys_fn[(d->rmf & 7) ? SYS_XSETBV : SYS_XGETBV];
+                return;
+            }
+            dec_ud(d, in);
+            return;
         case 7:
             if ((d->rmf & 7) == 0 && d->code64) {
                 in->fn = x86_sys_fn[SYS_SWAPGS];
@@ -243,22 +251,6 @@ void dec_0f(Dec *d, Insn *in, uint8_t b)
         in->fn = x86_sys_fn[SYS_SYSEXIT];
         d->end = DEC_END_BLOCK;
         return;
-    case 0x38: {
-        uint8_t b2 = dec_u8(d);
-
-        /* movbe; f2 0f 38 f0/f1 is crc32 (SSE4.2, not offered). */
-        if ((b2 != 0xf0 && b2 != 0xf1) || (d->prefix & (P_F2 | P_F3)) ||
-            !(d->isa & ISA_MOVBE)) {
-            break;
-        }
-        dec_gv_ev(d, in, ot);
-        if (d->mod == 3) {
-            break;
-        }
-        in->aux2 = ot;
-        in->fn = x86_movbe_fn[b2 & 1];
-        return;
-    }
     case 0xa0:
     case 0xa1:
     case 0xa8:
@@ -312,7 +304,9 @@ void dec_0f(Dec *d, Insn *in, uint8_t b)
             in->fn = x86_sys_fn[SYS_CLFLUSH];
             return;
         }
-        break;                      /* fxsave & co: stage 2 */
+        /* fxsave, fxrstor, ldmxcsr, stmxcsr, xsave, xrstor, xsaveopt */
+        dec_vec_modrm(d, in, b);
+        return;
     case 0xaf:
         dec_gv_ev(d, in, ot);
         in->fn = x86_imul_fn[d->mod != 3][ot];

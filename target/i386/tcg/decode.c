@@ -1160,6 +1160,21 @@ static unsigned dec_isa(CPUX86State *env)
         isa |= e->regs[X86_R_ECX] & (1u << 23) ? ISA_POPCNT : 0;
         isa |= e->regs[X86_R_ECX] & (1u << 22) ? ISA_MOVBE : 0;
         isa |= e->regs[X86_R_ECX] & (1u << 13) ? ISA_CX16 : 0;
+        isa |= e->regs[X86_R_EDX] & (1u << 23) ? ISA_MMX : 0;
+        isa |= e->regs[X86_R_EDX] & (1u << 24) ? ISA_FXSR : 0;
+        isa |= e->regs[X86_R_EDX] & (1u << 25) ? ISA_SSE : 0;
+        isa |= e->regs[X86_R_EDX] & (1u << 26) ? ISA_SSE2 : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 0) ? ISA_SSE3 : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 1) ? ISA_PCLMUL : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 9) ? ISA_SSSE3 : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 19) ? ISA_SSE41 : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 20) ? ISA_SSE42 : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 25) ? ISA_AES : 0;
+        isa |= e->regs[X86_R_ECX] & (1u << 26) ? ISA_XSAVE : 0;
+    }
+    e = x86_cpuid_find(cpu->cpuid, cpu->ncpuid, 0xd, 1);
+    if (e) {
+        isa |= e->regs[X86_R_EAX] & (1u << 0) ? ISA_XSAVEOPT : 0;
     }
     e = x86_cpuid_find(cpu->cpuid, cpu->ncpuid, 7, 0);
     if (e) {

@@ -34,7 +34,19 @@
 #define ISA_LAHF64  (1u << 4)       /* CPUID.80000001h:ECX[0] */
 #define ISA_RDTSCP  (1u << 5)       /* CPUID.80000001h:EDX[27] */
 #define ISA_TZCNT   (1u << 6)       /* CPUID.7.0:EBX[3] (BMI1) */
-#define ISA_ALL     0x7fu
+#define ISA_MMX     (1u << 7)       /* CPUID.1:EDX[23] */
+#define ISA_FXSR    (1u << 8)       /* CPUID.1:EDX[24] */
+#define ISA_SSE     (1u << 9)       /* CPUID.1:EDX[25] */
+#define ISA_SSE2    (1u << 10)      /* CPUID.1:EDX[26] */
+#define ISA_SSE3    (1u << 11)      /* CPUID.1:ECX[0] */
+#define ISA_SSSE3   (1u << 12)      /* CPUID.1:ECX[9] */
+#define ISA_SSE41   (1u << 13)      /* CPUID.1:ECX[19] */
+#define ISA_SSE42   (1u << 14)      /* CPUID.1:ECX[20] */
+#define ISA_XSAVE   (1u << 15)      /* CPUID.1:ECX[26] */
+#define ISA_XSAVEOPT (1u << 16)     /* CPUID.0Dh.1:EAX[0] */
+#define ISA_PCLMUL  (1u << 17)      /* CPUID.1:ECX[1] */
+#define ISA_AES     (1u << 18)      /* CPUID.1:ECX[25] */
+#define ISA_ALL     0x7ffffu
 
 /* What decoding one instruction asks of the block (Dec.end). */
 enum { DEC_GO_ON, DEC_END_BLOCK };
@@ -113,5 +125,7 @@ void dec_x87(Dec *d, Insn *in, uint8_t b);
  * (decode-vec.c). Unknown ones decode to #UD.
  */
 void dec_vec(Dec *d, Insn *in, uint8_t b);
+/* The same for opcode b whose modrm dec_0f() has read (0f ae). */
+void dec_vec_modrm(Dec *d, Insn *in, uint8_t b);
 
 #endif

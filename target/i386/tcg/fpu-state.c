@@ -60,6 +60,13 @@ static uint64_t get64(const uint8_t *p)
     return v;
 }
 
+/* The MXCSR bits this vCPU's vendor takes and reports (vendor.h). */
+static uint32_t mxcsr_mask(CPUX86State *env)
+{
+    return env->cpu && env->cpu->vendor ? env->cpu->vendor->fxsave_mxcsr_mask
+                                        : MXCSR_MASK;
+}
+
 void x86_fpu_reset(CPUX86State *env)
 {
     memset(env->fpregs, 0, sizeof(env->fpregs));
@@ -97,7 +104,7 @@ void x86_fxsave_image(CPUX86State *env, uint8_t *img, bool rex_w)
         put32(img + FX_FDS, env->fpds);
     }
     put32(img + FX_MXCSR, env->mxcsr);
-    put32(img + FX_MXCSR_MASK, MXCSR_MASK);
+    put32(img + FX_MXCSR_MASK, mxcsr_mask(env));
     for (unsigned i = 0; i < 8; i++) {
         const X86FPReg *r = &env->fpregs[(env->fpstt + i) & 7];
         uint8_t *p = img + FX_ST + 16 * i;
@@ -116,7 +123,7 @@ bool x86_fxrstor_image(CPUX86State *env, const uint8_t *img, bool rex_w)
     uint32_t mxcsr = get32(img + FX_MXCSR);
     uint16_t fsw = get16(img + FX_FSW);
 
-    if (mxcsr & ~MXCSR_MASK) {
+    if (mxcsr & ~mxcsr_mask(env)) {
         return false;
     }
     env->fpuc = get16(img + FX_FCW);

@@ -55,6 +55,9 @@ bool helper_wrmsr(CPUX86State *env);
 void helper_rdtsc(CPUX86State *env);
 void helper_rdtscp(CPUX86State *env);
 void helper_rdpmc(CPUX86State *env);
+/* XCR0 (ECX = 0) to and from EDX:EAX; #UD without CR4.OSXSAVE. */
+void helper_xgetbv(CPUX86State *env);
+void helper_xsetbv(CPUX86State *env);
 /* Port I/O with the IOPL and TSS bitmap checks; size 1, 2 or 4. */
 uint32_t helper_in(CPUX86State *env, uint16_t port, unsigned size);
 void helper_out(CPUX86State *env, uint16_t port, uint32_t value,

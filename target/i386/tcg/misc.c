@@ -45,7 +45,7 @@ uint64_t x86_tsc_hz = 1000000000;
 #define CR4_SUPPORTED   (CR4_TSD_MASK | CR4_DE_MASK | CR4_PSE_MASK | \
                          CR4_PAE_MASK | CR4_MCE_MASK | CR4_PGE_MASK | \
                          CR4_PCE_MASK | CR4_OSFXSR_MASK | \
-                         CR4_OSXMMEXCPT_MASK)
+                         CR4_OSXMMEXCPT_MASK | CR4_OSXSAVE_MASK)
 #define DR6_FIXED       0xffff0ff0ull
 #define DR7_FIXED       0x400ull
 
@@ -111,6 +111,13 @@ void helper_cpuid(CPUX86State *env)
             regs[X86_R_EDX] &= ~(1u << 9);
         }
     }
+    if (function == 1) {
+        /* OSXSAVE mirrors CR4.OSXSAVE. */
+        regs[X86_R_ECX] &= ~(1u << 27);
+        if (env->cr[4] & CR4_OSXSAVE_MASK) {
+            regs[X86_R_ECX] |= 1u << 27;
+        }
+    }
     env->regs[R_EAX] = regs[X86_R_EAX];
     env->regs[R_EBX] = regs[X86_R_EBX];
     env->regs[R_ECX] = regs[X86_R_ECX];
@@ -121,12 +128,18 @@ void helper_cpuid(CPUX86State *env)
 #define F1_EDX  ((1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | \
                  (1u << 6) | (1u << 7) | (1u << 8) | (1u << 9) | \
                  (1u << 11) | (1u << 12) | (1u << 13) | (1u << 14) | \
-                 (1u << 15) | (1u << 16) | (1u << 17) | (1u << 19))
+                 (1u << 15) | (1u << 16) | (1u << 17) | (1u << 19) | \
+                 (1u << 23) | (1u << 24) | (1u << 25) | (1u << 26))
                 /* fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov
-                 * pat pse36 clflush */
-#define F1_ECX  ((1u << 13) | (1u << 22) | (1u << 23) | (1u << 24) | \
-                 (1u << 31))
-                /* cx16 movbe popcnt tsc-deadline hypervisor */
+                 * pat pse36 clflush mmx fxsr sse sse2 */
+#define F1_ECX  ((1u << 0) | (1u << 1) | (1u << 9) | (1u << 13) | \
+                 (1u << 19) | (1u << 20) | (1u << 22) | (1u << 23) | \
+                 (1u << 24) | (1u << 25) | (1u << 26) | (1u << 31))
+                /* sse3 pclmulqdq ssse3 cx16 sse4.1 sse4.2 movbe popcnt
+                 * tsc-deadline aes xsave hypervisor */
+/* XSAVE (leaf 0xd): x87 and SSE in XCR0; 512 bytes + the header. */
+#define XCR0_SUPPORTED  (XCR0_X87 | XCR0_SSE)
+#define XSAVE_SIZE      576
 /* The leaf 1 EDX bits AMD repeats in 0x80000001 EDX. */
 #define AMD_ALIASES 0x0183f3ffu
 #define FE1_EDX ((1u << 11) | (1u << 20) | (1u << 27) | (1u << 29))
@@ -162,7 +175,8 @@ static uint32_t *add_leaf(X86CPUIDEntry *out, unsigned *n, unsigned max,
  * What "the host supports" means under tcg: the features the
  * interpreter implements. The vendor is AMD as QEMU's TCG models have it
  * (qemu64 and max), with QEMU's hypervisor leaf ("TCGTCGTCGTCG") and AMD
- * cache leaves; the x87 FPU, no MMX, SSE or XSAVE yet.
+ * cache leaves; the x87 FPU, MMX, SSE .. SSE4.2 and XSAVE of x87|SSE (no
+ * AVX).
  */
 unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max)
 {
@@ -178,6 +192,15 @@ unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max)
     r[X86_R_EBX] = 8 << 8;                      /* CLFLUSH: 64 bytes */
     r[X86_R_ECX] = F1_ECX;
     r[X86_R_EDX] = F1_EDX;
+    r = add_leaf(out, &n, max, 0xd);
+    r[X86_R_EAX] = XCR0_SUPPORTED;
+    r[X86_R_EBX] = XSAVE_SIZE;
+    r[X86_R_ECX] = XSAVE_SIZE;
+    r = add_leaf(out, &n, max, 0xd);
+    out[n - 1].index = 1;
+    out[n - 1].flags = X86_CPUID_FLAG_INDEXED;
+    out[n - 2].flags = X86_CPUID_FLAG_INDEXED;
+    r[X86_R_EAX] = 1;                           /* xsaveopt */
     r = add_leaf(out, &n, max, 0x40000000);
     r[X86_R_EAX] = 0x40000001;
     r[X86_R_EBX] = 0x54474354;                                  /* "TCGT" */
@@ -199,6 +222,35 @@ unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max)
     r = add_leaf(out, &n, max, 0x80000008);
     r[X86_R_EAX] = X86_PHYS_BITS | (X86_VIRT_BITS << 8);
     return n;
+}
+
+/* --- XCR0 ------------------------------------------------------------- */
+
+void helper_xgetbv(CPUX86State *env)
+{
+    if (!(env->cr[4] & CR4_OSXSAVE_MASK)) {
+        x86_raise_exception(env, EXCP06_ILLOP);
+    }
+    if ((uint32_t)env->regs[R_ECX] != 0) {
+        gp(env);
+    }
+    env->regs[R_EAX] = (uint32_t)env->xcr0;
+    env->regs[R_EDX] = env->xcr0 >> 32;
+}
+
+void helper_xsetbv(CPUX86State *env)
+{
+    uint64_t v = (env->regs[R_EDX] << 32) | (uint32_t)env->regs[R_EAX];
+
+    if (!(env->cr[4] & CR4_OSXSAVE_MASK)) {
+        x86_raise_exception(env, EXCP06_ILLOP);
+    }
+    helper_check_cpl0(env);
+    if ((uint32_t)env->regs[R_ECX] != 0 || !(v & XCR0_X87) ||
+        (v & ~XCR0_SUPPORTED)) {
+        gp(env);
+    }
+    env->xcr0 = v;
 }
 
 /* --- control and debug registers --------------------------------------- */
@@ -254,6 +306,10 @@ static void write_cr4(CPUX86State *env, uint64_t value)
     uint64_t old = env->cr[4];
 
     if (value & ~(uint64_t)CR4_SUPPORTED) {
+        gp(env);
+    }
+    if ((value & CR4_OSXSAVE_MASK) && env->cpu->ncpuid &&
+        !cpuid_bit(env->cpu, 1, X86_R_ECX, 1u << 26)) {
         gp(env);
     }
     if ((env->hflags & HF_LMA_MASK) && !(value & CR4_PAE_MASK)) {

@@ -278,6 +278,18 @@ static uintptr_t op_wbinvd(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
+static uintptr_t op_xgetbv(CPUX86State *env, const Insn *in)
+{
+    helper_xgetbv(env);
+    return x86_next(env, in);
+}
+
+static uintptr_t op_xsetbv(CPUX86State *env, const Insn *in)
+{
+    helper_xsetbv(env);
+    return x86_next(env, in);
+}
+
 static uintptr_t op_pause(CPUX86State *env, const Insn *in)
 {
     helper_pause(env);
@@ -373,7 +385,8 @@ const InsnFn x86_sys_fn[SYS_NUM] = {
     [SYS_PAUSE] = op_pause, [SYS_MOV_TO_SREG] = op_mov_to_sreg,
     [SYS_MOV_FROM_SREG] = op_mov_from_sreg, [SYS_LXS] = op_lxs,
     [SYS_CLFLUSH] = op_clflush, [SYS_BOUND] = op_bound,
-    [SYS_ARPL] = op_arpl,
+    [SYS_ARPL] = op_arpl, [SYS_XGETBV] = op_xgetbv,
+    [SYS_XSETBV] = op_xsetbv,
 };
 
 /* Shared small handlers. */
