@@ -20,7 +20,7 @@ QEMU=${QEMU:-build/qemu-system-x86_64}
 GUEST=build/tests/guest/dirty.elf
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-field() { awk -v k="$1:" '$1 == k { print $2 " kB" }' "/proc/$2/status"; }
+field() { awk -v k="$1:" '$1 == k { print $2 " kB" }' "/proc/$2/status" 2>/dev/null; }
 
 LINUX=build/guest-linux
 initrd="$tmp/initrd.cpio"

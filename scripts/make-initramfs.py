@@ -44,7 +44,7 @@ if [ -n "$n" ]; then
     dd if=/dev/zero of=/dirty bs=1M count="$n" 2>/dev/null
     echo "init: dirtied $n MiB"
 fi
-n=$(sed -n 's/.*\bhold=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
+n=$(sed -n 's/.*\\bhold=\\([0-9][0-9]*\\).*/\\1/p' /proc/cmdline)
 if [ -n "$n" ]; then
     # Time for the host to read the emulator's memory figures.
     echo "init: holding $n s"
