@@ -6,6 +6,8 @@
 #   build/guest-linux/initramfs.cpio  busybox, /init printing markers
 #   build/guest-linux/busybox         busybox-static's binary (to remake
 #                                     the initramfs when its script changes)
+#   build/guest-linux/modules.cpio    the kernel's virtio and ext4 modules,
+#                                     to append to the initramfs
 # Cached: a second run with all three present does nothing.
 # Needs apt-get, dpkg-deb and python3 (its lzma module unpacks Debian 12's
 # XZ-compressed kernel; zstd(1) is used only for a ZSTD one).
@@ -16,7 +18,14 @@ out=${1:-build/guest-linux}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] && [ -s "$out/busybox" ]; then
+# The kernel's own modules the tests load (with what they need), as an
+# archive to append to the initramfs: virtio over PCI, its disk, network,
+# console, rng and balloon drivers, ext4 and the crc32c it asks for.
+MODULES="virtio_pci virtio_blk virtio_net virtio_console virtio_rng
+virtio_balloon ext4 crc32c_generic"
+
+if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] && [ -s "$out/busybox" ] &&
+   [ -s "$out/modules.cpio" ]; then
     # The init script changed since the initramfs was made: remake it.
     if ! [ "$out/initramfs.cpio" -nt scripts/make-initramfs.py ]; then
         python3 scripts/make-initramfs.py "$out/busybox" \
@@ -54,6 +63,9 @@ dpkg-deb -x "$dl"/busybox-static_*.deb "$dl/busybox"
 
 cp "$dl"/kernel/boot/vmlinuz-* "$out/bzImage.tmp"
 python3 scripts/extract-vmlinux.py "$out/bzImage.tmp" "$out/vmlinux.tmp"
+# shellcheck disable=SC2086
+python3 scripts/make-modules-cpio.py "$dl/kernel" "$out/modules.cpio.tmp" \
+    $MODULES >/dev/null
 cp "$dl/busybox/bin/busybox" "$out/busybox.tmp"
 python3 scripts/make-initramfs.py "$out/busybox.tmp" \
     "$out/initramfs.cpio.tmp"
@@ -62,4 +74,5 @@ mv "$out/bzImage.tmp" "$out/bzImage"
 mv "$out/vmlinux.tmp" "$out/vmlinux"
 mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
 mv "$out/busybox.tmp" "$out/busybox"
+mv "$out/modules.cpio.tmp" "$out/modules.cpio"
 echo "fetch-linux-guest.sh: $pkg in $out" >&2

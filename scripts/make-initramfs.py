@@ -5,8 +5,11 @@
 programs and prints their results on lines starting with "init:" (the
 sha256sum of a known string, awk floating-point output, a dd copy, the
 number of CPUs), runs /bin/fpmath when an extra archive brought it
-(tests/guest/linux/fpmath.c), dirties N MiB of RAM when the kernel
-command line has dirty=N ("init: dirtied N MiB"), waits N seconds with
+(tests/guest/linux/fpmath.c), loads the modules of an appended modules
+archive (make-modules-cpio.py), and with a virtio disk prints its size
+and serial and, with vda=format or vda=check on the command line, makes
+a file system with a file on it or reads the file back; dirties N MiB
+of RAM when the kernel command line has dirty=N ("init: dirtied N MiB"), waits N seconds with
 hold=N ("init: holding N s"), then prints "init: poweroff" and powers
 the machine off with poweroff -f.
 
@@ -25,6 +28,12 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+if [ -f /lib/modules/load-order ]; then
+    # An appended modules archive (make-modules-cpio.py): deps first.
+    for m in $(cat /lib/modules/load-order); do
+        insmod /lib/modules/$m.ko || echo "init: insmod $m failed"
+    done
+fi
 echo "init: started"
 echo "init: cpus $(grep -c ^processor /proc/cpuinfo)"
 echo "init: sha256 $(printf 'The quick brown fox jumps over the lazy dog' |
@@ -37,6 +46,22 @@ echo "init: dd $(dd if=/dev/zero of=/dev/null bs=1M count=64 2>&1 |
     grep -o '^64+0 records out')"
 if [ -x /bin/fpmath ]; then
     /bin/fpmath
+fi
+if [ -b /dev/vda ]; then
+    # A virtio disk: vda=format makes a file system and writes a file,
+    # vda=check reads it back.
+    echo "init: vda $(cat /sys/block/vda/size) sectors, serial" \
+        "$(cat /sys/block/vda/serial)"
+    case " $(cat /proc/cmdline) " in
+    *" vda=format "*)
+        mke2fs -F /dev/vda >/dev/null &&
+        mount -t ext4 /dev/vda /mnt &&
+        echo "written by the Linux test guest" > /mnt/hello &&
+        sync && umount /mnt && echo "init: vda formatted";;
+    *" vda=check "*)
+        mount -t ext4 -o ro /dev/vda /mnt &&
+        echo "init: vda says: $(cat /mnt/hello)" && umount /mnt;;
+    esac
 fi
 n=$(sed -n 's/.*\\bdirty=\\([0-9][0-9]*\\).*/\\1/p' /proc/cmdline)
 if [ -n "$n" ]; then
@@ -88,7 +113,7 @@ def main():
         busybox = f.read()
     ino = 1
     with open(sys.argv[2], "wb") as out:
-        for d in ("bin", "dev", "proc", "sys", "tmp"):
+        for d in ("bin", "dev", "mnt", "proc", "sys", "tmp"):
             entry(out, ino, d, 0o040755, nlink=2)
             ino += 1
         # The kernel opens /dev/console for init's stdio before init runs.
