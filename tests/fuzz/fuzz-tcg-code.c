@@ -6,7 +6,8 @@
  * an FXSAVE image (FCW, FSW, tags, opcode and pointers, MXCSR kept
  * valid, ST(0..5)), the rest (up to 64 bytes) the code. A crash, an
  * abort, a sanitizer report or a run that ends other than at a hlt,
- * a fault handler, the budget or a triple fault is a bug. The
+ * a fault handler, the budget (instructions and faults) or a triple
+ * fault is a bug. The
  * dictionary holds x87 opcodes so the escapes d8..df are reached.
  */
 #include <string.h>
@@ -32,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t fx[512] = { 0 }, code[CODE_BYTES];
     size_t n;
     THMode mode;
+    X86CPUExit why;
     uint64_t ran;
 
     if (!h) {
@@ -66,9 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         h->env->cr[0] |= CR0_EM_MASK;
     }
     th_write(h, mode >= TH_PROT16 ? TH_CODE16 : TH_CODE, code, sizeof(code));
-    ran = th_run(h, BUDGET);
+    h->env->hflags &= ~HF_HALTED_MASK;
+    why = x86_cpu_exec(h->cpu, BUDGET, &ran);
     if (!(__atomic_load_n(&h->env->interrupt_request, __ATOMIC_SEQ_CST) &
-          CPU_INTERRUPT_EXIT) &&
+          CPU_INTERRUPT_EXIT) && why != X86_CPU_EXIT_BUDGET &&
         ran < BUDGET && !(h->env->hflags & HF_HALTED_MASK)) {
         abort();
     }
