@@ -1,16 +1,25 @@
 /*
  * Guest code the emulator must survive: random bytes run as code by the
  * software CPU, in each mode, must end in a fault handler, a hlt or the
- * instruction budget, never in a crash, an abort or a sanitizer report.
+ * budget (instructions and faults: a handler that faults again, say
+ * after the code overwrote the real-mode IVT, loops until it), never in
+ * a crash, an abort or a sanitizer report.
  * Whatever the bytes wrote to the descriptor tables, page tables or
  * handlers is put back before the next case.
  *
- * Half the cases are plain random bytes; the other half are random
+ * Half the cases are plain random bytes; a quarter are random
  * instructions of the two- and three-byte maps (prefixes, REX, 0f,
  * 0f 38 or 0f 3a, an opcode, half the time from the vector ranges,
  * modrm and random bytes after it) with CR4.OSFXSR set, so the vector
  * decoder's tables and their handlers are reached with every prefix
  * combination and operand form.
+ *
+ * Every case starts from a random x87/SSE state (an FXSAVE image of
+ * random bytes: any TOP, tags, FCW, FSW with exceptions pending or not,
+ * register contents), now and then with CR0.TS or CR0.EM set, and the
+ * last quarter is x87-heavy: about a third of its bytes are the escapes
+ * d8..df or fwait, so the x87 decoder, its stack faults, #MF and #NM
+ * paths see most of the random bytes that follow them.
  *
  * TCG_FUZZ_CASES sets the number of cases (default 20,000: about a
  * second), TCG_FUZZ_SEED the seed; the test prints both.
@@ -96,7 +105,9 @@ static void test_random_code(void)
     GRand *rand;
     uint8_t *snapshot = g_memdup2(h->ram, SNAPSHOT_BYTES);
     uint8_t code[CODE_BYTES];
-    uint64_t retired = 0, shutdowns = 0, n;
+    uint64_t retired = 0, shutdowns = 0, x87_changed = 0, fault_loops = 0, n;
+    X86CPUExit why;
+    uint8_t fx[512], fx_after[512];
 
     if (seed > G_MAXUINT32) {
         g_error("TCG_FUZZ_SEED must fit in 32 bits");
@@ -107,28 +118,61 @@ static void test_random_code(void)
     for (uint64_t i = 0; i < cases; i++) {
         THMode mode = modes[i % G_N_ELEMENTS(modes)];
 
+        bool x87_heavy = i % 4 == 3;
+
         for (size_t b = 0; b < sizeof(code); b++) {
             code[b] = g_rand_int(rand);
+            if (x87_heavy && g_rand_int_range(rand, 0, 3) == 0) {
+                code[b] = g_rand_int_range(rand, 0, 9) == 8
+                          ? 0x9b : 0xd8 + g_rand_int_range(rand, 0, 8);
+            }
         }
-        if (i & 1) {
+        if (i % 4 == 1) {
             vector_code(rand, code, sizeof(code),
                         mode == TH_LONG);
         }
+        for (size_t b = 0; b < sizeof(fx); b++) {
+            fx[b] = g_rand_int(rand);
+        }
+        fx[24] = 0x80;                          /* MXCSR 0x1f80 */
+        fx[25] = 0x1f;
+        fx[26] = fx[27] = 0;
         th_write(h, 0, snapshot, SNAPSHOT_BYTES);
         /* A triple fault leaves an exit request behind: start clean. */
         __atomic_store_n(&h->env->interrupt_request, 0, __ATOMIC_SEQ_CST);
         th_set_mode(h, mode);
-        if (i & 1) {
+        if (i % 4 == 1) {
             /* SSE on in every mode, as an OS would turn it on. */
             h->env->cr[4] |= CR4_OSFXSR_MASK | CR4_OSXMMEXCPT_MASK;
         }
+        g_assert_true(x86_fxrstor_image(h->env, fx, true));
+        switch (g_rand_int_range(rand, 0, 16)) {
+        case 0:
+            h->env->cr[0] |= CR0_TS_MASK;
+            break;
+        case 1:
+            h->env->cr[0] |= CR0_EM_MASK;
+            break;
+        default:
+            break;
+        }
+        x86_fxsave_image(h->env, fx, true);
         th_write(h, mode >= TH_PROT16 ? TH_CODE16 : TH_CODE, code,
                  sizeof(code));
-        n = th_run(h, BUDGET);
+        /* th_run(), keeping why it stopped. */
+        h->env->hflags &= ~HF_HALTED_MASK;
+        why = x86_cpu_exec(h->cpu, BUDGET, &n);
+        x86_fxsave_image(h->env, fx_after, true);
+        /* FCW, FSW, the tags, ST(0..7): did x87 code run? */
+        if (memcmp(fx, fx_after, 6) || memcmp(fx + 32, fx_after + 32, 128)) {
+            x87_changed++;
+        }
         retired += n;
         if (__atomic_load_n(&h->env->interrupt_request, __ATOMIC_SEQ_CST) &
             CPU_INTERRUPT_EXIT) {
             shutdowns++;
+        } else if (why == X86_CPU_EXIT_BUDGET && n < BUDGET) {
+            fault_loops++;          /* faults used the budget up */
         } else if (n < BUDGET && !(h->env->hflags & HF_HALTED_MASK)) {
             /* Neither the budget, a hlt nor a triple fault ended it. */
             g_error("case %" G_GUINT64_FORMAT " (mode %d) stopped after "
@@ -139,6 +183,10 @@ static void test_random_code(void)
     g_test_message("%" G_GUINT64_FORMAT " cases ended the machine (triple "
                    "fault)", shutdowns);
     g_test_message("%" G_GUINT64_FORMAT " instructions retired", retired);
+    g_test_message("%" G_GUINT64_FORMAT " cases faulted in a loop until the "
+                   "budget", fault_loops);
+    g_test_message("%" G_GUINT64_FORMAT " cases changed the x87 state",
+                   x87_changed);
     /* Something ran: most cases execute a few instructions before a fault. */
     g_assert_cmpuint(retired, >, cases);
     g_free(snapshot);

@@ -154,6 +154,12 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
 /* What survives an exception's unwinding to the setjmp. */
 typedef struct ExecState {
     uint64_t executed;          /* up to the chain being run */
+    /*
+     * Faults delivered: they retire nothing but use the budget too, so
+     * a guest that faults in a loop (a handler that faults again) still
+     * gives the thread back at the end of its budget.
+     */
+    uint64_t faults;
 } ExecState;
 
 /*
@@ -186,7 +192,7 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
                 break;
             }
         }
-        if (executed >= budget) {
+        if (executed + st->faults >= budget) {
             break;
         }
         tb = next_block(env, jc, last, exit_in);
@@ -200,7 +206,8 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
         }
         tb_chain.running = tb;
         tb_chain.count = 0;
-        tb_chain.budget = MIN(budget - executed, (uint64_t)TB_CHAIN_MAX);
+        tb_chain.budget = MIN(budget - executed - st->faults,
+                              (uint64_t)TB_CHAIN_MAX);
         r = tb->insns[0].fn(env, tb->insns);
         tb = tb_chain.running;
         tb_chain.running = NULL;
@@ -242,6 +249,9 @@ X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed)
         if (tb) {
             stp->executed += tb_chain.count + insns_before(tb, env->rip) +
                              (env->exception_is_int ? 1 : 0);
+        }
+        if (!env->exception_is_int) {
+            stp->faults++;
         }
         env->hflags &= ~HF_INHIBIT_IRQ_MASK;
         x86_do_exception(env);
