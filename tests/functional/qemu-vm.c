@@ -240,6 +240,25 @@ char *vm_require_linux_guest(const char *name)
     return path;
 }
 
+char *vm_linux_initrd(const char *dir, const char *const *extra)
+{
+    g_autofree char *base = vm_require_linux_guest("initramfs.cpio");
+    char *out = g_build_filename(dir, "initrd.cpio", NULL);
+    GString *all = g_string_new(NULL);
+    const char *part = base;
+
+    for (unsigned i = 0; part; part = extra ? extra[i++] : NULL) {
+        g_autofree char *data = NULL;
+        gsize len;
+
+        g_assert_true(g_file_get_contents(part, &data, &len, NULL));
+        g_string_append_len(all, data, len);
+    }
+    g_assert_true(g_file_set_contents(out, all->str, all->len, NULL));
+    g_string_free(all, true);
+    return out;
+}
+
 unsigned vm_linux_boot_timeout_s(unsigned dflt)
 {
     const char *s = g_getenv("LINUX_BOOT_TIMEOUT");

@@ -76,6 +76,12 @@ char *vm_require_guest_kit(const char *name);
  * there.
  */
 char *vm_require_linux_guest(const char *name);
+/*
+ * dir/initrd.cpio: the Linux guest's initramfs with the archives extra
+ * (a NULL-terminated list of paths, or NULL) appended; the kernel unpacks
+ * them in order. The guest must be there (vm_require_linux_guest()).
+ */
+char *vm_linux_initrd(const char *dir, const char *const *extra);
 /* $LINUX_BOOT_TIMEOUT (seconds) if set, else dflt. */
 unsigned vm_linux_boot_timeout_s(unsigned dflt);
 

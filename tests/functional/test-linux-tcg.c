@@ -63,24 +63,6 @@ static char *lines_with(const char *text, const char *prefix)
     return g_string_free(s, false);
 }
 
-/* The fetched initramfs with the fpmath archive appended, in dir. */
-static char *make_initrd(const char *dir)
-{
-    g_autofree char *base = vm_require_linux_guest("initramfs.cpio");
-    g_autofree char *a = NULL, *b = NULL;
-    char *out = g_build_filename(dir, "initrd.cpio", NULL);
-    gsize alen, blen;
-    GString *both;
-
-    g_assert_true(g_file_get_contents(base, &a, &alen, NULL));
-    g_assert_true(g_file_get_contents(FPMATH_CPIO, &b, &blen, NULL));
-    both = g_string_new_len(a, alen);
-    g_string_append_len(both, b, blen);
-    g_assert_true(g_file_set_contents(out, both->str, both->len, NULL));
-    g_string_free(both, true);
-    return out;
-}
-
 static void test_boot(gconstpointer data)
 {
     const LinuxBoot *boot = data;
@@ -113,7 +95,8 @@ static void test_boot(gconstpointer data)
     g_assert_cmpstr(host_lines, !=, "");
 
     dir = g_dir_make_tmp("linux-tcg-XXXXXX", NULL);
-    initrd = make_initrd(dir);
+    initrd = vm_linux_initrd(dir,
+                             (const char *const[]) { FPMATH_CPIO, NULL });
     smp = g_strdup_printf("%u", boot->smp);
     args = vm_args_new("-accel tcg -M pc -m 512M -display none -no-reboot");
     vm_args_add(args, "-smp");
