@@ -10,12 +10,14 @@ same kernel, initramfs and command line, runs interleaved, per
   peak RSS, MiB  ru_maxrss of the child (os.wait4)
 
 The guest is scripts/fetch-linux-guest.sh's (build/guest-linux): the
-bzImage, so QEMU boots it through SeaBIOS and its linuxboot option ROM
-(its time includes the firmware), and ours directly. A binary or mode
+bzImage by default (--kernel vmlinux for the PVH entry), which QEMU
+boots through SeaBIOS and its linuxboot (or PVH) option ROM, so its
+time includes the firmware, and ours directly. A binary or mode
 that cannot run gets its first error line instead of figures.
 
 Usage: bench/linux-boot.py [--runs N] [--mem SIZE] [--smp N]
-                           [--guest-dir DIR] [--write-doc] BINARY [REFERENCE]
+                           [--kernel bzImage|vmlinux] [--guest-dir DIR]
+                           [--write-doc] BINARY [REFERENCE]
 """
 import argparse
 import os
@@ -138,6 +140,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mem", default="1G")
     ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--kernel", choices=["bzImage", "vmlinux"],
+                    default="bzImage")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--guest-dir", default=os.path.join(
         ROOT, "build", "guest-linux"))
@@ -146,7 +150,7 @@ def main():
                     "of docs/performance.md" % SECTION)
     args = ap.parse_args()
 
-    kernel = os.path.join(args.guest_dir, "bzImage")
+    kernel = os.path.join(args.guest_dir, args.kernel)
     initrd = os.path.join(args.guest_dir, "initramfs.cpio")
     for f in (kernel, initrd):
         if not os.path.exists(f):
@@ -183,7 +187,7 @@ def main():
                else "kernel", args.runs),
            "",
            "Command per run: `%s`" % shlex.join(guest_cmd(
-               "BINARY", "bzImage", "initramfs.cpio", args.mem, args.smp,
+               "BINARY", args.kernel, "initramfs.cpio", args.mem, args.smp,
                "MODE")),
            ""]
     out += table(binaries, results)
@@ -192,7 +196,7 @@ def main():
     text = "\n".join(out) + "\n"
     print(text, end="")
     if args.write_doc:
-        tcg.write_doc(text, "linux-boot.py", SECTION)
+        tcg.write_doc(text, "linux-boot.py " + args.kernel, SECTION)
 
 
 if __name__ == "__main__":
