@@ -290,8 +290,11 @@ DOC
 Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
-`isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`; an unknown driver is an
-error.
+`isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`, `pci-testdev`; an
+unknown driver is an error. PCI devices go on `pci.0` (`bus=pci.0`) at
+`addr=SLOT[.FN]` (hex; default: the first free slot), and
+`multifunction=on` on function 0 lets other functions share its slot,
+with QEMU's rules and messages.
 
 ```sh
 qemu-system-x86_64 -device isa-debug-exit,iobase=0xf4,iosize=4

@@ -1,11 +1,13 @@
 /*
- * The i440FX PC: guest RAM split around the PCI hole, the I/O APIC's
- * input lines as the ISA interrupt lines, the ISA devices, the e820 map
+ * The i440FX PC: guest RAM split around the PCI hole, the i440FX host
+ * bridge (pci.0) with the PIIX3 at 01.0 and the ISA bus behind it, the
+ * I/O APIC's input lines as the ISA interrupt lines, the ISA devices, the e820 map
  * and direct kernel boot (-kernel; there is no firmware yet), and under
  * KVM the in-kernel irqchip, PIT and the vCPUs. Without KVM the i8259
  * pair and the PIT are userspace devices and each ISA line fans out to
  * the i8259 and the I/O APIC.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "chardev/char.h"
@@ -18,6 +20,7 @@
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
+#include "hw/pci-host/i440fx.h"
 #include "hw/qdev.h"
 #include "hw/rtc/mc146818rtc.h"
 #include "qom/object.h"
@@ -60,6 +63,7 @@ typedef struct PCMachineState {
     GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
     BusState *isa_bus;              /* isa.0: the ISA devices' bus */
+    DeviceState *pci_host;          /* i440FX-pcihost: pci.0 */
     FWCfgState *fw_cfg;
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
@@ -433,8 +437,6 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
     if (!ioapic) {
         return false;
     }
-    g_free(host->type);
-    host->type = g_strdup("i440FX-pcihost");
     qdev_set_parent(ioapic, host, "ioapic");
     /* The MADT's override (acpi-build.h): ISA IRQ 0 drives pin 2. */
     irq0_pin = g_strdup_printf("%u", ACPI_PC_IRQ0_GSI);
@@ -519,7 +521,7 @@ static bool pc_init_pit(PCMachineState *pcms, Error **errp)
 static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
                                 Error **errp)
 {
-    DeviceState *rtc, *fw;
+    DeviceState *rtc, *fw, *pm;
 
     for (int i = 0; i < (int)G_N_ELEMENTS(pc_serial_ports); i++) {
         Chardev *chr = serial_hd(i);
@@ -541,11 +543,16 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
         return false;
     }
     pc_cmos_init(pcms, rtc, ms);
-    if (!pc_init_pit(pcms, errp) ||
-        !pc_create("acpi-pm", NULL, NULL, NULL, errp) ||
-        !pc_create("i8042", NULL, NULL, NULL, errp)) {
+    if (!pc_init_pit(pcms, errp)) {
         return false;
     }
+    /* 0xcf9 shares the host bridge's CONFADD dword: it forwards it. */
+    pm = pc_create("acpi-pm", NULL, NULL, (const char *const[]){
+        "reset-port", "0", NULL }, errp);
+    if (!pm || !pc_create("i8042", NULL, NULL, NULL, errp)) {
+        return false;
+    }
+    i440fx_host_set_cf9(pcms->pci_host, &acpi_pm_reset_ops, pm);
     fw = pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
                    NULL, errp);
     if (!fw) {
@@ -553,6 +560,34 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     }
     pcms->fw_cfg = (FWCfgState *)fw;
     pc_fw_cfg_machine_items(pcms->fw_cfg, ms);
+    return true;
+}
+
+/*
+ * The i440FX host bridge (/machine/i440fx, bus pci.0) with its function
+ * at 00.0 and the PIIX3 at 01.0, as QEMU's pc; the ISA bus behind it.
+ */
+static bool pc_init_pci(PCMachineState *pcms, Error **errp)
+{
+    char below[24], above[24];
+
+    g_snprintf(below, sizeof(below), "%" PRIu64, pcms->layout.below_4g);
+    g_snprintf(above, sizeof(above), "%" PRIu64, pcms->layout.above_4g);
+    pcms->pci_host = pc_create("i440FX-pcihost",
+                               object_get_container("/machine"), "i440fx",
+                               (const char *const[]){
+                                   "below-4g-mem-size", below,
+                                   "above-4g-mem-size", above, NULL }, errp);
+    if (!pcms->pci_host ||
+        !pc_create("i440FX", NULL, NULL, (const char *const[]){
+            "addr", "0", NULL }, errp)) {
+        return false;
+    }
+    if (!pc_create("PIIX3", NULL, NULL, (const char *const[]){
+            "addr", "1", "multifunction", "on", NULL }, errp)) {
+        return false;
+    }
+    pcms->isa_bus = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
     return true;
 }
 
@@ -578,10 +613,8 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
         return false;
     }
-    /* QEMU's PIIX3 carries it; with no PCI yet the machine does. */
-    pcms->isa_bus = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
     pc_build_e820(pcms);
-    if (!pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
+    if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
         return false;
     }
     fw = pcms->fw_cfg;

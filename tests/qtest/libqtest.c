@@ -8,6 +8,10 @@
  *   -chardev socket,path=QMP_SOCK,id=char0 -mon chardev=char0,mode=control
  *   -display none -audio none EXTRA_ARGS -accel qtest
  *
+ * With QTEST_ACCEL=ACCEL in the environment the end is "-accel ACCEL -S"
+ * and -audio is left out, so a test also runs against a QEMU built
+ * without the qtest accelerator (Debian's: QTEST_ACCEL=tcg).
+ *
  * The emulator connects to both as a client. Once both connections are
  * accepted the socket files are removed, so a test that dies leaves no
  * litter; the child gets SIGKILL when the test process dies.
@@ -906,6 +910,11 @@ static char **build_argv(const char *qtest_sock, const char *qmp_sock,
 {
     GPtrArray *argv = g_ptr_array_new();
     char **words = g_strsplit(extra_args ? extra_args : "", " ", -1);
+    /*
+     * QTEST_ACCEL=tcg runs the test against a binary without the qtest
+     * accelerator (Debian's QEMU), its vCPUs held by -S.
+     */
+    const char *accel = g_getenv("QTEST_ACCEL");
 
     g_ptr_array_add(argv, g_strdup(qtest_binary()));
     g_ptr_array_add(argv, g_strdup("-qtest"));
@@ -920,15 +929,21 @@ static char **build_argv(const char *qtest_sock, const char *qmp_sock,
     g_ptr_array_add(argv, g_strdup("chardev=char0,mode=control"));
     g_ptr_array_add(argv, g_strdup("-display"));
     g_ptr_array_add(argv, g_strdup("none"));
-    g_ptr_array_add(argv, g_strdup("-audio"));
-    g_ptr_array_add(argv, g_strdup("none"));
+    /* QEMU 7.2's -audio wants a model: with QTEST_ACCEL it is left out. */
+    if (!accel) {
+        g_ptr_array_add(argv, g_strdup("-audio"));
+        g_ptr_array_add(argv, g_strdup("none"));
+    }
     for (char **w = words; *w; w++) {
         if (**w) {
             g_ptr_array_add(argv, g_strdup(*w));
         }
     }
     g_ptr_array_add(argv, g_strdup("-accel"));
-    g_ptr_array_add(argv, g_strdup("qtest"));
+    g_ptr_array_add(argv, g_strdup(accel ? accel : "qtest"));
+    if (accel) {
+        g_ptr_array_add(argv, g_strdup("-S"));
+    }
     g_ptr_array_add(argv, NULL);
     g_strfreev(words);
     return (char **)g_ptr_array_free(argv, FALSE);
