@@ -13,6 +13,7 @@
 #include "chardev/char.h"
 #include "config-host.h"
 #include "hw/boards.h"
+#include "hw/pci/pci.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qemu/timer.h"
@@ -480,10 +481,7 @@ static bool parse_device(const char *arg, Error **errp)
             cmdline_item_free(it);
             return false;
         }
-        printf("%s options:\n", dc->name);
-        for (const Property *p = dc->props; p && p->name; p++) {
-            printf("  %s=<%s>\n", p->name, prop_type_name(p->type));
-        }
+        device_print_props(dc);
         exit(0);
     }
     g_ptr_array_add(config.devices, it);
@@ -1032,6 +1030,7 @@ static void register_types(void)
     type_register("device", NULL, true);
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
+    type_register("pci-device", "device", true);
     type_register("accel", NULL, true);
     type_register("memory-backend", NULL, true);
     type_register("memory-backend-ram", "memory-backend", false);
@@ -1123,6 +1122,8 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     machine_foreach(register_machine_type, NULL);
     device_class_foreach(register_device_type, NULL);
     qmp_register_commands();
+    qdev_monitor_register();
+    pci_monitor_register();
     chr_mux_exit_hook = mux_exit;
 
     current_machine.mc = mc;

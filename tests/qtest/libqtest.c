@@ -1033,7 +1033,10 @@ static QTestState *qtest_start(const char *extra_args, bool must_start)
          */
         const char *why;
 
-        send_all(s, s->qtest_fd, "endianness\n", strlen("endianness\n"));
+        if (!qmp_fd_send(s->qtest_fd, "endianness\n", strlen("endianness\n"),
+                         qtest_timeout_ms(), &why)) {
+            return s;   /* it is gone already (EPIPE) */
+        }
         while (!memchr(s->qtest_buf->str, '\n', s->qtest_buf->len)) {
             if (!fill(s, s->qtest_fd, s->qtest_buf, &why)) {
                 return s;

@@ -294,6 +294,143 @@ static void test_multifunction(void)
     qtest_quit(s);
 }
 
+/* The query-pci entry of slot.fn, or NULL. */
+static JsonObject *find_function(JsonNode *reply, int slot, int fn)
+{
+    JsonArray *buses = json_object_get_array_member(
+        json_node_get_object(reply), "return");
+    JsonArray *devs = json_object_get_array_member(
+        json_array_get_object_element(buses, 0), "devices");
+
+    for (guint i = 0; i < json_array_get_length(devs); i++) {
+        JsonObject *d = json_array_get_object_element(devs, i);
+
+        if (json_object_get_int_member(d, "slot") == slot &&
+            json_object_get_int_member(d, "function") == fn) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static void test_query_pci(void)
+{
+    QTestState *s = start("-nodefaults -device pci-testdev,id=td,membar=1M");
+    int d = qpci_find_device(s, TESTDEV_VENDOR, TESTDEV_DEVICE);
+    JsonNode *reply;
+    JsonObject *host, *td, *r;
+    JsonArray *regions;
+    QPCIBar io;
+    char *hmp;
+
+    qpci_map_bar(s, d, 0);
+    io = qpci_map_bar(s, d, 1);
+    reply = qtest_qmp(s, "{\"execute\": \"query-pci\"}");
+    host = find_function(reply, 0, 0);
+    g_assert_nonnull(host);
+    g_assert_cmpint(json_object_get_int_member(
+        json_object_get_object_member(host, "class_info"), "class"), ==,
+        0x0600);
+    g_assert_cmpstr(json_object_get_string_member(
+        json_object_get_object_member(host, "class_info"), "desc"), ==,
+        "Host bridge");
+    g_assert_cmpint(json_object_get_int_member(
+        json_object_get_object_member(host, "id"), "device"), ==, 0x1237);
+    g_assert_nonnull(find_function(reply, 1, 0));
+    td = find_function(reply, 2, 0);
+    g_assert_nonnull(td);
+    g_assert_cmpstr(json_object_get_string_member(td, "qdev_id"), ==, "td");
+    g_assert_false(json_object_has_member(td, "irq"));
+    g_assert_false(json_object_has_member(
+        json_object_get_object_member(td, "class_info"), "desc"));
+    regions = json_object_get_array_member(td, "regions");
+    g_assert_cmpint(json_array_get_length(regions), ==, 3);
+    r = json_array_get_object_element(regions, 0);
+    g_assert_cmpstr(json_object_get_string_member(r, "type"), ==, "memory");
+    g_assert_cmphex(json_object_get_int_member(r, "address"), ==, 0xe0000000);
+    g_assert_cmpint(json_object_get_int_member(r, "size"), ==, 4096);
+    g_assert_false(json_object_get_boolean_member(r, "mem_type_64"));
+    r = json_array_get_object_element(regions, 1);
+    g_assert_cmpstr(json_object_get_string_member(r, "type"), ==, "io");
+    g_assert_cmphex(json_object_get_int_member(r, "address"), ==, io.addr);
+    r = json_array_get_object_element(regions, 2);
+    g_assert_cmpint(json_object_get_int_member(r, "address"), ==, -1);
+    g_assert_true(json_object_get_boolean_member(r, "prefetch"));
+    json_node_unref(reply);
+
+    hmp = qtest_hmp(s, "info pci");
+    /* The monitor ends lines in CR LF, as QEMU's does. */
+    for (char *p = hmp, *q = hmp;; p++) {
+        if (*p != '\r') {
+            *q++ = *p;
+        }
+        if (!*p) {
+            break;
+        }
+    }
+    g_assert_nonnull(strstr(hmp,
+        "  Bus  0, device   2, function 0:\n"
+        "    Class 0255: PCI device 1b36:0005\n"
+        "      PCI subsystem 1af4:1100\n"
+        "      BAR0: 32 bit memory at 0xe0000000 [0xe0000fff].\n"
+        "      BAR1: I/O at 0xc000 [0xc0ff].\n"
+        "      BAR2: 64 bit prefetchable memory at 0xffffffffffffffff "
+        "[0x000ffffe].\n"
+        "      id \"td\"\n"));
+    g_assert_nonnull(strstr(hmp,
+        "  Bus  0, device   1, function 0:\n"
+        "    ISA bridge: PCI device 8086:7000\n"));
+    g_free(hmp);
+    qtest_quit(s);
+}
+
+static void test_device_list_properties(void)
+{
+    QTestState *s = start("-nodefaults");
+    JsonNode *reply = qtest_qmp(s, "{\"execute\": \"device-list-properties\", "
+                                "\"arguments\": {\"typename\": "
+                                "\"pci-testdev\"}}");
+    JsonArray *props = json_object_get_array_member(
+        json_node_get_object(reply), "return");
+    bool addr = false, membar = false;
+
+    for (guint i = 0; i < json_array_get_length(props); i++) {
+        JsonObject *p = json_array_get_object_element(props, i);
+        const char *name = json_object_get_string_member(p, "name");
+
+        if (!strcmp(name, "addr")) {
+            addr = true;
+            g_assert_cmpstr(json_object_get_string_member(p, "type"), ==,
+                            "int32");
+            g_assert_cmpint(json_object_get_int_member(p, "default-value"),
+                            ==, -1);
+            g_assert_cmpstr(json_object_get_string_member(p, "description"),
+                            ==, "Slot and optional function number, "
+                            "example: 06.0 or 06");
+        } else if (!strcmp(name, "membar")) {
+            membar = true;
+            g_assert_cmpstr(json_object_get_string_member(p, "type"), ==,
+                            "size");
+        }
+    }
+    g_assert_true(addr && membar);
+    json_node_unref(reply);
+    reply = qtest_qmp(s, "{\"execute\": \"device-list-properties\", "
+                      "\"arguments\": {\"typename\": \"nope\"}}");
+    g_assert_cmpstr(json_object_get_string_member(
+        qdict_get_qdict(reply, "error"), "class"), ==, "DeviceNotFound");
+    g_assert_cmpstr(json_object_get_string_member(
+        qdict_get_qdict(reply, "error"), "desc"), ==, "Device 'nope' not found");
+    json_node_unref(reply);
+    reply = qtest_qmp(s, "{\"execute\": \"device-list-properties\", "
+                      "\"arguments\": {\"typename\": \"pci-device\"}}");
+    g_assert_cmpstr(json_object_get_string_member(
+        qdict_get_qdict(reply, "error"), "desc"), ==,
+        "Parameter 'typename' expects a non-abstract device type");
+    json_node_unref(reply);
+    qtest_quit(s);
+}
+
 typedef struct DeviceErrorCase {
     const char *args;
     const char *message;
@@ -359,6 +496,9 @@ int main(int argc, char **argv)
     qtest_add_func("pci/testdev/bar-mapping", test_testdev_bar_mapping);
     qtest_add_func("pci/testdev/reset", test_testdev_reset);
     qtest_add_func("pci/device/multifunction", test_multifunction);
+    qtest_add_func("pci/monitor/query-pci", test_query_pci);
+    qtest_add_func("pci/monitor/device-list-properties",
+                   test_device_list_properties);
     for (size_t i = 0; i < G_N_ELEMENTS(device_errors); i++) {
         char *path = g_strdup_printf("pci/device/error/%zu", i);
 

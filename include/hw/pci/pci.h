@@ -217,6 +217,9 @@ uint64_t pci_get_bar_addr(const PCIDevice *d, int n);
 /* Level on the device's INTx pin (PCI_INTERRUPT_PIN; none: ignored). */
 void pci_set_irq(PCIDevice *d, int level);
 
+/* QMP query-pci (hw/pci/pci-monitor.c). */
+void pci_monitor_register(void);
+
 /* Little-endian config space accessors. */
 static inline void pci_set_byte(uint8_t *p, uint8_t v)
 {
