@@ -48,6 +48,17 @@
 #define PC_E820_MAX         8
 /* The RSDP's copy where legacy guests scan for it (0xE0000-0xFFFFF). */
 #define PC_RSDP_LEGACY      0xf0000ULL
+/* The PIIX3 at 01.0 and its PIRQRC A-D (config 0x60-0x63). */
+#define PC_PIIX3_DEVFN      PCI_DEVFN(1, 0)
+#define PC_PIIX3_PIRQRC     0x60
+
+/*
+ * The ISA IRQ of PIRQ A-D, SeaBIOS's choice, which the board programs
+ * before a kernel runs (there is no firmware to do it) and the DSDT's
+ * links report; QEMU's MADT declares 5, 9, 10 and 11 level-triggered.
+ */
+static const uint8_t pc_pirq_irqs[4] = { 10, 10, 11, 11 };
+#define PC_PCI_LEVEL_IRQS   (1u << 5 | 1u << 9 | 1u << 10 | 1u << 11)
 
 typedef struct PCMachineState {
     RAMBlock *ram;
@@ -263,9 +274,14 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         .ioapic_id = 0,
         .reset_port = ACPI_PM_RESET_PORT,
         .has_i8042 = true,
+        .level_irq_mask = PC_PCI_LEVEL_IRQS,
+        .has_pci = true,
     };
     uint64_t rsdp_offset;
 
+    i440fx_host_holes(pcms->pci_host, &ac.pci_hole_start, &ac.pci_hole_end,
+                      &ac.pci_hole64_start, &ac.pci_hole64_end);
+    memcpy(ac.pirq_irqs, pc_pirq_irqs, sizeof(ac.pirq_irqs));
     if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
         /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
         g_free(apic_ids);
@@ -315,6 +331,11 @@ static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
     };
     X86BootFwCfg items = { .count = 0 };
 
+    /* The firmware's PCI interrupt routing, which the DSDT reports. */
+    for (int i = 0; i < 4; i++) {
+        pci_bus_config_write(i440fx_host_bus(pcms->pci_host), PC_PIIX3_DEVFN,
+                             PC_PIIX3_PIRQRC + i, pc_pirq_irqs[i], 1);
+    }
     if (!x86_boot_load_kernel(&bc, &mem, st, fw ? &items : NULL, errp)) {
         x86_boot_fw_cfg_free(&items);
         return false;
