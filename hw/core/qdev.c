@@ -27,6 +27,7 @@ extern const DeviceClass i440fx_host_device_class;
 extern const struct PCIDeviceClass i440fx_pci_device_class;
 extern const struct PCIDeviceClass piix3_pci_device_class;
 extern const struct PCIDeviceClass pci_testdev_pci_device_class;
+extern const struct PCIDeviceClass edu_pci_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -46,6 +47,7 @@ static const DeviceClass *const device_classes[] = {
     (const DeviceClass *)&i440fx_pci_device_class,
     (const DeviceClass *)&piix3_pci_device_class,
     (const DeviceClass *)&pci_testdev_pci_device_class,
+    (const DeviceClass *)&edu_pci_device_class,
     NULL,
 };
 
@@ -114,8 +116,9 @@ void device_print_help(void)
                 printf("%s%s:\n", c ? "\n" : "", categories[c]);
                 header = true;
             }
-            printf("name \"%s\", bus %s, desc \"%s\"\n", dc->name,
-                   device_class_bus_type(dc), dc->desc);
+            printf("name \"%s\", bus %s", dc->name,
+                   device_class_bus_type(dc));
+            printf(dc->desc ? ", desc \"%s\"\n" : "\n", dc->desc);
         }
     }
 }

@@ -380,7 +380,7 @@ static void aml_pci_crs(GByteArray *a, const AcpiBuildConfig *cfg)
 
 /*
  * Name (_PRT, Package () { Package () { 0xSSSSFFFF, pin, LNKx, 0 } ... }):
- * slot S pin P is PIRQ (S + P) mod 4, the PIIX3's swizzle.
+ * slot S pin P is PIRQ (S + P - 1) mod 4, the pc's swizzle.
  */
 static void aml_pci_prt(GByteArray *a)
 {
@@ -393,7 +393,7 @@ static void aml_pci_prt(GByteArray *a)
             GByteArray *e = g_byte_array_new();
             char link[5];
 
-            g_snprintf(link, sizeof(link), "LNK%c", 'A' + (slot + pin) % 4);
+            g_snprintf(link, sizeof(link), "LNK%c", 'A' + (slot + pin + 3) % 4);
             put8(e, 4);
             put8(e, AML_DWORD_PREFIX);
             put32(e, slot << 16 | 0xffff);

@@ -4,7 +4,7 @@
  * reset values of the datasheet that QEMU shows.
  *
  * It routes PCI interrupts: the pin of the device in slot S, INTA#
- * being 0, drives PIRQ (S + pin) mod 4 (the pc's swizzle), and PIRQRC
+ * being 0, drives PIRQ (S + pin - 1) mod 4 (QEMU's pc), and PIRQRC
  * A-D (config 0x60-0x63) steer each PIRQ to an ISA IRQ: bit 7 set
  * disables the routing, bits 3-0 name the IRQ. An ISA IRQ is asserted
  * while any PIRQ routed to it is. The ISA devices sit behind it on
@@ -71,7 +71,7 @@ static void piix3_update_isa_irqs(PIIX3State *s)
 
 int piix3_pirq_of(int devfn, int pin)
 {
-    return (PCI_SLOT(devfn) + pin) & 3;
+    return (PCI_SLOT(devfn) + pin - 1) & 3;
 }
 
 static int piix3_map_irq(void *opaque, int devfn, int pin)

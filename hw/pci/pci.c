@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "hw/pci/msi.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
 
@@ -235,6 +236,35 @@ void pci_set_irq(PCIDevice *d, int level)
     pci_intx_update(d, old_seen);
 }
 
+uint8_t pci_add_capability(PCIDevice *d, uint8_t id, uint8_t offset,
+                           uint8_t size)
+{
+    g_assert(offset >= PCI_CONFIG_HEADER_SIZE &&
+             offset + size <= PCI_CONFIG_SPACE_SIZE);
+    d->config[offset + PCI_CAP_LIST_ID] = id;
+    d->config[offset + PCI_CAP_LIST_NEXT] = d->config[PCI_CAPABILITY_LIST];
+    d->config[PCI_CAPABILITY_LIST] = offset;
+    pci_set_word(d->config + PCI_STATUS,
+                 pci_get_word(d->config + PCI_STATUS) | PCI_STATUS_CAP_LIST);
+    /* Read-only unless the capability's code opens bits. */
+    memset(d->wmask + offset, 0, size);
+    return offset;
+}
+
+bool pci_dma_rw(PCIDevice *d, uint64_t addr, void *buf, uint64_t len,
+                bool is_write)
+{
+    if (!(pci_get_word(d->config + PCI_COMMAND) & PCI_COMMAND_MASTER)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: DMA with bus mastering off\n",
+                      d->qdev.dc->name);
+        if (!is_write) {
+            memset(buf, 0xff, len);
+        }
+        return false;
+    }
+    return address_space_rw(&address_space_memory, addr, buf, len, is_write);
+}
+
 /* --- configuration space --- */
 
 uint32_t pci_default_read_config(PCIDevice *d, uint32_t addr, unsigned len)
@@ -272,6 +302,7 @@ void pci_default_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
     if (addr <= PCI_COMMAND + 1 && addr + len > PCI_COMMAND + 1) {
         pci_intx_update(d, old_seen);
     }
+    msi_write_config(d, addr, len);
 }
 
 static bool config_access_ok(uint32_t addr, unsigned len)
@@ -473,6 +504,7 @@ void pci_device_reset(DeviceState *dev)
         }
     }
     pci_update_mappings(d);
+    msi_reset(d);
     if (pc->reset) {
         pc->reset(d);
     }

@@ -738,7 +738,7 @@ static void test_iasl(const void *data)
 
 /*
  * The root bridge as iasl reads it back: QEMU's _HID, windows and
- * routing (slot S pin P on link (S + P) mod 4), and the links' IRQs.
+ * routing (slot S pin P on link (S + P - 1) mod 4), and the links' IRQs.
  */
 static void test_dsdt_pci(void)
 {
@@ -757,7 +757,7 @@ static void test_dsdt_pci(void)
         "0x000000017FFFFFFF, // Range Maximum",
         "Name (_PRT, Package (0x80)",
         "0x0002FFFF, \n                    0x03, \n                    "
-        "LNKB, ",
+        "LNKA, ",
         "Device (LNKD)",
         "Name (_HID, EisaId (\"PNP0C0F\")",
         "Interrupt (ResourceConsumer, Level, ActiveHigh, Shared, ,, )\n"

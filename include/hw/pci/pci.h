@@ -71,6 +71,12 @@
 #define PCI_BASE_ADDRESS_MEM_MASK       (~0x0fULL)
 #define PCI_ROM_ADDRESS_ENABLE          0x01
 
+#define PCI_CAP_LIST_ID         0
+#define PCI_CAP_LIST_NEXT       1
+#define PCI_CAP_ID_MSI          0x05
+#define PCI_CAP_ID_VNDR         0x09
+#define PCI_CAP_ID_MSIX         0x11
+
 #define PCI_BAR_UNMAPPED        UINT64_MAX
 
 #define PCI_VENDOR_ID_INTEL     0x8086
@@ -112,6 +118,9 @@ struct PCIDevice {
     uint8_t w1cmask[PCI_CONFIG_SPACE_SIZE];
     PCIIORegion io_regions[PCI_NUM_REGIONS];
     int intx_level;             /* what the device asserts on its pin */
+    /* MSI (hw/pci/msi.c): the capability's offset (0: none). */
+    uint8_t msi_cap;
+    uint8_t msi_vectors;
 };
 
 typedef struct PCIDeviceClass {
@@ -216,6 +225,20 @@ void pci_register_bar(PCIDevice *d, int n, uint8_t type, MemoryRegion *mr);
 uint64_t pci_get_bar_addr(const PCIDevice *d, int n);
 /* Level on the device's INTx pin (PCI_INTERRUPT_PIN; none: ignored). */
 void pci_set_irq(PCIDevice *d, int level);
+/*
+ * Add capability id of size bytes at offset (in the device-specific
+ * area, 0x40 up) to the front of the capability list; the caller fills
+ * its body. Returns offset.
+ */
+uint8_t pci_add_capability(PCIDevice *d, uint8_t id, uint8_t offset,
+                           uint8_t size);
+/*
+ * The device as bus master reads or writes guest memory: nothing
+ * happens unless the command register enables bus mastering. False
+ * when mastering is off or part of the range is not mapped.
+ */
+bool pci_dma_rw(PCIDevice *d, uint64_t addr, void *buf, uint64_t len,
+                bool is_write);
 
 /* QMP query-pci (hw/pci/pci-monitor.c). */
 void pci_monitor_register(void);
