@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
 
@@ -303,6 +304,7 @@ void pci_default_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
         pci_intx_update(d, old_seen);
     }
     msi_write_config(d, addr, len);
+    msix_write_config(d, addr, len);
 }
 
 static bool config_access_ok(uint32_t addr, unsigned len)
@@ -505,6 +507,7 @@ void pci_device_reset(DeviceState *dev)
     }
     pci_update_mappings(d);
     msi_reset(d);
+    msix_reset(d);
     if (pc->reset) {
         pc->reset(d);
     }

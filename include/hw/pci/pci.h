@@ -121,6 +121,9 @@ struct PCIDevice {
     /* MSI (hw/pci/msi.c): the capability's offset (0: none). */
     uint8_t msi_cap;
     uint8_t msi_vectors;
+    /* MSI-X (hw/pci/msix.c): the capability's offset and the tables. */
+    uint8_t msix_cap;
+    struct MSIXState *msix;
 };
 
 typedef struct PCIDeviceClass {
