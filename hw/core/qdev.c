@@ -28,6 +28,7 @@ extern const struct PCIDeviceClass i440fx_pci_device_class;
 extern const struct PCIDeviceClass piix3_pci_device_class;
 extern const struct PCIDeviceClass pci_testdev_pci_device_class;
 extern const struct PCIDeviceClass edu_pci_device_class;
+extern const struct PCIDeviceClass virtio_rng_pci_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -48,6 +49,7 @@ static const DeviceClass *const device_classes[] = {
     (const DeviceClass *)&piix3_pci_device_class,
     (const DeviceClass *)&pci_testdev_pci_device_class,
     (const DeviceClass *)&edu_pci_device_class,
+    (const DeviceClass *)&virtio_rng_pci_device_class,
     NULL,
 };
 
