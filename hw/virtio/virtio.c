@@ -179,6 +179,7 @@ void virtio_queue_notify(VirtIODevice *vdev, unsigned n)
         !(vdev->status & VIRTIO_CONFIG_S_DRIVER_OK)) {
         return;
     }
+    vq->popped = 0;
     vq->handle_output(vdev, vq);
 }
 
@@ -347,7 +348,7 @@ VirtQueueElement *virtqueue_pop(VirtQueue *vq)
                      vq->last_avail_idx, avail_idx, vq->num);
         return NULL;
     }
-    if (avail_idx == vq->last_avail_idx) {
+    if (avail_idx == vq->last_avail_idx || vq->popped >= vq->num) {
         return NULL;
     }
     /* Read the ring entry only after seeing the index. */
@@ -388,6 +389,7 @@ VirtQueueElement *virtqueue_pop(VirtQueue *vq)
         }
     }
     vq->last_avail_idx++;
+    vq->popped++;
     if (virtio_has_feature(vdev, VIRTIO_F_RING_EVENT_IDX)) {
         ring_write16(vdev, vq->used + VRING_USED_RING +
                      VRING_USED_ELEM_SIZE * vq->num, vq->last_avail_idx);

@@ -67,6 +67,12 @@ struct VirtQueue {
     uint16_t used_idx;
     uint16_t signalled_used;
     bool signalled_used_valid;
+    /*
+     * Chains popped since the last kick: at most num per kick, so a
+     * driver whose rings overlap (each used entry re-publishing an
+     * available one) cannot keep the device busy for ever.
+     */
+    unsigned popped;
     void (*handle_output)(VirtIODevice *vdev, VirtQueue *vq);
 };
 
