@@ -13,6 +13,8 @@
 #include "chardev/char.h"
 #include "config-host.h"
 #include "hw/boards.h"
+#include "block/block.h"
+#include "block/blockdev.h"
 #include "hw/pci/pci.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
@@ -603,6 +605,18 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     }
     case QEMU_OPTION_device:
         return parse_device(optarg, errp);
+    case QEMU_OPTION_drive:
+    case QEMU_OPTION_blockdev: {
+        CmdlineItem *it = take_opts(optarg, NULL, NULL, errp);
+
+        if (!it) {
+            return false;
+        }
+        g_ptr_array_add(popt->index == QEMU_OPTION_drive ? config.drives
+                                                        : config.blockdevs,
+                        it);
+        return true;
+    }
     case QEMU_OPTION_boot:
         return boot_parse(optarg, &config.boot, errp);
     case QEMU_OPTION_rtc:
@@ -1063,6 +1077,44 @@ static void apply_globals(void)
     }
 }
 
+/*
+ * -blockdev nodes, then -drive ones (as QEMU); an if=virtio drive adds
+ * "-device virtio-blk-pci,drive=ID" after the user's devices.
+ */
+static bool create_block_devices(Error **errp)
+{
+    unsigned index = 0;
+
+    for (guint i = 0; i < config.blockdevs->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.blockdevs, i);
+
+        loc_restore(&it->loc);
+        if (!blockdev_new(it->opts, errp)) {
+            return false;
+        }
+    }
+    for (guint i = 0; i < config.drives->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.drives, i);
+        char *virtio_id;
+        CmdlineItem *dev;
+
+        loc_restore(&it->loc);
+        if (!drive_new(it->opts, &index, &virtio_id, errp)) {
+            return false;
+        }
+        if (virtio_id) {
+            /* Its errors name the -drive (the location in force). */
+            dev = cmdline_item_new(qemu_opts_new());
+            qemu_opts_set(dev->opts, "driver", "virtio-blk-pci");
+            qemu_opts_set(dev->opts, "drive", virtio_id);
+            g_ptr_array_add(config.devices, dev);
+            g_free(virtio_id);
+        }
+    }
+    loc_clear();
+    return true;
+}
+
 /* -device, after the board made its own devices. */
 static bool create_devices(Error **errp)
 {
@@ -1155,7 +1207,7 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!accel_configure(&current_machine, &config, errp)) {
         return false;
     }
-    if (!create_backends(mc, errp)) {
+    if (!create_backends(mc, errp) || !create_block_devices(errp)) {
         return false;
     }
     apply_globals();
@@ -1188,6 +1240,7 @@ void qemu_cleanup(void)
 {
     monitor_cleanup();
     qdev_destroy_all();
+    bdrv_close_all();
     /* After the devices: it owns the lines it put on their outputs. */
     qtest_server_cleanup();
     if (machine_built && current_machine.mc->cleanup) {
