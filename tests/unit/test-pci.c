@@ -115,6 +115,7 @@ static void test_msi_masking(void)
     g_assert_false(msi_enabled(d));
     g_assert_cmphex(pci_get_long(d->config + 0x54), ==, 0);
     g_free(d);
+    memory_region_finalize(&mr);
     memory_cleanup();
 }
 
@@ -197,6 +198,7 @@ static void test_msix(void)
     address_space_unmap_region(d->io_regions[1].mr);
     msix_uninit(d);
     g_free(d);
+    memory_region_finalize(&mr);
     memory_cleanup();
 }
 
