@@ -12,7 +12,8 @@
 struct BlockBackend {
     char *name;
     BlockDriverState *root;
-    char *dev_name;                 /* the attached device, or NULL */
+    void *dev;                      /* the attached device, or NULL */
+    bool anonymous;                 /* made for a -blockdev node */
     bool virtio;                    /* -drive if=virtio */
 };
 
@@ -89,6 +90,7 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
 BlockBackend *blk_find(const char *name)
 {
     BlockDriverState *bs;
+    BlockBackend *blk;
 
     for (guint i = 0; backends && i < backends->len; i++) {
         BlockBackend *blk = g_ptr_array_index(backends, i);
@@ -99,23 +101,45 @@ BlockBackend *blk_find(const char *name)
     }
     /* A -blockdev node gets an unnamed backend when a device takes it. */
     bs = bdrv_find_node(name);
-    return bs ? blk_new(name, bs, NULL) : NULL;
+    if (!bs) {
+        return NULL;
+    }
+    blk = blk_new(name, bs, NULL);
+    blk->anonymous = true;
+    return blk;
 }
 
-bool blk_attach(BlockBackend *blk, const char *dev_name, Error **errp)
+bool blk_attach(BlockBackend *blk, void *dev, Error **errp)
 {
-    if (blk->dev_name) {
+    if (blk->dev) {
         error_setg(errp, "Drive '%s' is already in use by another device",
                    blk->name);
         return false;
     }
-    blk->dev_name = g_strdup(dev_name);
+    blk->dev = dev;
     return true;
 }
 
 void blk_detach(BlockBackend *blk)
 {
-    g_clear_pointer(&blk->dev_name, g_free);
+    blk->dev = NULL;
+}
+
+void *blk_attached_dev(const BlockBackend *blk)
+{
+    return blk->dev;
+}
+
+BlockDriverState *blk_root(const BlockBackend *blk)
+{
+    return blk->root;
+}
+
+void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque)
+{
+    for (guint i = 0; backends && i < backends->len; i++) {
+        fn(g_ptr_array_index(backends, i), opaque);
+    }
 }
 
 uint64_t blk_size(const BlockBackend *blk)
@@ -130,7 +154,7 @@ bool blk_is_read_only(const BlockBackend *blk)
 
 const char *blk_name(const BlockBackend *blk)
 {
-    return blk->name;
+    return blk->anonymous ? "" : blk->name;
 }
 
 void blk_set_virtio(BlockBackend *blk)
@@ -279,7 +303,6 @@ void bdrv_close_all(void)
                                                     backends->len - 1);
 
         g_free(blk->name);
-        g_free(blk->dev_name);
         g_free(blk);
     }
     while (nodes && nodes->len) {

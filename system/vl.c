@@ -15,6 +15,7 @@
 #include "hw/boards.h"
 #include "block/block.h"
 #include "block/blockdev.h"
+#include "hw/block/block-qmp.h"
 #include "hw/pci/pci.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
@@ -1176,6 +1177,7 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     qmp_register_commands();
     qdev_monitor_register();
     pci_monitor_register();
+    block_qmp_register();
     chr_mux_exit_hook = mux_exit;
 
     current_machine.mc = mc;

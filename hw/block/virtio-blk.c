@@ -375,7 +375,7 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
                    VIRTQUEUE_MAX_SIZE);
         return false;
     }
-    if (!blk_attach(s->blk, d->qdev.dc->name, errp)) {
+    if (!blk_attach(s->blk, &d->qdev, errp)) {
         return false;
     }
     virtio_init(vdev, "virtio-blk", &virtio_blk_ops, s, s->num_queues);

@@ -76,9 +76,15 @@ typedef struct BlockBackend BlockBackend;
 BlockBackend *blk_new(const char *name, BlockDriverState *root,
                       Error **errp);
 BlockBackend *blk_find(const char *name);
-/* A device takes the backend; false (with QEMU's message) if taken. */
-bool blk_attach(BlockBackend *blk, const char *dev_name, Error **errp);
+/*
+ * A device takes the backend (dev: its DeviceState, kept for query-block);
+ * false (with QEMU's message) if taken.
+ */
+bool blk_attach(BlockBackend *blk, void *dev, Error **errp);
 void blk_detach(BlockBackend *blk);
+void *blk_attached_dev(const BlockBackend *blk);
+BlockDriverState *blk_root(const BlockBackend *blk);
+void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque);
 uint64_t blk_size(const BlockBackend *blk);
 bool blk_is_read_only(const BlockBackend *blk);
 /* -drive if=virtio drives, for the board to give devices. */

@@ -353,6 +353,40 @@ static void test_no_status(void)
     blk_stop(&b);
 }
 
+static void test_query_block(void)
+{
+    Blk b;
+    JsonNode *reply;
+    JsonArray *list;
+    JsonObject *o, *ins, *img, *cache;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,cache=none "
+              "-device virtio-blk-pci,drive=d,id=vb,disable-legacy=on");
+    reply = qtest_qmp(b.s, "{\"execute\": \"query-block\"}");
+    list = json_object_get_array_member(json_node_get_object(reply),
+                                        "return");
+    g_assert_cmpuint(json_array_get_length(list), ==, 1);
+    o = json_array_get_object_element(list, 0);
+    g_assert_cmpstr(json_object_get_string_member(o, "device"), ==, "d");
+    /* QEMU names its virtio-backend child; the device's path leads. */
+    g_assert_true(g_str_has_prefix(json_object_get_string_member(o, "qdev"),
+                                   "/machine/peripheral/vb"));
+    ins = json_object_get_object_member(o, "inserted");
+    g_assert_cmpstr(json_object_get_string_member(ins, "drv"), ==, "raw");
+    g_assert_false(json_object_get_boolean_member(ins, "ro"));
+    g_assert_cmpstr(json_object_get_string_member(ins, "file"), ==, b.img);
+    cache = json_object_get_object_member(ins, "cache");
+    g_assert_true(json_object_get_boolean_member(cache, "direct"));
+    g_assert_true(json_object_get_boolean_member(cache, "writeback"));
+    g_assert_false(json_object_get_boolean_member(cache, "no-flush"));
+    img = json_object_get_object_member(ins, "image");
+    g_assert_cmpint(json_object_get_int_member(img, "virtual-size"), ==,
+                    IMG_SIZE);
+    g_assert_cmpstr(json_object_get_string_member(img, "format"), ==, "raw");
+    json_node_unref(reply);
+    blk_stop(&b);
+}
+
 typedef struct BadImage {
     const char *args;
     const char *message;
@@ -424,6 +458,7 @@ int main(int argc, char **argv)
                    test_discard_write_zeroes);
     qtest_add_func("virtio-blk/read-only", test_read_only);
     qtest_add_func("virtio-blk/no-status", test_no_status);
+    qtest_add_func("virtio-blk/query-block", test_query_block);
     for (size_t i = 0; i < G_N_ELEMENTS(bad_images); i++) {
         char *path = g_strdup_printf("virtio-blk/bad-image/%zu", i);
 
