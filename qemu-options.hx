@@ -283,6 +283,38 @@ qemu-system-x86_64 -global isa-debugcon.iobase=0x402
 ```
 ENDDOC
 
+DEF("drive", HAS_ARG, QEMU_OPTION_drive,
+    "-drive file=file[,format=raw][,if=none|virtio][,id=name]\n"
+    "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
+    "       [,readonly=on|off][,aio=threads]\n"
+    "                add a disk image: a raw node over a file node\n")
+DOC
+Add a drive: a `raw` format node over a `file` node for the host file
+`file`, known to devices as `id` (default `none0`, `virtio0`, ... by
+interface). `if=virtio` also adds a `virtio-blk-pci` device for it;
+`if=none` leaves it to `-device virtio-blk-pci,drive=ID`. `cache=`
+chooses O_DIRECT (`none`, `directsync`), a flush after every write
+(`writethrough`, `directsync`) or no flushes (`unsafe`). A missing or
+unreadable image, a directory or an unknown format is one error line
+and exit status 1; `format=qcow2` is refused until qcow2 exists.
+
+```sh
+qemu-system-x86_64 -drive file=disk.img,format=raw,if=virtio
+```
+ENDDOC
+
+DEF("blockdev", HAS_ARG, QEMU_OPTION_blockdev,
+    "-blockdev driver=file|host_device,filename=path,node-name=name\n"
+    "       [,read-only=on|off][,cache.direct=on|off][,cache.no-flush=on|off]\n"
+    "-blockdev driver=raw,file=node,node-name=name[,read-only=on|off]\n"
+    "                add a block node\n")
+DOC
+Add a block node: a protocol node (`file`: a regular file,
+`host_device`: a block device) or a `raw` format node over one (`file=`
+names it, or `file.driver=...,file.filename=...` makes it). Devices take
+a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
+ENDDOC
+
 DEF("device", HAS_ARG, QEMU_OPTION_device,
     "-device driver[,prop=value[,...]]\n"
     "                add a device of type driver with the given properties\n"
@@ -292,8 +324,12 @@ DOC
 Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
-`isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`; an unknown driver is an
-error.
+`isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`, `pci-testdev`,
+`edu`, `virtio-rng-pci`, `virtio-blk-pci` (virtio devices are modern only:
+`disable-legacy=on` is implied); an unknown driver is an error. PCI devices go on `pci.0` (`bus=pci.0`) at
+`addr=SLOT[.FN]` (hex; default: the first free slot), and
+`multifunction=on` on function 0 lets other functions share its slot,
+with QEMU's rules and messages.
 
 ```sh
 qemu-system-x86_64 -device isa-debug-exit,iobase=0xf4,iosize=4

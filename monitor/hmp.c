@@ -140,6 +140,90 @@ static void hmp_info_chardev(GString *out, const char *args)
     json_node_unref(ret);
 }
 
+/* One BAR line of "info pci", as QEMU prints it. */
+static void hmp_pci_region(GString *out, JsonObject *r)
+{
+    uint64_t addr = json_object_get_int_member(r, "address");
+    uint64_t size = json_object_get_int_member(r, "size");
+
+    g_string_append_printf(out, "      BAR%" G_GINT64_FORMAT ": ",
+                           json_object_get_int_member(r, "bar"));
+    if (!strcmp(json_object_get_string_member(r, "type"), "io")) {
+        g_string_append_printf(out, "I/O at 0x%04" G_GINT64_MODIFIER "x "
+                               "[0x%04" G_GINT64_MODIFIER "x].\n", addr,
+                               addr + size - 1);
+        return;
+    }
+    g_string_append_printf(out, "%d bit%s memory at 0x%08" G_GINT64_MODIFIER
+                           "x [0x%08" G_GINT64_MODIFIER "x].\n",
+                           json_object_get_boolean_member(r, "mem_type_64")
+                           ? 64 : 32,
+                           json_object_get_boolean_member(r, "prefetch")
+                           ? " prefetchable" : "", addr, addr + size - 1);
+}
+
+/* "info pci": query-pci in QEMU's human layout. */
+static void hmp_info_pci(GString *out, const char *args)
+{
+    JsonNode *ret = hmp_qmp(out, "query-pci");
+    JsonArray *buses;
+
+    if (!ret) {
+        return;
+    }
+    buses = json_node_get_array(ret);
+    for (guint b = 0; b < json_array_get_length(buses); b++) {
+        JsonArray *devs = json_object_get_array_member(
+            json_array_get_object_element(buses, b), "devices");
+
+        for (guint i = 0; i < json_array_get_length(devs); i++) {
+            JsonObject *d = json_array_get_object_element(devs, i);
+            JsonObject *cls = json_object_get_object_member(d, "class_info");
+            JsonObject *id = json_object_get_object_member(d, "id");
+            JsonArray *regions = json_object_get_array_member(d, "regions");
+            gint64 pin = json_object_get_int_member(d, "irq_pin");
+
+            g_string_append_printf(out, "  Bus %2" G_GINT64_FORMAT ", device "
+                                   "%3" G_GINT64_FORMAT ", function %"
+                                   G_GINT64_FORMAT ":\n    ",
+                                   json_object_get_int_member(d, "bus"),
+                                   json_object_get_int_member(d, "slot"),
+                                   json_object_get_int_member(d, "function"));
+            if (json_object_has_member(cls, "desc")) {
+                g_string_append(out,
+                                json_object_get_string_member(cls, "desc"));
+            } else {
+                g_string_append_printf(out, "Class %04" G_GINT64_FORMAT,
+                                       json_object_get_int_member(cls,
+                                                                  "class"));
+            }
+            g_string_append_printf(out, ": PCI device %04" G_GINT64_MODIFIER
+                                   "x:%04" G_GINT64_MODIFIER "x\n      PCI "
+                                   "subsystem %04" G_GINT64_MODIFIER "x:%04"
+                                   G_GINT64_MODIFIER "x\n",
+                                   json_object_get_int_member(id, "vendor"),
+                                   json_object_get_int_member(id, "device"),
+                                   json_object_get_int_member(id,
+                                       "subsystem-vendor"),
+                                   json_object_get_int_member(id,
+                                                              "subsystem"));
+            if (pin) {
+                g_string_append_printf(out, "      IRQ %" G_GINT64_FORMAT
+                                       ", pin %c\n",
+                                       json_object_get_int_member(d, "irq"),
+                                       (char)('A' + pin - 1));
+            }
+            for (guint r = 0; r < json_array_get_length(regions); r++) {
+                hmp_pci_region(out, json_array_get_object_element(regions, r));
+            }
+            g_string_append_printf(out, "      id \"%s\"\n",
+                                   json_object_get_string_member(d,
+                                                                 "qdev_id"));
+        }
+    }
+    json_node_unref(ret);
+}
+
 static void hmp_info_mtree(GString *out, const char *args)
 {
     memory_info_mtree(out);
@@ -205,6 +289,7 @@ static void hmp_info_registers(GString *out, const char *args)
 static const HmpCommand hmp_info_cmds[] = {
     { "chardev", "", "show the character devices", hmp_info_chardev },
     { "mtree", "", "show memory tree", hmp_info_mtree },
+    { "pci", "", "show PCI info", hmp_info_pci },
     { "qtree", "", "show device tree", hmp_info_qtree },
     { "registers", "[-a]", "show the cpu registers (-a: all CPUs)",
       hmp_info_registers },

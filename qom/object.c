@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "qemu/option.h"
@@ -246,6 +247,7 @@ void object_set_defaults(void *state, const Property *props)
             *(uint32_t *)f = p->defval;
             break;
         case PROP_TYPE_INT32:
+        case PROP_TYPE_PCI_DEVFN:
             *(int32_t *)f = (int32_t)p->defval;
             break;
         case PROP_TYPE_UINT64:
@@ -295,6 +297,7 @@ const char *prop_type_name(PropType type)
         [PROP_TYPE_SIZE] = "size",
         [PROP_TYPE_STRING] = "str",
         [PROP_TYPE_CHR] = "str",
+        [PROP_TYPE_PCI_DEVFN] = "int32",
     };
     return names[type];
 }
@@ -355,6 +358,36 @@ range:
     return false;
 }
 
+/* "SLOT[.FN]", both hex, slot 0-0x1f, function 0-7: QEMU's pci-devfn. */
+static bool parse_pci_devfn(void *f, const Property *p, const char *owner,
+                            const char *value, Error **errp)
+{
+    char *end;
+    unsigned long slot, fn = 0;
+
+    slot = strtoul(value, &end, 16);
+    if (end == value || slot > 0x1f) {
+        goto bad;
+    }
+    if (*end == '.') {
+        const char *s = end + 1;
+
+        fn = strtoul(s, &end, 16);
+        if (end == s || fn > 7) {
+            goto bad;
+        }
+    }
+    if (*end) {
+        goto bad;
+    }
+    *(int32_t *)f = (int32_t)(slot << 3 | fn);
+    return true;
+bad:
+    error_setg(errp, "Property '%s.%s' doesn't take value '%s'", owner,
+               p->name, value);
+    return false;
+}
+
 bool object_property_parse(void *state, const Property *props,
                            const char *owner_type, const char *name,
                            const char *value, Error **errp)
@@ -383,6 +416,8 @@ bool object_property_parse(void *state, const Property *props,
         }
         *(uint64_t *)f = v;
         return true;
+    case PROP_TYPE_PCI_DEVFN:
+        return parse_pci_devfn(f, p, owner_type, value, errp);
     default:
         if (value[0] == '-' &&
             (p->type == PROP_TYPE_INT32 || p->type == PROP_TYPE_INT64)) {
@@ -470,6 +505,7 @@ JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
         json_node_set_int(node, *(uint32_t *)f);
         break;
     case PROP_TYPE_INT32:
+    case PROP_TYPE_PCI_DEVFN:
         json_node_set_int(node, *(int32_t *)f);
         break;
     case PROP_TYPE_UINT64:

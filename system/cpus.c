@@ -124,6 +124,13 @@ bool vcpus_amd_ht_hole(void)
            cpus_accel->amd_ht_hole();
 }
 
+void vcpus_deliver_msi(uint64_t addr, uint32_t data)
+{
+    if (cpus_accel && cpus_accel->deliver_msi) {
+        cpus_accel->deliver_msi(addr, data);
+    }
+}
+
 bool vcpus_dump(int index, GString *out)
 {
     bool running = runstate_is_running();

@@ -13,6 +13,10 @@
 #include "chardev/char.h"
 #include "config-host.h"
 #include "hw/boards.h"
+#include "block/block.h"
+#include "block/blockdev.h"
+#include "hw/block/block-qmp.h"
+#include "hw/pci/pci.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qemu/timer.h"
@@ -480,10 +484,7 @@ static bool parse_device(const char *arg, Error **errp)
             cmdline_item_free(it);
             return false;
         }
-        printf("%s options:\n", dc->name);
-        for (const Property *p = dc->props; p && p->name; p++) {
-            printf("  %s=<%s>\n", p->name, prop_type_name(p->type));
-        }
+        device_print_props(dc);
         exit(0);
     }
     g_ptr_array_add(config.devices, it);
@@ -605,6 +606,18 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     }
     case QEMU_OPTION_device:
         return parse_device(optarg, errp);
+    case QEMU_OPTION_drive:
+    case QEMU_OPTION_blockdev: {
+        CmdlineItem *it = take_opts(optarg, NULL, NULL, errp);
+
+        if (!it) {
+            return false;
+        }
+        g_ptr_array_add(popt->index == QEMU_OPTION_drive ? config.drives
+                                                        : config.blockdevs,
+                        it);
+        return true;
+    }
     case QEMU_OPTION_boot:
         return boot_parse(optarg, &config.boot, errp);
     case QEMU_OPTION_rtc:
@@ -1032,6 +1045,7 @@ static void register_types(void)
     type_register("device", NULL, true);
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
+    type_register("pci-device", "device", true);
     type_register("accel", NULL, true);
     type_register("memory-backend", NULL, true);
     type_register("memory-backend-ram", "memory-backend", false);
@@ -1062,6 +1076,44 @@ static void apply_globals(void)
                         qemu_opt_get(it->opts, "property"),
                         qemu_opt_get(it->opts, "value"));
     }
+}
+
+/*
+ * -blockdev nodes, then -drive ones (as QEMU); an if=virtio drive adds
+ * "-device virtio-blk-pci,drive=ID" after the user's devices.
+ */
+static bool create_block_devices(Error **errp)
+{
+    unsigned index = 0;
+
+    for (guint i = 0; i < config.blockdevs->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.blockdevs, i);
+
+        loc_restore(&it->loc);
+        if (!blockdev_new(it->opts, errp)) {
+            return false;
+        }
+    }
+    for (guint i = 0; i < config.drives->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.drives, i);
+        char *virtio_id;
+        CmdlineItem *dev;
+
+        loc_restore(&it->loc);
+        if (!drive_new(it->opts, &index, &virtio_id, errp)) {
+            return false;
+        }
+        if (virtio_id) {
+            /* Its errors name the -drive (the location in force). */
+            dev = cmdline_item_new(qemu_opts_new());
+            qemu_opts_set(dev->opts, "driver", "virtio-blk-pci");
+            qemu_opts_set(dev->opts, "drive", virtio_id);
+            g_ptr_array_add(config.devices, dev);
+            g_free(virtio_id);
+        }
+    }
+    loc_clear();
+    return true;
 }
 
 /* -device, after the board made its own devices. */
@@ -1123,6 +1175,9 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     machine_foreach(register_machine_type, NULL);
     device_class_foreach(register_device_type, NULL);
     qmp_register_commands();
+    qdev_monitor_register();
+    pci_monitor_register();
+    block_qmp_register();
     chr_mux_exit_hook = mux_exit;
 
     current_machine.mc = mc;
@@ -1154,7 +1209,7 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!accel_configure(&current_machine, &config, errp)) {
         return false;
     }
-    if (!create_backends(mc, errp)) {
+    if (!create_backends(mc, errp) || !create_block_devices(errp)) {
         return false;
     }
     apply_globals();
@@ -1187,6 +1242,7 @@ void qemu_cleanup(void)
 {
     monitor_cleanup();
     qdev_destroy_all();
+    bdrv_close_all();
     /* After the devices: it owns the lines it put on their outputs. */
     qtest_server_cleanup();
     if (machine_built && current_machine.mc->cleanup) {

@@ -18,6 +18,8 @@ void vm_config_init(VmConfig *cfg)
     cfg->accels = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->objects = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->devices = g_ptr_array_new_with_free_func(cmdline_item_free);
+    cfg->drives = g_ptr_array_new_with_free_func(cmdline_item_free);
+    cfg->blockdevs = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->globals = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->chardevs = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->serials = g_ptr_array_new_with_free_func(cmdline_item_free);
@@ -37,6 +39,8 @@ void vm_config_free(VmConfig *cfg)
     g_ptr_array_free(cfg->accels, TRUE);
     g_ptr_array_free(cfg->objects, TRUE);
     g_ptr_array_free(cfg->devices, TRUE);
+    g_ptr_array_free(cfg->drives, TRUE);
+    g_ptr_array_free(cfg->blockdevs, TRUE);
     g_ptr_array_free(cfg->globals, TRUE);
     g_ptr_array_free(cfg->chardevs, TRUE);
     g_ptr_array_free(cfg->serials, TRUE);

@@ -19,6 +19,7 @@
  *    marks the vCPUs; they apply it before their next KVM_RUN).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include "accel/kvm/kvm-int.h"
 #include "target/i386/boot-state.h"
 #include "monitor/monitor.h"
+#include "qemu/log.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/kvm.h"
@@ -688,6 +690,21 @@ static void kvm_dump_vcpu(unsigned index, GString *out)
     kvm_dump_registers(&regs, &sregs, out);
 }
 
+/* The in-kernel APICs take the message as it is (KVM_CAP_SIGNAL_MSI). */
+static void kvm_deliver_msi(uint64_t addr, uint32_t data)
+{
+    struct kvm_msi msi = {
+        .address_lo = (uint32_t)addr,
+        .address_hi = addr >> 32,
+        .data = data,
+    };
+
+    if (ioctl(kvm_get_vm_fd(), KVM_SIGNAL_MSI, &msi) < 0) {
+        qemu_log_mask(LOG_GUEST_ERROR, "kvm: KVM_SIGNAL_MSI 0x%" PRIx64
+                      "/0x%x: %s\n", addr, data, g_strerror(errno));
+    }
+}
+
 const AccelOps kvm_accel_ops = {
     .create_vcpus = kvm_create_vcpus,
     .reset_vcpus = kvm_reset_vcpus,
@@ -695,4 +712,5 @@ const AccelOps kvm_accel_ops = {
     .resume_vcpus = kvm_resume_vcpus,
     .destroy_vcpus = kvm_destroy_vcpus,
     .dump_vcpu = kvm_dump_vcpu,
+    .deliver_msi = kvm_deliver_msi,
 };

@@ -45,6 +45,7 @@ static void qtest_destroy_vcpus(void)
 static const AccelOps qtest_accel_ops = {
     .create_vcpus = qtest_create_vcpus,
     .destroy_vcpus = qtest_destroy_vcpus,
+    .deliver_msi = apic_deliver_msi,
 };
 
 const AccelClass qtest_accel_class = {

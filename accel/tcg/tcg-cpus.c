@@ -662,4 +662,5 @@ const AccelOps tcg_accel_ops = {
     .destroy_vcpus = tcg_destroy_vcpus,
     .amd_ht_hole = tcg_amd_ht_hole,
     .dump_vcpu = tcg_dump_vcpu,
+    .deliver_msi = apic_deliver_msi,
 };

@@ -16,8 +16,9 @@
  *
  * The device also owns PIIX3's reset control register (port 0xcf9 by
  * default, reset-port=0 leaves it out), because the FADT names it as the
- * reset register: a write with RCPU (bit 2) set resets the machine. A
- * PCI host bridge that later claims 0xcf8-0xcff should take it over.
+ * reset register: a write with RCPU (bit 2) set resets the machine. On
+ * the pc the i440FX host bridge decodes 0xcf8-0xcff, so the board sets
+ * reset-port=0 and lets the bridge forward 0xcf9 to acpi_pm_reset_ops.
  *
  * At realize the device becomes the machine's powerdown handler, so
  * QMP system_powerdown presses its power button.
@@ -258,7 +259,7 @@ static void reset_write(void *opaque, uint64_t addr, uint64_t value,
     s->rcr = value & (RCR_SRST | RCR_FULL_RST);
 }
 
-static const MemoryRegionOps reset_ops = {
+const MemoryRegionOps acpi_pm_reset_ops = {
     .read = reset_read,
     .write = reset_write,
     .valid = { .min_access_size = 1, .max_access_size = 1 },
@@ -316,7 +317,7 @@ static bool pm_realize(DeviceState *dev, Error **errp)
         goto err_io;
     }
     if (s->reset_port) {
-        memory_region_init_io(&s->reset_io, "acpi-pm-reset", &reset_ops, s,
+        memory_region_init_io(&s->reset_io, "acpi-pm-reset", &acpi_pm_reset_ops, s,
                               1);
         if (!isa_register_ioport(dev, &s->reset_io, s->reset_port, errp)) {
             goto err_reset_io;

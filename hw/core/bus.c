@@ -21,10 +21,9 @@ BusState *qbus_main_system_bus(void)
     return &main_system_bus;
 }
 
-BusState *qbus_new(const char *name, const char *type, AddressSpace *as)
+void qbus_init(BusState *bus, const char *name, const char *type,
+               AddressSpace *as)
 {
-    BusState *bus = g_new0(BusState, 1);
-
     bus->name = g_strdup(name);
     bus->type = type;
     bus->as = as;
@@ -33,6 +32,22 @@ BusState *qbus_new(const char *name, const char *type, AddressSpace *as)
         buses = g_ptr_array_new();
     }
     g_ptr_array_add(buses, bus);
+}
+
+void qbus_deinit(BusState *bus)
+{
+    g_ptr_array_remove(buses, bus);
+    g_ptr_array_free(bus->children, true);
+    g_free(bus->name);
+    bus->children = NULL;
+    bus->name = NULL;
+}
+
+BusState *qbus_new(const char *name, const char *type, AddressSpace *as)
+{
+    BusState *bus = g_new0(BusState, 1);
+
+    qbus_init(bus, name, type, as);
     return bus;
 }
 
@@ -41,9 +56,7 @@ void qbus_free(BusState *bus)
     if (!bus) {
         return;
     }
-    g_ptr_array_remove(buses, bus);
-    g_ptr_array_free(bus->children, true);
-    g_free(bus->name);
+    qbus_deinit(bus);
     g_free(bus);
 }
 

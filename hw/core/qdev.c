@@ -22,6 +22,14 @@ extern const DeviceClass i8259_device_class;
 extern const DeviceClass i8254_device_class;
 extern const DeviceClass kvm_ioapic_device_class;
 extern const DeviceClass kvm_pit_device_class;
+extern const DeviceClass i440fx_host_device_class;
+/* PCI device classes start with their DeviceClass. */
+extern const struct PCIDeviceClass i440fx_pci_device_class;
+extern const struct PCIDeviceClass piix3_pci_device_class;
+extern const struct PCIDeviceClass pci_testdev_pci_device_class;
+extern const struct PCIDeviceClass edu_pci_device_class;
+extern const struct PCIDeviceClass virtio_rng_pci_device_class;
+extern const struct PCIDeviceClass virtio_blk_pci_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -37,6 +45,13 @@ static const DeviceClass *const device_classes[] = {
     &i8254_device_class,
     &kvm_ioapic_device_class,
     &kvm_pit_device_class,
+    &i440fx_host_device_class,
+    (const DeviceClass *)&i440fx_pci_device_class,
+    (const DeviceClass *)&piix3_pci_device_class,
+    (const DeviceClass *)&pci_testdev_pci_device_class,
+    (const DeviceClass *)&edu_pci_device_class,
+    (const DeviceClass *)&virtio_rng_pci_device_class,
+    (const DeviceClass *)&virtio_blk_pci_device_class,
     NULL,
 };
 
@@ -52,8 +67,19 @@ static GPtrArray *globals;      /* of GlobalProperty * */
 
 const char *device_class_bus_type(const DeviceClass *dc)
 {
-    return dc->parent && !strcmp(dc->parent, "isa-device") ? BUS_TYPE_ISA
-                                                            : BUS_TYPE_SYSTEM;
+    static const struct {
+        const char *parent, *bus_type;
+    } bus_of_parent[] = {
+        { "isa-device", BUS_TYPE_ISA },
+        { "pci-device", BUS_TYPE_PCI },
+    };
+
+    for (size_t i = 0; dc->parent && i < G_N_ELEMENTS(bus_of_parent); i++) {
+        if (!strcmp(dc->parent, bus_of_parent[i].parent)) {
+            return bus_of_parent[i].bus_type;
+        }
+    }
+    return BUS_TYPE_SYSTEM;
 }
 
 const DeviceClass *device_class_find(const char *name)
@@ -94,10 +120,9 @@ void device_print_help(void)
                 printf("%s%s:\n", c ? "\n" : "", categories[c]);
                 header = true;
             }
-            printf("name \"%s\", bus %s, desc \"%s\"\n", dc->name,
-                   dc->parent && !strcmp(dc->parent, "isa-device") ? "ISA"
-                                                                  : "System",
-                   dc->desc);
+            printf("name \"%s\", bus %s", dc->name,
+                   device_class_bus_type(dc));
+            printf(dc->desc ? ", desc \"%s\"\n" : "\n", dc->desc);
         }
     }
 }
@@ -192,7 +217,12 @@ bool qdev_realize(DeviceState *dev, Error **errp)
     Object *parent;
     const char *name;
 
+    /* On the bus -device named, else the first of its type there is. */
+    if (!dev->bus) {
+        dev->bus = qbus_find_type(device_class_bus_type(dev->dc));
+    }
     if (dev->dc->realize && !dev->dc->realize(dev, errp)) {
+        dev->bus = NULL;
         qdev_free_unrealized(dev);
         return false;
     }
@@ -222,10 +252,6 @@ bool qdev_realize(DeviceState *dev, Error **errp)
         devices = g_ptr_array_new();
     }
     g_ptr_array_add(devices, dev);
-    /* On the bus -device named, else the first of its type there is. */
-    if (!dev->bus) {
-        dev->bus = qbus_find_type(device_class_bus_type(dev->dc));
-    }
     if (dev->bus) {
         g_ptr_array_add(dev->bus->children, dev);
     }

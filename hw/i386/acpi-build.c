@@ -3,7 +3,9 @@
  * (6.x): FACS, DSDT, FADT (revision 6), MADT, RSDT, XSDT and an RSDP of
  * revision 2, all in one blob. The DSDT's AML is hand-encoded with a few
  * helpers below; it only holds what a guest needs to boot and power off:
- * a processor device per vCPU and the _S5 package.
+ * a processor device per vCPU, the PCI root bridge with its windows and
+ * interrupt routing (through four PIRQ link devices), and the _S5
+ * package.
  */
 #include <assert.h>
 #include <string.h>
@@ -68,10 +70,35 @@
 #define AML_STRING_PREFIX       0x0d
 #define AML_QWORD_PREFIX        0x0e
 #define AML_SCOPE_OP            0x10
+#define AML_BUFFER_OP           0x11
 #define AML_PACKAGE_OP          0x12
+#define AML_METHOD_OP           0x14
 #define AML_EXT_OP_PREFIX       0x5b
 #define AML_DEVICE_OP           0x82        /* after AML_EXT_OP_PREFIX */
 #define AML_ROOT_CHAR           0x5c        /* '\' */
+
+/* Resource descriptors (ACPI 6, 6.4). */
+#define RES_IO_PORT             0x47        /* small: I/O, 7 bytes of data */
+#define RES_END_TAG             0x79
+#define RES_DWORD_ADDRESS       0x87
+#define RES_WORD_ADDRESS        0x88
+#define RES_EXT_IRQ             0x89
+#define RES_QWORD_ADDRESS       0x8a
+#define RES_TYPE_MEMORY         0
+#define RES_TYPE_IO             1
+#define RES_TYPE_BUS            2
+/* General flags: producer, positive decode, min and max fixed. */
+#define RES_PRODUCER_FIXED      0x0c
+#define RES_IO_ENTIRE_RANGE     0x03
+#define RES_MEM_RW              0x01
+#define RES_MEM_CACHEABLE       0x02
+/* Extended interrupt flags: consumer, level, active high, shared. */
+#define RES_IRQ_LEVEL_HIGH_SHARED 0x09
+
+/* EisaId ("PNP0A03"), the PCI host bridge, and ("PNP0C0F"), a link. */
+#define EISA_PNP0A03            0x030ad041u
+#define EISA_PNP0C0F            0x0f0cd041u
+#define PCI_SLOTS               32
 
 /* --- little-endian bytes --- */
 
@@ -281,6 +308,159 @@ static void aml_sleep_state(GByteArray *a, const char *seg, uint8_t slp_typ)
     aml_wrap(a, op, sizeof(op), body);
 }
 
+/* --- the PCI root bridge --- */
+
+/* Word/DWord/QWord Address Space Descriptor: producer, fixed window. */
+static void res_address(GByteArray *a, unsigned width, uint8_t type,
+                        uint8_t type_flags, uint64_t min, uint64_t max)
+{
+    static const uint8_t tags[] = {
+        [2] = RES_WORD_ADDRESS, [4] = RES_DWORD_ADDRESS,
+        [8] = RES_QWORD_ADDRESS,
+    };
+    const uint64_t fields[] = { 0, min, max, 0, max - min + 1 };
+
+    put8(a, tags[width]);
+    put16(a, 3 + 5 * width);
+    put8(a, type);
+    put8(a, RES_PRODUCER_FIXED);
+    put8(a, type_flags);
+    /* Granularity, minimum, maximum, translation offset, length. */
+    for (size_t i = 0; i < G_N_ELEMENTS(fields); i++) {
+        for (unsigned b = 0; b < width; b++) {
+            put8(a, fields[i] >> (8 * b));
+        }
+    }
+}
+
+/* Name (seg, ResourceTemplate () { ... EndTag }): takes res. */
+static void aml_resource_template(GByteArray *a, const char *seg,
+                                  GByteArray *res)
+{
+    static const uint8_t op[] = { AML_BUFFER_OP };
+    GByteArray *body = g_byte_array_new();
+
+    put8(res, RES_END_TAG);
+    put8(res, 0);               /* checksum 0: "treat as correct" */
+    aml_integer(body, res->len);
+    g_byte_array_append(body, res->data, res->len);
+    g_byte_array_unref(res);
+    aml_name(a, seg);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+/*
+ * The root bridge's windows, as QEMU's pc declares them: bus numbers
+ * 0-255, the config ports, the ports below and above them, the VGA
+ * window, the 32-bit hole and the 64-bit one.
+ */
+static void aml_pci_crs(GByteArray *a, const AcpiBuildConfig *cfg)
+{
+    GByteArray *res = g_byte_array_new();
+
+    res_address(res, 2, RES_TYPE_BUS, 0, 0, 0xff);
+    put8(res, RES_IO_PORT);
+    put8(res, 0x01);            /* 16-bit decode */
+    put16(res, 0xcf8);
+    put16(res, 0xcf8);
+    put8(res, 0x01);            /* alignment */
+    put8(res, 0x08);            /* length */
+    res_address(res, 2, RES_TYPE_IO, RES_IO_ENTIRE_RANGE, 0, 0xcf7);
+    res_address(res, 2, RES_TYPE_IO, RES_IO_ENTIRE_RANGE, 0xd00, 0xffff);
+    res_address(res, 4, RES_TYPE_MEMORY, RES_MEM_RW | RES_MEM_CACHEABLE,
+                0xa0000, 0xbffff);
+    res_address(res, 4, RES_TYPE_MEMORY, RES_MEM_RW, cfg->pci_hole_start,
+                cfg->pci_hole_end - 1);
+    if (cfg->pci_hole64_end > cfg->pci_hole64_start) {
+        res_address(res, 8, RES_TYPE_MEMORY, RES_MEM_RW | RES_MEM_CACHEABLE,
+                    cfg->pci_hole64_start, cfg->pci_hole64_end - 1);
+    }
+    aml_resource_template(a, "_CRS", res);
+}
+
+/*
+ * Name (_PRT, Package () { Package () { 0xSSSSFFFF, pin, LNKx, 0 } ... }):
+ * slot S pin P is PIRQ (S + P - 1) mod 4, the pc's swizzle.
+ */
+static void aml_pci_prt(GByteArray *a)
+{
+    static const uint8_t op[] = { AML_PACKAGE_OP };
+    GByteArray *body = g_byte_array_new();
+
+    put8(body, PCI_SLOTS * 4);
+    for (unsigned slot = 0; slot < PCI_SLOTS; slot++) {
+        for (unsigned pin = 0; pin < 4; pin++) {
+            GByteArray *e = g_byte_array_new();
+            char link[5];
+
+            g_snprintf(link, sizeof(link), "LNK%c", 'A' + (slot + pin + 3) % 4);
+            put8(e, 4);
+            put8(e, AML_DWORD_PREFIX);
+            put32(e, slot << 16 | 0xffff);
+            aml_integer(e, pin);
+            aml_nameseg(e, link);
+            aml_integer(e, 0);
+            aml_wrap(body, op, sizeof(op), e);
+        }
+    }
+    aml_name(a, "_PRT");
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+static void aml_pci_root(GByteArray *a, const AcpiBuildConfig *cfg)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new();
+
+    aml_nameseg(body, "PCI0");
+    aml_name(body, "_HID");
+    aml_integer(body, EISA_PNP0A03);
+    aml_name(body, "_ADR");
+    aml_integer(body, 0);
+    aml_name(body, "_UID");
+    aml_integer(body, 0);
+    aml_pci_crs(body, cfg);
+    aml_pci_prt(body);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+/*
+ * Device (LNKx): the PIRQ link, its IRQ the one the board programmed
+ * into PIRQRC (there is no firmware to offer others): _PRS and _CRS
+ * name it, _SRS accepts it.
+ */
+static void aml_pci_link(GByteArray *a, unsigned n, uint8_t irq)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    static const char *const res_names[] = { "_PRS", "_CRS" };
+    GByteArray *body = g_byte_array_new(), *srs = g_byte_array_new();
+    char seg[5];
+
+    g_snprintf(seg, sizeof(seg), "LNK%c", 'A' + n);
+    aml_nameseg(body, seg);
+    aml_name(body, "_HID");
+    aml_integer(body, EISA_PNP0C0F);
+    aml_name(body, "_UID");
+    aml_integer(body, n);
+    aml_name(body, "_STA");
+    aml_integer(body, 0x0b);    /* present, enabled, functioning */
+    for (size_t i = 0; i < G_N_ELEMENTS(res_names); i++) {
+        GByteArray *res = g_byte_array_new();
+
+        put8(res, RES_EXT_IRQ);
+        put16(res, 6);
+        put8(res, RES_IRQ_LEVEL_HIGH_SHARED);
+        put8(res, 1);
+        put32(res, irq);
+        aml_resource_template(body, res_names[i], res);
+    }
+    /* Method (_SRS, 1) { }: the one IRQ offered stays. */
+    aml_nameseg(srs, "_SRS");
+    put8(srs, 0x01);
+    aml_wrap(body, (const uint8_t[]){ AML_METHOD_OP }, 1, srs);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
 static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
 {
     static const uint8_t scope_op[] = { AML_SCOPE_OP };
@@ -292,6 +472,12 @@ static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
     aml_nameseg(sb, "_SB_");
     for (unsigned i = 0; i < cfg->ncpus; i++) {
         aml_processor_device(sb, i);
+    }
+    if (cfg->has_pci) {
+        aml_pci_root(sb, cfg);
+        for (unsigned i = 0; i < 4; i++) {
+            aml_pci_link(sb, i, cfg->pirq_irqs[i]);
+        }
     }
     aml_wrap(blob, scope_op, sizeof(scope_op), sb);
     /*

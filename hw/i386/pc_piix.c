@@ -1,11 +1,13 @@
 /*
- * The i440FX PC: guest RAM split around the PCI hole, the I/O APIC's
- * input lines as the ISA interrupt lines, the ISA devices, the e820 map
+ * The i440FX PC: guest RAM split around the PCI hole, the i440FX host
+ * bridge (pci.0) with the PIIX3 at 01.0 and the ISA bus behind it, the
+ * I/O APIC's input lines as the ISA interrupt lines, the ISA devices, the e820 map
  * and direct kernel boot (-kernel; there is no firmware yet), and under
  * KVM the in-kernel irqchip, PIT and the vCPUs. Without KVM the i8259
  * pair and the PIT are userspace devices and each ISA line fans out to
  * the i8259 and the I/O APIC.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "chardev/char.h"
@@ -18,6 +20,7 @@
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
+#include "hw/pci-host/i440fx.h"
 #include "hw/qdev.h"
 #include "hw/rtc/mc146818rtc.h"
 #include "qom/object.h"
@@ -45,6 +48,17 @@
 #define PC_E820_MAX         8
 /* The RSDP's copy where legacy guests scan for it (0xE0000-0xFFFFF). */
 #define PC_RSDP_LEGACY      0xf0000ULL
+/* The PIIX3 at 01.0 and its PIRQRC A-D (config 0x60-0x63). */
+#define PC_PIIX3_DEVFN      PCI_DEVFN(1, 0)
+#define PC_PIIX3_PIRQRC     0x60
+
+/*
+ * The ISA IRQ of PIRQ A-D, SeaBIOS's choice, which the board programs
+ * before a kernel runs (there is no firmware to do it) and the DSDT's
+ * links report; QEMU's MADT declares 5, 9, 10 and 11 level-triggered.
+ */
+static const uint8_t pc_pirq_irqs[4] = { 10, 10, 11, 11 };
+#define PC_PCI_LEVEL_IRQS   (1u << 5 | 1u << 9 | 1u << 10 | 1u << 11)
 
 typedef struct PCMachineState {
     RAMBlock *ram;
@@ -60,6 +74,7 @@ typedef struct PCMachineState {
     GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
     BusState *isa_bus;              /* isa.0: the ISA devices' bus */
+    DeviceState *pci_host;          /* i440FX-pcihost: pci.0 */
     FWCfgState *fw_cfg;
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
@@ -259,9 +274,14 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         .ioapic_id = 0,
         .reset_port = ACPI_PM_RESET_PORT,
         .has_i8042 = true,
+        .level_irq_mask = PC_PCI_LEVEL_IRQS,
+        .has_pci = true,
     };
     uint64_t rsdp_offset;
 
+    i440fx_host_holes(pcms->pci_host, &ac.pci_hole_start, &ac.pci_hole_end,
+                      &ac.pci_hole64_start, &ac.pci_hole64_end);
+    memcpy(ac.pirq_irqs, pc_pirq_irqs, sizeof(ac.pirq_irqs));
     if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
         /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
         g_free(apic_ids);
@@ -311,6 +331,11 @@ static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
     };
     X86BootFwCfg items = { .count = 0 };
 
+    /* The firmware's PCI interrupt routing, which the DSDT reports. */
+    for (int i = 0; i < 4; i++) {
+        pci_bus_config_write(i440fx_host_bus(pcms->pci_host), PC_PIIX3_DEVFN,
+                             PC_PIIX3_PIRQRC + i, pc_pirq_irqs[i], 1);
+    }
     if (!x86_boot_load_kernel(&bc, &mem, st, fw ? &items : NULL, errp)) {
         x86_boot_fw_cfg_free(&items);
         return false;
@@ -433,8 +458,6 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
     if (!ioapic) {
         return false;
     }
-    g_free(host->type);
-    host->type = g_strdup("i440FX-pcihost");
     qdev_set_parent(ioapic, host, "ioapic");
     /* The MADT's override (acpi-build.h): ISA IRQ 0 drives pin 2. */
     irq0_pin = g_strdup_printf("%u", ACPI_PC_IRQ0_GSI);
@@ -519,7 +542,7 @@ static bool pc_init_pit(PCMachineState *pcms, Error **errp)
 static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
                                 Error **errp)
 {
-    DeviceState *rtc, *fw;
+    DeviceState *rtc, *fw, *pm;
 
     for (int i = 0; i < (int)G_N_ELEMENTS(pc_serial_ports); i++) {
         Chardev *chr = serial_hd(i);
@@ -541,11 +564,16 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
         return false;
     }
     pc_cmos_init(pcms, rtc, ms);
-    if (!pc_init_pit(pcms, errp) ||
-        !pc_create("acpi-pm", NULL, NULL, NULL, errp) ||
-        !pc_create("i8042", NULL, NULL, NULL, errp)) {
+    if (!pc_init_pit(pcms, errp)) {
         return false;
     }
+    /* 0xcf9 shares the host bridge's CONFADD dword: it forwards it. */
+    pm = pc_create("acpi-pm", NULL, NULL, (const char *const[]){
+        "reset-port", "0", NULL }, errp);
+    if (!pm || !pc_create("i8042", NULL, NULL, NULL, errp)) {
+        return false;
+    }
+    i440fx_host_set_cf9(pcms->pci_host, &acpi_pm_reset_ops, pm);
     fw = pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
                    NULL, errp);
     if (!fw) {
@@ -553,6 +581,34 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     }
     pcms->fw_cfg = (FWCfgState *)fw;
     pc_fw_cfg_machine_items(pcms->fw_cfg, ms);
+    return true;
+}
+
+/*
+ * The i440FX host bridge (/machine/i440fx, bus pci.0) with its function
+ * at 00.0 and the PIIX3 at 01.0, as QEMU's pc; the ISA bus behind it.
+ */
+static bool pc_init_pci(PCMachineState *pcms, Error **errp)
+{
+    char below[24], above[24];
+
+    g_snprintf(below, sizeof(below), "%" PRIu64, pcms->layout.below_4g);
+    g_snprintf(above, sizeof(above), "%" PRIu64, pcms->layout.above_4g);
+    pcms->pci_host = pc_create("i440FX-pcihost",
+                               object_get_container("/machine"), "i440fx",
+                               (const char *const[]){
+                                   "below-4g-mem-size", below,
+                                   "above-4g-mem-size", above, NULL }, errp);
+    if (!pcms->pci_host ||
+        !pc_create("i440FX", NULL, NULL, (const char *const[]){
+            "addr", "0", NULL }, errp)) {
+        return false;
+    }
+    if (!pc_create("PIIX3", NULL, NULL, (const char *const[]){
+            "addr", "1", "multifunction", "on", NULL }, errp)) {
+        return false;
+    }
+    pcms->isa_bus = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
     return true;
 }
 
@@ -578,10 +634,8 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
         return false;
     }
-    /* QEMU's PIIX3 carries it; with no PCI yet the machine does. */
-    pcms->isa_bus = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
     pc_build_e820(pcms);
-    if (!pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
+    if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
         return false;
     }
     fw = pcms->fw_cfg;

@@ -729,6 +729,17 @@ void apic_deliver_irq(uint8_t dest, bool logical, uint8_t delivery_mode,
     g_ptr_array_free(targets, TRUE);
 }
 
+void apic_deliver_msi(uint64_t addr, uint32_t data)
+{
+    if ((addr & ~(APIC_MSI_SIZE - 1)) != APIC_MSI_BASE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "apic: MSI to 0x%" PRIx64 " outside "
+                      "the APIC window\n", addr);
+        return;
+    }
+    apic_deliver_irq((addr >> 12) & 0xff, addr & (1u << 2), (data >> 8) & 7,
+                     data & 0xff, data & (1u << 15));
+}
+
 /* A write to ICR low sends the IPI it describes. */
 static void apic_send_ipi(APICState *s)
 {

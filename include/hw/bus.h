@@ -23,10 +23,15 @@ typedef struct BusState {
 
 #define BUS_TYPE_SYSTEM     "System"
 #define BUS_TYPE_ISA        "ISA"
+#define BUS_TYPE_PCI        "PCI"
 
 /* A board's bus; the board frees it with qbus_free(). */
 BusState *qbus_new(const char *name, const char *type, AddressSpace *as);
 void qbus_free(BusState *bus);
+/* The same for a bus inside a larger struct (a PCIBus). */
+void qbus_init(BusState *bus, const char *name, const char *type,
+               AddressSpace *as);
+void qbus_deinit(BusState *bus);
 BusState *qbus_find(const char *name);
 /* The first bus of type (the root one for "System"), or NULL. */
 BusState *qbus_find_type(const char *type);

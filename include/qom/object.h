@@ -27,6 +27,7 @@ typedef enum PropType {
     PROP_TYPE_SIZE,         /* uint64_t, parsed with K/M/G suffixes */
     PROP_TYPE_STRING,       /* char *, owned by the state */
     PROP_TYPE_CHR,          /* char * chardev id; the device resolves it */
+    PROP_TYPE_PCI_DEVFN,    /* int32_t devfn, parsed from "SLOT[.FN]" (hex) */
 } PropType;
 
 typedef struct Property {

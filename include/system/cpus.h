@@ -75,6 +75,13 @@ typedef struct AccelOps {
      * Called with the vCPUs paused. May be NULL (no vCPUs).
      */
     void (*dump_vcpu)(unsigned index, GString *out);
+    /*
+     * Deliver a message-signalled interrupt: addr in the local APICs'
+     * 0xfeexxxxx window (destination, mode), data (vector, delivery
+     * mode, trigger), as the PCI spec and Intel SDM 10.11 encode them.
+     * With the big lock. May be NULL (the message is dropped).
+     */
+    void (*deliver_msi)(uint64_t addr, uint32_t data);
 } AccelOps;
 
 void cpus_register_accel(const AccelOps *ops);
@@ -84,6 +91,8 @@ void vcpus_pause(void);
 void vcpus_resume(void);
 void vcpus_destroy(void);
 bool vcpus_amd_ht_hole(void);
+/* An MSI to the APICs, through the accelerator (kvm: KVM_SIGNAL_MSI). */
+void vcpus_deliver_msi(uint64_t addr, uint32_t data);
 /*
  * The registers of vCPU index (all of them, each after "\nCPU#N\n", when
  * index is -1), pausing the vCPUs around it if the VM runs. False when

@@ -85,6 +85,8 @@ typedef struct VmConfig {
     MemoryOptions memory;
     GPtrArray *objects;         /* of CmdlineItem, key "qom-type" */
     GPtrArray *devices;         /* of CmdlineItem, key "driver" */
+    GPtrArray *drives;          /* of CmdlineItem: -drive */
+    GPtrArray *blockdevs;       /* of CmdlineItem: -blockdev */
     GPtrArray *globals;         /* of CmdlineItem: driver, property, value */
     GPtrArray *chardevs;        /* of CmdlineItem, key "backend" */
     GPtrArray *serials;         /* of CmdlineItem, key "path": the spec */

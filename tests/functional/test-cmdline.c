@@ -85,6 +85,22 @@ static void test_help_listings(void)
         { "-cpu help", "x86 qemu64" },
         { "-d help", "guest_errors" },
         { "-object help", "memory-backend-memfd" },
+        /* QEMU 7.2's lines, verbatim. */
+        { "-device help",
+          "name \"pci-testdev\", bus PCI, desc \"PCI Test Device\"\n" },
+        { "-device pci-testdev,help",
+          "pci-testdev options:\n"
+          "  acpi-index=<uint32>    -  (default: 0)\n"
+          "  addr=<int32>           - Slot and optional function number, "
+          "example: 06.0 or 06 (default: -1)\n"
+          "  failover_pair_id=<str>\n"
+          "  membar=<size>          -  (default: 0)\n"
+          "  multifunction=<bool>   - on/off (default: false)\n"
+          "  rombar=<uint32>        -  (default: 1)\n"
+          "  romfile=<str>\n"
+          "  romsize=<uint32>       -  (default: 4294967295)\n"
+          "  x-pcie-extcap-init=<bool> - on/off (default: true)\n"
+          "  x-pcie-lnksta-dllla=<bool> - on/off (default: true)\n" },
     };
 
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {

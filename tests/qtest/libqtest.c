@@ -8,6 +8,12 @@
  *   -chardev socket,path=QMP_SOCK,id=char0 -mon chardev=char0,mode=control
  *   -display none -audio none EXTRA_ARGS -accel qtest
  *
+ * With QTEST_ACCEL=ACCEL in the environment the end is "-accel ACCEL
+ * -bios HALT" (a BIOS that halts the CPU at once, so the machine runs
+ * but nothing else touches it) and -audio is left out, so a test also
+ * runs against a QEMU built without the qtest accelerator (Debian's:
+ * QTEST_ACCEL=tcg).
+ *
  * The emulator connects to both as a client. Once both connections are
  * accepted the socket files are removed, so a test that dies leaves no
  * litter; the child gets SIGKILL when the test process dies.
@@ -54,6 +60,7 @@ struct QTestState {
     bool irq_level[QTEST_MAX_IRQ];
     unsigned irq_raises[QTEST_MAX_IRQ];
     bool big_endian;
+    char *bios;                 /* QTEST_ACCEL's halt BIOS, removed at free */
 
     /* The child's stdout and stderr, drained by a thread. */
     int stderr_fd;
@@ -912,11 +919,38 @@ char *qtest_hmp(QTestState *s, const char *fmt, ...)
 
 /* ---- start and stop -------------------------------------------------- */
 
+/*
+ * For QTEST_ACCEL: a 64 KiB "BIOS" of hlt instructions. The CPU leaves
+ * reset with interrupts off, so it halts at once and for good, while
+ * the machine runs (devices that wait for a running VM work) and no
+ * firmware touches what the test programs.
+ */
+static char *write_halt_bios(void)
+{
+    g_autofree char *hlt = g_malloc(64 * 1024);
+    GError *err = NULL;
+    char *path = NULL;
+    int fd = g_file_open_tmp("qtest-halt-XXXXXX.bin", &path, &err);
+
+    memset(hlt, 0xf4, 64 * 1024);
+    if (fd < 0 || write(fd, hlt, 64 * 1024) != 64 * 1024) {
+        g_error("cannot write a halt BIOS: %s",
+                err ? err->message : g_strerror(errno));
+    }
+    close(fd);
+    return path;
+}
+
 static char **build_argv(const char *qtest_sock, const char *qmp_sock,
-                         const char *extra_args)
+                         const char *bios, const char *extra_args)
 {
     GPtrArray *argv = g_ptr_array_new();
     char **words = g_strsplit(extra_args ? extra_args : "", " ", -1);
+    /*
+     * QTEST_ACCEL=tcg runs the test against a binary without the qtest
+     * accelerator (Debian's QEMU), its CPU halted by the BIOS.
+     */
+    const char *accel = g_getenv("QTEST_ACCEL");
 
     g_ptr_array_add(argv, g_strdup(qtest_binary()));
     g_ptr_array_add(argv, g_strdup("-qtest"));
@@ -931,15 +965,22 @@ static char **build_argv(const char *qtest_sock, const char *qmp_sock,
     g_ptr_array_add(argv, g_strdup("chardev=char0,mode=control"));
     g_ptr_array_add(argv, g_strdup("-display"));
     g_ptr_array_add(argv, g_strdup("none"));
-    g_ptr_array_add(argv, g_strdup("-audio"));
-    g_ptr_array_add(argv, g_strdup("none"));
+    /* QEMU 7.2's -audio wants a model: with QTEST_ACCEL it is left out. */
+    if (!accel) {
+        g_ptr_array_add(argv, g_strdup("-audio"));
+        g_ptr_array_add(argv, g_strdup("none"));
+    }
     for (char **w = words; *w; w++) {
         if (**w) {
             g_ptr_array_add(argv, g_strdup(*w));
         }
     }
     g_ptr_array_add(argv, g_strdup("-accel"));
-    g_ptr_array_add(argv, g_strdup("qtest"));
+    g_ptr_array_add(argv, g_strdup(accel ? accel : "qtest"));
+    if (accel) {
+        g_ptr_array_add(argv, g_strdup("-bios"));
+        g_ptr_array_add(argv, g_strdup(bios));
+    }
     g_ptr_array_add(argv, NULL);
     g_strfreev(words);
     return (char **)g_ptr_array_free(argv, FALSE);
@@ -975,7 +1016,8 @@ static QTestState *qtest_start(const char *extra_args, bool must_start)
     lfd[0] = listen_unix(qtest_sock);
     lfd[1] = listen_unix(qmp_sock);
 
-    argv = build_argv(qtest_sock, qmp_sock, extra_args);
+    s->bios = g_getenv("QTEST_ACCEL") ? write_halt_bios() : NULL;
+    argv = build_argv(qtest_sock, qmp_sock, s->bios, extra_args);
     if (g_getenv("QTEST_LOG")) {
         char *cmdline = g_strjoinv(" ", argv);
 
@@ -1029,7 +1071,10 @@ static QTestState *qtest_start(const char *extra_args, bool must_start)
          */
         const char *why;
 
-        send_all(s, s->qtest_fd, "endianness\n", strlen("endianness\n"));
+        if (!qmp_fd_send(s->qtest_fd, "endianness\n", strlen("endianness\n"),
+                         qtest_timeout_ms(), &why)) {
+            return s;   /* it is gone already (EPIPE) */
+        }
         while (!memchr(s->qtest_buf->str, '\n', s->qtest_buf->len)) {
             if (!fill(s, s->qtest_fd, s->qtest_buf, &why)) {
                 return s;
@@ -1084,6 +1129,10 @@ static void qtest_free(QTestState *s)
 {
     if (s->qtest_fd >= 0) {
         close(s->qtest_fd);
+    }
+    if (s->bios) {
+        unlink(s->bios);
+        g_free(s->bios);
     }
     qmp_client_free(s->qmp);
     stderr_finish(s);

@@ -91,6 +91,30 @@ static Tables build(unsigned ncpus, const uint32_t *apic_ids, uint64_t base)
     return t;
 }
 
+/* The pc's PCI root bridge with 128 MiB of RAM (hole64 at 4 GiB). */
+static Tables build_pci(void)
+{
+    uint32_t id = 0;
+    AcpiBuildConfig cfg = {
+        .ncpus = 1,
+        .apic_ids = &id,
+        .pm_io_base = ACPI_PM_DEFAULT_IOBASE,
+        .sci_irq = ACPI_PM_DEFAULT_SCI_IRQ,
+        .reset_port = ACPI_PM_RESET_PORT,
+        .has_i8042 = true,
+        .has_pci = true,
+        .pci_hole_start = 0x08000000,
+        .pci_hole_end = 0xfec00000,
+        .pci_hole64_start = 0x100000000ull,
+        .pci_hole64_end = 0x180000000ull,
+        .pirq_irqs = { 10, 10, 11, 11 },
+    };
+    Tables t = { .base = TEST_BASE };
+
+    t.blob = acpi_build_tables(&cfg, TEST_BASE, &t.rsdp_offset);
+    return t;
+}
+
 static Tables build_n(unsigned ncpus)
 {
     g_autofree uint32_t *ids = g_new(uint32_t, ncpus);
@@ -610,10 +634,11 @@ static void dump(const char *dir, const char *name, const uint8_t *p,
  * iasl -d NAME in dir: exit 0, no error lines, a .dsl without alarms.
  * (iasl cannot load an RSDP from a file; test_rsdp checks it.)
  */
-static void disassemble(const char *dir, const char *name)
+static char *disassemble(const char *dir, const char *name)
 {
     const char *argv[] = { "iasl", "-d", name, NULL };
-    g_autofree char *out = NULL, *err_out = NULL, *dsl = NULL;
+    g_autofree char *out = NULL, *err_out = NULL;
+    char *dsl = NULL;
     g_autofree char *all = NULL;
     g_autofree char *base = g_strndup(name, strlen(name) - 4);
     g_autofree char *dsl_name = g_strconcat(base, ".dsl", NULL);
@@ -646,6 +671,7 @@ static void disassemble(const char *dir, const char *name)
     g_assert_null(strstr(dsl, "Incorrect"));
     g_assert_null(strstr(dsl, "****"));
     g_assert_null(strstr(dsl, "Invalid"));
+    return dsl;
 }
 
 static void test_iasl(const void *data)
@@ -690,7 +716,7 @@ static void test_iasl(const void *data)
 
     for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
         dump(dir, files[i].name, files[i].p, files[i].len);
-        disassemble(dir, files[i].name);
+        g_free(disassemble(dir, files[i].name));
     }
 
     if (!g_test_failed()) {
@@ -706,6 +732,69 @@ static void test_iasl(const void *data)
         g_rmdir(dir);
     } else {
         g_test_message("tables and listings kept in %s", dir);
+    }
+    g_byte_array_unref(t.blob);
+}
+
+/*
+ * The root bridge as iasl reads it back: QEMU's _HID, windows and
+ * routing (slot S pin P on link (S + P - 1) mod 4), and the links' IRQs.
+ */
+static void test_dsdt_pci(void)
+{
+    static const char *const expect[] = {
+        "Device (PCI0)",
+        "Name (_HID, EisaId (\"PNP0A03\")",
+        "WordBusNumber (ResourceProducer, MinFixed, MaxFixed, PosDecode,",
+        "0x0CF8,             // Range Minimum",
+        "0x0CF7,             // Range Maximum",
+        "0x0D00,             // Range Minimum",
+        "0x000A0000,         // Range Minimum",
+        "0x08000000,         // Range Minimum",
+        "0xFEBFFFFF,         // Range Maximum",
+        "0xF6C00000,         // Length",
+        "0x0000000100000000, // Range Minimum",
+        "0x000000017FFFFFFF, // Range Maximum",
+        "Name (_PRT, Package (0x80)",
+        "0x0002FFFF, \n                    0x03, \n                    "
+        "LNKA, ",
+        "Device (LNKD)",
+        "Name (_HID, EisaId (\"PNP0C0F\")",
+        "Interrupt (ResourceConsumer, Level, ActiveHigh, Shared, ,, )\n"
+        "                {\n                    0x0000000B,",
+        "Method (_SRS, 1, NotSerialized)",
+    };
+    g_autofree char *iasl = g_find_program_in_path("iasl");
+    g_autofree char *dir = NULL, *dsl = NULL;
+    GError *err = NULL;
+    Tables t;
+    const uint8_t *d;
+
+    if (!iasl) {
+        g_test_skip("iasl not installed");
+        return;
+    }
+    dir = g_dir_make_tmp("test-acpi-XXXXXX", &err);
+    g_assert_no_error(err);
+    t = build_pci();
+    d = dsdt(&t);
+    dump(dir, "dsdt.dat", d, ld32(d + 4));
+    dsl = disassemble(dir, "dsdt.dat");
+    for (size_t i = 0; i < G_N_ELEMENTS(expect); i++) {
+        if (!strstr(dsl, expect[i])) {
+            g_test_message("missing in the DSDT: %s", expect[i]);
+            g_test_fail();
+        }
+    }
+    if (g_test_failed()) {
+        g_test_message("%s", dsl);
+    } else {
+        g_autofree char *dat = g_build_filename(dir, "dsdt.dat", NULL);
+        g_autofree char *dslp = g_build_filename(dir, "dsdt.dsl", NULL);
+
+        g_unlink(dat);
+        g_unlink(dslp);
+        g_rmdir(dir);
     }
     g_byte_array_unref(t.blob);
 }
@@ -728,6 +817,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/acpi/dsdt/255cpu", GUINT_TO_POINTER(255),
                          test_dsdt);
     g_test_add_func("/acpi/unaligned-base", test_unaligned_base);
+    g_test_add_func("/acpi/dsdt/pci", test_dsdt_pci);
     g_test_add_data_func("/acpi/iasl/1cpu", GUINT_TO_POINTER(1), test_iasl);
     g_test_add_data_func("/acpi/iasl/4cpu", GUINT_TO_POINTER(4), test_iasl);
     g_test_add_data_func("/acpi/iasl/255cpu", GUINT_TO_POINTER(255),

@@ -8,6 +8,8 @@
 #ifndef HW_ACPI_PM_H
 #define HW_ACPI_PM_H
 
+#include "system/memory.h"
+
 typedef struct DeviceState DeviceState;
 
 #define ACPI_PM_DEFAULT_IOBASE  0x600   /* where QEMU's pc puts PIIX4 PM */
@@ -66,5 +68,10 @@ typedef struct DeviceState DeviceState;
  * is realized, so QMP system_powerdown reaches it.
  */
 void acpi_pm_power_button(DeviceState *dev);
+/*
+ * The reset control register's ops (opaque: the acpi-pm device), for a
+ * host bridge that decodes its port itself (i440fx_host_set_cf9()).
+ */
+extern const MemoryRegionOps acpi_pm_reset_ops;
 
 #endif

@@ -50,6 +50,15 @@ typedef struct AcpiBuildConfig {
      */
     uint16_t level_irq_mask;
     bool has_i8042;                 /* FADT IA-PC boot flag "8042" */
+    /*
+     * The PCI root bridge \_SB.PCI0: its 32-bit window [pci_hole_start,
+     * pci_hole_end), its 64-bit one (none when end <= start), and the
+     * ISA IRQ of each PIRQ link LNKA-LNKD.
+     */
+    bool has_pci;
+    uint64_t pci_hole_start, pci_hole_end;
+    uint64_t pci_hole64_start, pci_hole64_end;
+    uint8_t pirq_irqs[4];
 } AcpiBuildConfig;
 
 /*

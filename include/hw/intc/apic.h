@@ -83,6 +83,15 @@ int apic_get_interrupt(APICState *s);
 void apic_deliver_irq(uint8_t dest, bool logical, uint8_t delivery_mode,
                       uint8_t vector, bool level_triggered);
 /*
+ * An MSI (Intel SDM 10.11): address bits 19:12 the destination, bit 2
+ * logical mode; data bits 7:0 the vector, 10:8 the delivery mode, 15 the
+ * trigger mode (level). tcg and qtest deliver MSIs with it.
+ */
+#define APIC_MSI_BASE           0xfee00000ull
+#define APIC_MSI_SIZE           0x100000ull
+void apic_deliver_msi(uint64_t addr, uint32_t data);
+
+/*
  * The board wires an interrupt controller that answers ExtINT's INTA
  * cycle (the i8259's INT to LINT0): ack returns the vector, or -1.
  */

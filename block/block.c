@@ -1,0 +1,314 @@
+/*
+ * The block graph and the backends (include/block/block.h): node names,
+ * request bounds, and requests through the thread pool.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "block/block.h"
+#include "block/thread-pool.h"
+#include "qemu/option.h"
+
+struct BlockBackend {
+    char *name;
+    BlockDriverState *root;
+    void *dev;                      /* the attached device, or NULL */
+    bool anonymous;                 /* made for a -blockdev node */
+    bool virtio;                    /* -drive if=virtio */
+};
+
+static GPtrArray *nodes;            /* of BlockDriverState *, creation order */
+static GPtrArray *backends;         /* of BlockBackend * */
+static unsigned anonymous_nodes;
+
+static void bdrv_free(BlockDriverState *bs)
+{
+    if (bs->drv->close) {
+        bs->drv->close(bs);
+    }
+    g_free(bs->node_name);
+    g_free(bs->filename);
+    g_free(bs);
+}
+
+BlockDriverState *bdrv_find_node(const char *node_name)
+{
+    for (guint i = 0; nodes && i < nodes->len; i++) {
+        BlockDriverState *bs = g_ptr_array_index(nodes, i);
+
+        if (!strcmp(bs->node_name, node_name)) {
+            return bs;
+        }
+    }
+    return NULL;
+}
+
+bool bdrv_add(BlockDriverState *bs, Error **errp)
+{
+    if (!bs->node_name) {
+        bs->node_name = g_strdup_printf("#block%03u", anonymous_nodes++);
+        bs->anonymous = true;
+    } else if (!id_wellformed(bs->node_name)) {
+        error_setg(errp, "Invalid node-name: '%s'", bs->node_name);
+        bdrv_free(bs);
+        return false;
+    } else if (bdrv_find_node(bs->node_name) || blk_find(bs->node_name)) {
+        error_setg(errp, "node-name=%s is conflicting with a device id",
+                   bs->node_name);
+        bdrv_free(bs);
+        return false;
+    }
+    if (!nodes) {
+        nodes = g_ptr_array_new();
+    }
+    g_ptr_array_add(nodes, bs);
+    return true;
+}
+
+BlockBackend *blk_new(const char *name, BlockDriverState *root,
+                      Error **errp)
+{
+    BlockBackend *blk;
+
+    for (guint i = 0; backends && i < backends->len; i++) {
+        blk = g_ptr_array_index(backends, i);
+        if (!strcmp(blk->name, name)) {
+            error_setg(errp, "Duplicate ID '%s' for drive", name);
+            return NULL;
+        }
+    }
+    blk = g_new0(BlockBackend, 1);
+    blk->name = g_strdup(name);
+    blk->root = root;
+    if (!backends) {
+        backends = g_ptr_array_new();
+    }
+    g_ptr_array_add(backends, blk);
+    return blk;
+}
+
+BlockBackend *blk_find(const char *name)
+{
+    BlockDriverState *bs;
+    BlockBackend *blk;
+
+    for (guint i = 0; backends && i < backends->len; i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (!strcmp(blk->name, name)) {
+            return blk;
+        }
+    }
+    /* A -blockdev node gets an unnamed backend when a device takes it. */
+    bs = bdrv_find_node(name);
+    if (!bs) {
+        return NULL;
+    }
+    blk = blk_new(name, bs, NULL);
+    blk->anonymous = true;
+    return blk;
+}
+
+bool blk_attach(BlockBackend *blk, void *dev, Error **errp)
+{
+    if (blk->dev) {
+        error_setg(errp, "Drive '%s' is already in use by another device",
+                   blk->name);
+        return false;
+    }
+    blk->dev = dev;
+    return true;
+}
+
+void blk_detach(BlockBackend *blk)
+{
+    blk->dev = NULL;
+}
+
+void *blk_attached_dev(const BlockBackend *blk)
+{
+    return blk->dev;
+}
+
+BlockDriverState *blk_root(const BlockBackend *blk)
+{
+    return blk->root;
+}
+
+void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque)
+{
+    for (guint i = 0; backends && i < backends->len; i++) {
+        fn(g_ptr_array_index(backends, i), opaque);
+    }
+}
+
+uint64_t blk_size(const BlockBackend *blk)
+{
+    return blk->root->size;
+}
+
+bool blk_is_read_only(const BlockBackend *blk)
+{
+    return blk->root->read_only;
+}
+
+const char *blk_name(const BlockBackend *blk)
+{
+    return blk->anonymous ? "" : blk->name;
+}
+
+void blk_set_virtio(BlockBackend *blk)
+{
+    blk->virtio = true;
+}
+
+void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
+                        void *opaque)
+{
+    for (guint i = 0; backends && i < backends->len; i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (blk->virtio) {
+            fn(blk, opaque);
+        }
+    }
+}
+
+/* --- requests --- */
+
+typedef struct BlockRequest {
+    BlockDriverState *bs;
+    BlockRequestType type;
+    uint64_t offset, len;
+    struct iovec *iov;
+    int niov;
+    BlockCompletion *done;
+    void *opaque;
+} BlockRequest;
+
+static bool no_flush(const BlockDriverState *bs)
+{
+    for (; bs; bs = bs->file) {
+        if (bs->no_flush) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int request_work(void *opaque)
+{
+    BlockRequest *r = opaque;
+    const BlockDriver *drv = r->bs->drv;
+    int ret;
+
+    switch (r->type) {
+    case BLOCK_READ:
+        return drv->preadv(r->bs, r->offset, r->iov, r->niov);
+    case BLOCK_WRITE:
+        ret = drv->pwritev(r->bs, r->offset, r->iov, r->niov);
+        if (!ret && r->bs->writethrough && !no_flush(r->bs)) {
+            ret = drv->flush(r->bs);
+        }
+        return ret;
+    case BLOCK_FLUSH:
+        return no_flush(r->bs) ? 0 : drv->flush(r->bs);
+    case BLOCK_DISCARD:
+        return drv->discard(r->bs, r->offset, r->len);
+    case BLOCK_WRITE_ZEROES:
+        return drv->write_zeroes(r->bs, r->offset, r->len);
+    }
+    return -EINVAL;
+}
+
+static void request_done(void *opaque, int ret)
+{
+    BlockRequest *r = opaque;
+
+    r->done(r->opaque, ret);
+    g_free(r);
+}
+
+static int request_check(const BlockDriverState *bs, BlockRequestType type,
+                         uint64_t offset, uint64_t len)
+{
+    if (type != BLOCK_READ && type != BLOCK_FLUSH && bs->read_only) {
+        return -EROFS;
+    }
+    if (type != BLOCK_FLUSH &&
+        (offset > bs->size || len > bs->size - offset)) {
+        return -EIO;
+    }
+    return 0;
+}
+
+static int error_work(void *opaque)
+{
+    return 0;
+}
+
+typedef struct BlockError {
+    BlockCompletion *done;
+    void *opaque;
+    int ret;
+} BlockError;
+
+static void error_done(void *opaque, int ret)
+{
+    BlockError *e = opaque;
+
+    e->done(e->opaque, e->ret);
+    g_free(e);
+}
+
+void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
+             uint64_t len, struct iovec *iov, int niov,
+             BlockCompletion *done, void *opaque)
+{
+    int ret = request_check(blk->root, type, offset, len);
+    BlockRequest *r;
+
+    if (ret < 0) {
+        /* Completions always come later, from the main loop. */
+        BlockError *e = g_new0(BlockError, 1);
+
+        e->done = done;
+        e->opaque = opaque;
+        e->ret = ret;
+        thread_pool_submit(error_work, error_done, e);
+        return;
+    }
+    r = g_new0(BlockRequest, 1);
+    r->bs = blk->root;
+    r->type = type;
+    r->offset = offset;
+    r->len = len;
+    r->iov = iov;
+    r->niov = niov;
+    r->done = done;
+    r->opaque = opaque;
+    thread_pool_submit(request_work, request_done, r);
+}
+
+void blk_drain_all(void)
+{
+    thread_pool_drain();
+}
+
+void bdrv_close_all(void)
+{
+    thread_pool_cleanup();
+    while (backends && backends->len) {
+        BlockBackend *blk = g_ptr_array_steal_index(backends,
+                                                    backends->len - 1);
+
+        g_free(blk->name);
+        g_free(blk);
+    }
+    while (nodes && nodes->len) {
+        bdrv_free(g_ptr_array_steal_index(nodes, nodes->len - 1));
+    }
+    g_clear_pointer(&backends, g_ptr_array_unref);
+    g_clear_pointer(&nodes, g_ptr_array_unref);
+    anonymous_nodes = 0;
+}

@@ -1,0 +1,266 @@
+/*
+ * -drive and -blockdev: parsed options into block nodes and backends,
+ * with QEMU's messages.
+ *
+ *   -drive file=PATH[,format=raw][,if=none|virtio][,id=ID]
+ *          [,cache=writeback|none|writethrough|directsync|unsafe]
+ *          [,readonly=on][,aio=threads][,discard=..][,detect-zeroes=off]
+ *     a raw node over a file node, and a backend named ID (default
+ *     IF + index: "none0", "virtio0"); if=virtio also asks for a
+ *     virtio-blk-pci device on it.
+ *   -blockdev driver=file|host_device,filename=PATH,node-name=NAME
+ *             [,read-only=on][,cache.direct=on][,cache.no-flush=on]
+ *             [,aio=threads][,locking=..][,discard=..]
+ *   -blockdev driver=raw,file=NODE|file.driver=..,file.filename=..,
+ *             node-name=NAME[,read-only=on]
+ */
+#include <string.h>
+
+#include "block/blockdev.h"
+#include "block/block.h"
+
+/* cache= of -drive: O_DIRECT, flush after each write, ignore flushes. */
+static const struct {
+    const char *name;
+    bool direct, writethrough, no_flush;
+} cache_modes[] = {
+    { "writeback", false, false, false },
+    { "none", true, false, false },
+    { "writethrough", false, true, false },
+    { "directsync", true, true, false },
+    { "unsafe", false, false, true },
+};
+
+static const char *const drive_keys[] = {
+    "file", "format", "if", "id", "cache", "readonly", "aio", "discard",
+    "detect-zeroes", "index", "media", NULL,
+};
+
+static bool key_known(const char *const *keys, const char *name)
+{
+    for (; *keys; keys++) {
+        if (!strcmp(*keys, name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* aio=: the thread pool is the one engine so far. */
+static bool check_aio(const char *aio, Error **errp)
+{
+    if (aio && strcmp(aio, "threads")) {
+        if (strcmp(aio, "native") && strcmp(aio, "io_uring")) {
+            error_setg(errp, "Parameter 'aio' does not accept value '%s'",
+                       aio);
+        } else {
+            error_setg(errp, "aio=%s is not supported yet; aio=threads is",
+                       aio);
+        }
+        return false;
+    }
+    return true;
+}
+
+static bool check_format(const char *format, Error **errp)
+{
+    if (!strcmp(format, "raw")) {
+        return true;
+    }
+    if (!strcmp(format, "qcow2")) {
+        error_setg(errp, "format=qcow2 is not supported yet; the image may "
+                   "be used as format=raw (its bytes as they are)");
+    } else {
+        error_setg(errp, "Unknown driver '%s'", format);
+    }
+    return false;
+}
+
+bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
+               Error **errp)
+{
+    const char *file = qemu_opt_get(opts, "file");
+    const char *format = qemu_opt_get(opts, "format");
+    const char *iface = qemu_opt_get(opts, "if");
+    const char *cache = qemu_opt_get(opts, "cache");
+    const char *id = qemu_opt_get(opts, "id");
+    g_autofree char *auto_id = NULL;
+    BlockDriverState *proto, *fmt;
+    bool readonly = false;
+    size_t c = 0;
+
+    *virtio_id = NULL;
+    for (unsigned i = 0; i < qemu_opts_count(opts); i++) {
+        const char *name = qemu_opts_nth(opts, i)->name;
+
+        if (!key_known(drive_keys, name)) {
+            error_setg(errp, "Block format '%s' does not support the option "
+                       "'%s'", format ? format : "raw", name);
+            return false;
+        }
+    }
+    if (!iface) {
+        iface = "ide";
+    }
+    if (strcmp(iface, "none") && strcmp(iface, "virtio")) {
+        static const char *const known[] = {
+            "ide", "scsi", "floppy", "pflash", "mtd", "sd", "xen", NULL,
+        };
+
+        if (key_known(known, iface)) {
+            error_setg(errp, "if=%s is not supported yet; use if=virtio or "
+                       "if=none with -device virtio-blk-pci", iface);
+        } else {
+            error_setg(errp, "unsupported bus type '%s'", iface);
+        }
+        return false;
+    }
+    if (cache) {
+        for (c = 0; c < G_N_ELEMENTS(cache_modes); c++) {
+            if (!strcmp(cache, cache_modes[c].name)) {
+                break;
+            }
+        }
+        if (c == G_N_ELEMENTS(cache_modes)) {
+            error_setg(errp, "invalid cache option");
+            return false;
+        }
+    }
+    if (!qemu_opt_get_bool(opts, "readonly", &readonly, NULL)) {
+        error_setg(errp, "Parameter 'read-only' expects 'on' or 'off'");
+        return false;
+    }
+    if (!check_aio(qemu_opt_get(opts, "aio"), errp) ||
+        (format && !check_format(format, errp))) {
+        return false;
+    }
+    if (!file || !*file) {
+        error_setg(errp, "A block device must be specified for \"file\"");
+        return false;
+    }
+    if (!id) {
+        id = auto_id = g_strdup_printf("%s%u", iface, (*index)++);
+    } else if (!id_wellformed(id)) {
+        error_setg(errp, "Parameter 'id' expects an identifier");
+        return false;
+    }
+    if (blk_find(id)) {
+        error_setg(errp, "Duplicate ID '%s' for drive", id);
+        return false;
+    }
+    if (!format) {
+        warn_report("Image format was not specified for '%s' and probing "
+                    "guessed raw.\n         Automatically detecting the "
+                    "format is dangerous for raw images, write operations "
+                    "on block 0 will be restricted.\n         Specify the "
+                    "'raw' format explicitly to remove the restrictions.",
+                    file);
+    }
+    proto = bdrv_file_open("file", file, NULL, readonly,
+                           cache_modes[c].direct, errp);
+    if (!proto || !bdrv_add(proto, errp)) {
+        return false;
+    }
+    fmt = bdrv_raw_open(proto, NULL, errp);
+    fmt->writethrough = cache_modes[c].writethrough;
+    fmt->no_flush = cache_modes[c].no_flush;
+    if (!bdrv_add(fmt, errp) || !blk_new(id, fmt, errp)) {
+        return false;
+    }
+    if (!strcmp(iface, "virtio")) {
+        blk_set_virtio(blk_find(id));
+        *virtio_id = g_strdup(id);
+    }
+    return true;
+}
+
+/* A protocol node from driver=, filename= (under prefix, "" or "file."). */
+static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
+                                           const char *prefix,
+                                           const char *node_name,
+                                           bool read_only, Error **errp)
+{
+    g_autofree char *k_filename = g_strconcat(prefix, "filename", NULL);
+    g_autofree char *k_direct = g_strconcat(prefix, "cache.direct", NULL);
+    g_autofree char *k_noflush = g_strconcat(prefix, "cache.no-flush", NULL);
+    g_autofree char *k_aio = g_strconcat(prefix, "aio", NULL);
+    g_autofree char *k_driver = g_strconcat(prefix, "driver", NULL);
+    const char *driver = qemu_opt_get(opts, k_driver);
+    const char *filename = qemu_opt_get(opts, k_filename);
+    bool direct = false, no_flush = false;
+    BlockDriverState *bs;
+
+    if (!filename) {
+        error_setg(errp, "Parameter '%s' is missing", k_filename);
+        return NULL;
+    }
+    if (!qemu_opt_get_bool(opts, k_direct, &direct, errp) ||
+        !qemu_opt_get_bool(opts, k_noflush, &no_flush, errp) ||
+        !check_aio(qemu_opt_get(opts, k_aio), errp)) {
+        return NULL;
+    }
+    bs = bdrv_file_open(driver, filename, node_name, read_only, direct,
+                        errp);
+    if (!bs) {
+        return NULL;
+    }
+    bs->no_flush = no_flush;
+    return bdrv_add(bs, errp) ? bs : NULL;
+}
+
+bool blockdev_new(const QemuOpts *opts, Error **errp)
+{
+    const char *driver = qemu_opt_get(opts, "driver");
+    const char *node_name = qemu_opt_get(opts, "node-name");
+    bool read_only = false;
+    BlockDriverState *file, *bs;
+    const char *file_ref;
+
+    if (!driver) {
+        error_setg(errp, "Parameter 'driver' is missing");
+        return false;
+    }
+    if (!node_name) {
+        error_setg(errp, "'node-name' must be specified for the root node");
+        return false;
+    }
+    if (!qemu_opt_get_bool(opts, "read-only", &read_only, errp)) {
+        return false;
+    }
+    if (!strcmp(driver, "file") || !strcmp(driver, "host_device")) {
+        return blockdev_protocol(opts, "", node_name, read_only, errp);
+    }
+    if (strcmp(driver, "raw")) {
+        return check_format(driver, errp);
+    }
+    file_ref = qemu_opt_get(opts, "file");
+    if (file_ref) {
+        file = bdrv_find_node(file_ref);
+        if (!file) {
+            error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                       file_ref, file_ref);
+            return false;
+        }
+    } else if (qemu_opt_get(opts, "file.driver")) {
+        const char *d = qemu_opt_get(opts, "file.driver");
+
+        if (strcmp(d, "file") && strcmp(d, "host_device")) {
+            error_setg(errp, "Unknown driver '%s'", d);
+            return false;
+        }
+        file = blockdev_protocol(opts, "file.", NULL, read_only, errp);
+        if (!file) {
+            return false;
+        }
+    } else {
+        error_setg(errp, "Parameter 'file' is missing");
+        return false;
+    }
+    if (read_only && !file->read_only) {
+        /* QEMU reopens; here the node stays writable underneath. */
+        file->read_only = false;
+    }
+    bs = bdrv_raw_open(file, node_name, errp);
+    bs->read_only = read_only || file->read_only;
+    return bdrv_add(bs, errp);
+}

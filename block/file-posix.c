@@ -1,0 +1,196 @@
+/*
+ * The "file" and "host_device" protocol drivers: an image is a host
+ * file (or block device) read and written with preadv/pwritev; flush is
+ * fdatasync, discard FALLOC_FL_PUNCH_HOLE, write-zeroes
+ * FALLOC_FL_ZERO_RANGE (falling back to writing zeroes).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+
+#include "block/block.h"
+
+static int file_rw(BlockDriverState *bs, uint64_t offset,
+                   const struct iovec *iov, int niov, bool write)
+{
+    struct iovec local[64];
+    int n = MIN(niov, (int)G_N_ELEMENTS(local));
+    uint64_t total = 0;
+
+    /* Whole requests, retried where the kernel did part of one. */
+    for (int i = 0; i < niov; i++) {
+        total += iov[i].iov_len;
+    }
+    if (niov > n) {
+        return -EINVAL;
+    }
+    memcpy(local, iov, n * sizeof(*iov));
+    while (total) {
+        ssize_t r = write ? pwritev(bs->fd, local, n, offset)
+                          : preadv(bs->fd, local, n, offset);
+        size_t left;
+
+        if (r < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -errno;
+        }
+        if (r == 0) {
+            /* Past the end of the file: reads see zeroes. */
+            if (write) {
+                return -EIO;
+            }
+            for (int i = 0; i < n; i++) {
+                memset(local[i].iov_base, 0, local[i].iov_len);
+            }
+            return 0;
+        }
+        offset += r;
+        total -= r;
+        left = r;
+        while (n && left >= local[0].iov_len) {
+            left -= local[0].iov_len;
+            memmove(local, local + 1, --n * sizeof(*local));
+        }
+        if (n) {
+            local[0].iov_base = (char *)local[0].iov_base + left;
+            local[0].iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+static int file_preadv(BlockDriverState *bs, uint64_t offset,
+                       const struct iovec *iov, int niov)
+{
+    return file_rw(bs, offset, iov, niov, false);
+}
+
+static int file_pwritev(BlockDriverState *bs, uint64_t offset,
+                        const struct iovec *iov, int niov)
+{
+    return file_rw(bs, offset, iov, niov, true);
+}
+
+static int file_flush(BlockDriverState *bs)
+{
+    return fdatasync(bs->fd) < 0 ? -errno : 0;
+}
+
+static int file_discard(BlockDriverState *bs, uint64_t offset, uint64_t len)
+{
+    if (fallocate(bs->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  offset, len) < 0) {
+        /* Discard is advisory: the data may stay. */
+        return errno == EOPNOTSUPP ? 0 : -errno;
+    }
+    return 0;
+}
+
+static int file_write_zeroes(BlockDriverState *bs, uint64_t offset,
+                             uint64_t len)
+{
+    static const uint8_t zeroes[65536];
+
+    if (fallocate(bs->fd, FALLOC_FL_ZERO_RANGE, offset, len) == 0) {
+        return 0;
+    }
+    while (len) {
+        struct iovec v = {
+            .iov_base = (void *)zeroes, .iov_len = MIN(len, sizeof(zeroes)),
+        };
+        int r = file_rw(bs, offset, &v, 1, true);
+
+        if (r < 0) {
+            return r;
+        }
+        offset += v.iov_len;
+        len -= v.iov_len;
+    }
+    return 0;
+}
+
+static void file_close(BlockDriverState *bs)
+{
+    if (bs->fd >= 0) {
+        close(bs->fd);
+        bs->fd = -1;
+    }
+}
+
+/* The two drivers differ only in what they open. */
+#define FILE_POSIX_OPS \
+    .preadv = file_preadv, \
+    .pwritev = file_pwritev, \
+    .flush = file_flush, \
+    .discard = file_discard, \
+    .write_zeroes = file_write_zeroes, \
+    .close = file_close
+
+static const BlockDriver bdrv_file = { .name = "file", FILE_POSIX_OPS };
+static const BlockDriver bdrv_host_device = {
+    .name = "host_device", FILE_POSIX_OPS
+};
+
+BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
+                                 const char *node_name, bool read_only,
+                                 bool direct, Error **errp)
+{
+    bool host_device = !strcmp(driver, "host_device");
+    BlockDriverState *bs;
+    struct stat st;
+    uint64_t size;
+    int fd;
+
+    /* A directory is refused by name, before open() says EISDIR. */
+    if (!host_device && stat(filename, &st) == 0 && S_ISDIR(st.st_mode)) {
+        error_setg(errp, "'file' driver requires '%s' to be a regular file",
+                   filename);
+        return NULL;
+    }
+    fd = open(filename, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC |
+              (direct ? O_DIRECT : 0));
+    if (fd < 0) {
+        error_setg_errno(errp, errno, "Could not open '%s'", filename);
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0) {
+        error_setg_errno(errp, errno, "Could not stat '%s'", filename);
+        close(fd);
+        return NULL;
+    }
+    if (!host_device && !S_ISREG(st.st_mode)) {
+        error_setg(errp, "'file' driver requires '%s' to be a regular file",
+                   filename);
+        close(fd);
+        return NULL;
+    }
+    if (host_device && !S_ISBLK(st.st_mode)) {
+        error_setg(errp, "'host_device' driver requires '%s' to be either a "
+                   "character or block device", filename);
+        close(fd);
+        return NULL;
+    }
+    size = st.st_size;
+    if (host_device && ioctl(fd, BLKGETSIZE64, &size) < 0) {
+        error_setg_errno(errp, errno, "Could not get the size of '%s'",
+                         filename);
+        close(fd);
+        return NULL;
+    }
+    bs = g_new0(BlockDriverState, 1);
+    bs->drv = host_device ? &bdrv_host_device : &bdrv_file;
+    bs->fd = fd;
+    bs->size = size;
+    bs->filename = g_strdup(filename);
+    bs->read_only = read_only;
+    bs->direct = direct;
+    bs->node_name = g_strdup(node_name);
+    return bs;
+}

@@ -1,0 +1,293 @@
+/*
+ * i440FX PCI host bridge (Intel 82441FX PMC), as QEMU's pc-i440fx-7.2:
+ *
+ * - Configuration mechanism #1: CONFADD at 0xcf8 (a dword write latches
+ *   enable bit 31, bus 23-16, device 15-11, function 10-8, register
+ *   7-2), CONFDATA at 0xcfc-0xcff (an access at 0xcfc + n reaches
+ *   register + n). With the enable bit clear, or for a bus or function
+ *   that is absent, reads are all ones and writes vanish. A byte access
+ *   at 0xcf9 is the PIIX3's reset control register (i440fx_host_set_cf9).
+ * - The PCI memory space "pci": seen where nothing else is (priority -1
+ *   under the whole of guest-physical memory), and through the windows
+ *   "pci-hole" [end of low RAM, 0xfec00000) and "pci-hole64" (2 GiB from
+ *   the first GiB boundary above high RAM, at least 4 GiB). PCI I/O
+ *   space is the port I/O space itself.
+ * - Function 00.0 "i440FX": 8086:1237 rev 2, host bridge class, with the
+ *   reset values QEMU shows (DRAMC 0x57 = 0x10, SMRAM 0x72 = 0x02); the
+ *   PAM and SMRAM registers only hold values (no firmware shadows ROM).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "hw/pci-host/i440fx.h"
+#include "hw/pci/pci.h"
+#include "system/memory.h"
+
+#define CONFADD_ENABLE          0x80000000u
+#define I440FX_DRAMC            0x57
+#define I440FX_PAM              0x59
+#define I440FX_PAM_SIZE         7
+#define I440FX_SMRAM            0x72
+
+typedef struct I440FXHostState {
+    DeviceState parent;
+    uint64_t below_4g;          /* "below-4g-mem-size" */
+    uint64_t above_4g;          /* "above-4g-mem-size" */
+    uint64_t hole64_size;       /* "pci-hole64-size" */
+    uint32_t hole_start;        /* read-only, computed at realize */
+    uint32_t hole_end;
+    uint64_t hole64_start;
+    uint64_t hole64_end;
+    uint32_t short_root_bus;
+    bool hole64_fix;
+    bool bypass_iommu;
+
+    PCIBus bus;
+    MemoryRegion pci_mem;
+    MemoryRegion pci_hole;
+    MemoryRegion pci_hole64;
+    MemoryRegion conf_idx;
+    MemoryRegion conf_data;
+    uint32_t config_reg;
+    const MemoryRegionOps *cf9_ops;
+    void *cf9_opaque;
+} I440FXHostState;
+
+/* --- CONFADD / CONFDATA --- */
+
+static uint64_t conf_idx_read(void *opaque, uint64_t addr, unsigned size)
+{
+    I440FXHostState *s = opaque;
+
+    if (addr == 1 && size == 1) {
+        return s->cf9_ops ? s->cf9_ops->read(s->cf9_opaque, 0, 1) : 0xff;
+    }
+    return s->config_reg >> (8 * addr);
+}
+
+static void conf_idx_write(void *opaque, uint64_t addr, uint64_t value,
+                           unsigned size)
+{
+    I440FXHostState *s = opaque;
+
+    if (addr == 1 && size == 1) {
+        if (s->cf9_ops) {
+            s->cf9_ops->write(s->cf9_opaque, 0, value, 1);
+        }
+        return;
+    }
+    /* Only a whole dword reaches CONFADD, as on the 82441FX. */
+    if (addr == 0 && size == 4) {
+        s->config_reg = value;
+    }
+}
+
+static const MemoryRegionOps conf_idx_ops = {
+    .read = conf_idx_read,
+    .write = conf_idx_write,
+    .valid = { .min_access_size = 1, .max_access_size = 4 },
+    .impl = { .min_access_size = 1, .max_access_size = 4 },
+};
+
+static bool conf_target(I440FXHostState *s, int *devfn, uint32_t *reg)
+{
+    if (!(s->config_reg & CONFADD_ENABLE) || (s->config_reg >> 16) & 0xff) {
+        return false;
+    }
+    *devfn = (s->config_reg >> 8) & 0xff;
+    *reg = s->config_reg & 0xfc;
+    return true;
+}
+
+static uint64_t conf_data_read(void *opaque, uint64_t addr, unsigned size)
+{
+    I440FXHostState *s = opaque;
+    uint32_t reg;
+    int devfn;
+
+    if (!conf_target(s, &devfn, &reg)) {
+        return size == 4 ? UINT32_MAX : (1u << (8 * size)) - 1;
+    }
+    return pci_bus_config_read(&s->bus, devfn, reg + addr, size);
+}
+
+static void conf_data_write(void *opaque, uint64_t addr, uint64_t value,
+                            unsigned size)
+{
+    I440FXHostState *s = opaque;
+    uint32_t reg;
+    int devfn;
+
+    if (conf_target(s, &devfn, &reg)) {
+        pci_bus_config_write(&s->bus, devfn, reg + addr, value, size);
+    }
+}
+
+static const MemoryRegionOps conf_data_ops = {
+    .read = conf_data_read,
+    .write = conf_data_write,
+    .valid = { .min_access_size = 1, .max_access_size = 4 },
+    .impl = { .min_access_size = 1, .max_access_size = 4 },
+};
+
+/* --- the host --- */
+
+PCIBus *i440fx_host_bus(DeviceState *host)
+{
+    return &((I440FXHostState *)host)->bus;
+}
+
+void i440fx_host_holes(DeviceState *host, uint64_t *hole_start,
+                       uint64_t *hole_end, uint64_t *hole64_start,
+                       uint64_t *hole64_end)
+{
+    I440FXHostState *s = (I440FXHostState *)host;
+
+    *hole_start = s->hole_start;
+    *hole_end = s->hole_end;
+    *hole64_start = s->hole64_start;
+    *hole64_end = s->hole64_end;
+}
+
+void i440fx_host_set_cf9(DeviceState *host, const MemoryRegionOps *ops,
+                         void *opaque)
+{
+    I440FXHostState *s = (I440FXHostState *)host;
+
+    s->cf9_ops = ops;
+    s->cf9_opaque = opaque;
+}
+
+static bool i440fx_host_realize(DeviceState *dev, Error **errp)
+{
+    I440FXHostState *s = (I440FXHostState *)dev;
+    MemoryRegion *sysmem = address_space_root(&address_space_memory);
+    MemoryRegion *io = address_space_root(&address_space_io);
+    const uint64_t gib = 1ULL << 30;
+
+    if (s->below_4g > I440FX_PCI_HOLE_END) {
+        error_setg(errp, "i440FX-pcihost: below-4g-mem-size 0x%" PRIx64
+                   " reaches into the I/O APIC's page", s->below_4g);
+        return false;
+    }
+    s->hole_start = s->below_4g;
+    s->hole_end = I440FX_PCI_HOLE_END;
+    s->hole64_start = 0x100000000ULL;
+    if (s->above_4g) {
+        s->hole64_start = (s->hole64_start + s->above_4g + gib - 1) &
+                          ~(gib - 1);
+    }
+    s->hole64_end = s->hole64_start + s->hole64_size;
+
+    memory_region_init_container(&s->pci_mem, "pci", UINT64_MAX);
+    memory_region_init_alias(&s->pci_hole, "pci-hole", &s->pci_mem,
+                             s->hole_start, s->hole_end - s->hole_start);
+    memory_region_init_alias(&s->pci_hole64, "pci-hole64", &s->pci_mem,
+                             s->hole64_start, s->hole64_size);
+    memory_region_init_io(&s->conf_idx, "pci-conf-idx", &conf_idx_ops, s, 4);
+    memory_region_init_io(&s->conf_data, "pci-conf-data", &conf_data_ops, s,
+                          4);
+    if (!memory_region_add_subregion(sysmem, 0, &s->pci_mem, -1, errp) ||
+        (s->hole_end > s->hole_start &&
+         !memory_region_add_subregion(sysmem, s->hole_start, &s->pci_hole, 0,
+                                      errp)) ||
+        (s->hole64_size &&
+         !memory_region_add_subregion(sysmem, s->hole64_start,
+                                      &s->pci_hole64, 0, errp)) ||
+        !memory_region_add_subregion(io, 0xcf8, &s->conf_idx, 0, errp) ||
+        !memory_region_add_subregion(io, 0xcfc, &s->conf_data, 0, errp)) {
+        memory_region_finalize(&s->conf_data);
+        memory_region_finalize(&s->conf_idx);
+        memory_region_finalize(&s->pci_hole64);
+        memory_region_finalize(&s->pci_hole);
+        memory_region_finalize(&s->pci_mem);
+        return false;
+    }
+    pci_bus_init(&s->bus, "pci.0", &s->pci_mem, io);
+    return true;
+}
+
+static void i440fx_host_unrealize(DeviceState *dev)
+{
+    I440FXHostState *s = (I440FXHostState *)dev;
+
+    pci_bus_deinit(&s->bus);
+    memory_region_finalize(&s->conf_data);
+    memory_region_finalize(&s->conf_idx);
+    memory_region_finalize(&s->pci_hole64);
+    memory_region_finalize(&s->pci_hole);
+    memory_region_finalize(&s->pci_mem);
+}
+
+static void i440fx_host_reset(DeviceState *dev)
+{
+    ((I440FXHostState *)dev)->config_reg = 0;
+}
+
+static const Property i440fx_host_props[] = {
+    DEFINE_PROP_SIZE("below-4g-mem-size", I440FXHostState, below_4g, 0),
+    DEFINE_PROP_SIZE("above-4g-mem-size", I440FXHostState, above_4g, 0),
+    DEFINE_PROP_SIZE("pci-hole64-size", I440FXHostState, hole64_size,
+                     I440FX_HOST_PROP_PCI_HOLE64_SIZE_DEFAULT),
+    DEFINE_PROP_UINT32("pci-hole-start", I440FXHostState, hole_start, 0),
+    DEFINE_PROP_UINT32("pci-hole-end", I440FXHostState, hole_end, 0),
+    DEFINE_PROP_UINT64("pci-hole64-start", I440FXHostState, hole64_start, 0),
+    DEFINE_PROP_UINT64("pci-hole64-end", I440FXHostState, hole64_end, 0),
+    DEFINE_PROP_UINT32("short_root_bus", I440FXHostState, short_root_bus, 0),
+    DEFINE_PROP_BOOL("x-pci-hole64-fix", I440FXHostState, hole64_fix, true),
+    DEFINE_PROP_BOOL("bypass-iommu", I440FXHostState, bypass_iommu, false),
+    PROP_END,
+};
+
+const DeviceClass i440fx_host_device_class = {
+    .name = "i440FX-pcihost",
+    .parent = "sys-bus-device",
+    .desc = "i440FX PCI host bridge",
+    .category = "Controller/Bridge/Hub devices",
+    .instance_size = sizeof(I440FXHostState),
+    .props = i440fx_host_props,
+    .realize = i440fx_host_realize,
+    .unrealize = i440fx_host_unrealize,
+    .reset = i440fx_host_reset,
+};
+
+/* --- function 00.0 --- */
+
+static bool i440fx_realize(PCIDevice *d, Error **errp)
+{
+    d->config[I440FX_DRAMC] = 0x10;
+    for (int i = 0; i < I440FX_PAM_SIZE; i++) {
+        d->wmask[I440FX_PAM + i] = 0xff;
+    }
+    d->config[I440FX_SMRAM] = 0x02;
+    d->wmask[I440FX_SMRAM] = 0x78;
+    return true;
+}
+
+static void i440fx_reset(PCIDevice *d)
+{
+    memset(d->config + I440FX_PAM, 0, I440FX_PAM_SIZE);
+    d->config[I440FX_SMRAM] = 0x02;
+}
+
+static const Property i440fx_props[] = {
+    PCI_DEVICE_PROPS,
+    PROP_END,
+};
+
+const PCIDeviceClass i440fx_pci_device_class = {
+    .parent = {
+        .name = "i440FX",
+        .desc = "Host bridge",
+        .category = "Controller/Bridge/Hub devices",
+        .instance_size = sizeof(PCIDevice),
+        .props = i440fx_props,
+        PCI_DEVICE_CLASS_INIT,
+    },
+    .vendor_id = PCI_VENDOR_ID_INTEL,
+    .device_id = PCI_DEVICE_ID_INTEL_82441,
+    .revision = 0x02,
+    .class_id = PCI_CLASS_BRIDGE_HOST,
+    .realize = i440fx_realize,
+    .reset = i440fx_reset,
+};

@@ -1,0 +1,240 @@
+/*
+ * MSI-X (PCI Local Bus 3.0, 6.8.2), in a BAR of its own as QEMU's
+ * msix_init_exclusive_bar() lays it out: the vector table at offset 0
+ * (16 bytes per vector: address low, high, data, vector control with
+ * the mask in bit 0), the pending bit array at half the BAR (at least
+ * 4 KiB). The capability:
+ *   +0 ID 0x11, next   +2 message control: table size - 1 (10:0),
+ *   function mask (14), enable (15)   +4 table offset | BIR
+ *   +8 PBA offset | BIR
+ * A vector signalled while it or the function is masked sets its
+ * pending bit; unmasking sends it. Reset masks every vector.
+ */
+#include <string.h>
+
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pci.h"
+#include "qemu/log.h"
+
+#define MSIX_FLAGS              2
+#define MSIX_FLAGS_QSIZE        0x07ff
+#define MSIX_FLAGS_MASKALL      0x4000
+#define MSIX_FLAGS_ENABLE       0x8000
+#define MSIX_TABLE              4
+#define MSIX_PBA                8
+#define MSIX_CAP_SIZE           12
+#define MSIX_ENTRY_SIZE         16
+#define MSIX_ENTRY_ADDR_LO      0
+#define MSIX_ENTRY_ADDR_HI      4
+#define MSIX_ENTRY_DATA         8
+#define MSIX_ENTRY_CTRL         12
+#define MSIX_ENTRY_MASKED       0x1
+#define MSIX_MAX_VECTORS        2048
+
+struct MSIXState {
+    unsigned nentries;
+    uint32_t pba_offset;
+    uint8_t *table;
+    uint8_t *pba;
+    MemoryRegion bar;
+};
+
+static uint16_t msix_flags(const PCIDevice *d)
+{
+    return pci_get_word(d->config + d->msix_cap + MSIX_FLAGS);
+}
+
+bool msix_enabled(const PCIDevice *d)
+{
+    return d->msix && (msix_flags(d) & MSIX_FLAGS_ENABLE);
+}
+
+static bool msix_masked(const PCIDevice *d, unsigned vector)
+{
+    const uint8_t *e = d->msix->table + vector * MSIX_ENTRY_SIZE;
+
+    return (msix_flags(d) & MSIX_FLAGS_MASKALL) ||
+           (pci_get_long(e + MSIX_ENTRY_CTRL) & MSIX_ENTRY_MASKED);
+}
+
+static bool msix_pending(const MSIXState *m, unsigned vector)
+{
+    return m->pba[vector / 8] & (1u << (vector % 8));
+}
+
+static void msix_set_pending(MSIXState *m, unsigned vector, bool pending)
+{
+    if (pending) {
+        m->pba[vector / 8] |= 1u << (vector % 8);
+    } else {
+        m->pba[vector / 8] &= ~(1u << (vector % 8));
+    }
+}
+
+static void msix_send(PCIDevice *d, unsigned vector)
+{
+    const uint8_t *e = d->msix->table + vector * MSIX_ENTRY_SIZE;
+    uint64_t addr = pci_get_long(e + MSIX_ENTRY_ADDR_LO) |
+                    (uint64_t)pci_get_long(e + MSIX_ENTRY_ADDR_HI) << 32;
+
+    pci_msi_send(d, addr, pci_get_long(e + MSIX_ENTRY_DATA));
+}
+
+void msix_notify(PCIDevice *d, unsigned vector)
+{
+    if (!msix_enabled(d) || vector >= d->msix->nentries) {
+        return;
+    }
+    if (msix_masked(d, vector)) {
+        msix_set_pending(d->msix, vector, true);
+        return;
+    }
+    msix_send(d, vector);
+}
+
+/* Send what is pending and no longer masked. */
+static void msix_flush(PCIDevice *d, unsigned first, unsigned last)
+{
+    if (!msix_enabled(d)) {
+        return;
+    }
+    for (unsigned v = first; v <= last && v < d->msix->nentries; v++) {
+        if (msix_pending(d->msix, v) && !msix_masked(d, v)) {
+            msix_set_pending(d->msix, v, false);
+            msix_send(d, v);
+        }
+    }
+}
+
+static uint64_t msix_bar_read(void *opaque, uint64_t addr, unsigned size)
+{
+    PCIDevice *d = opaque;
+    MSIXState *m = d->msix;
+    uint64_t v = 0;
+    const uint8_t *p;
+    uint64_t limit;
+
+    if (addr < m->pba_offset) {
+        p = m->table;
+        limit = m->nentries * MSIX_ENTRY_SIZE;
+    } else {
+        p = m->pba;
+        addr -= m->pba_offset;
+        limit = (m->nentries + 7) / 8;
+    }
+    for (unsigned i = 0; i < size; i++) {
+        if (addr + i < limit) {
+            v |= (uint64_t)p[addr + i] << (8 * i);
+        }
+    }
+    return v;
+}
+
+static void msix_bar_write(void *opaque, uint64_t addr, uint64_t value,
+                           unsigned size)
+{
+    PCIDevice *d = opaque;
+    MSIXState *m = d->msix;
+    unsigned first = addr / MSIX_ENTRY_SIZE;
+    unsigned last = (addr + size - 1) / MSIX_ENTRY_SIZE;
+
+    /* The PBA is read-only; writes past the table vanish. */
+    if (addr >= m->pba_offset || last >= m->nentries) {
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: MSI-X write at 0x%x outside "
+                      "the vector table\n", d->qdev.dc->name, (unsigned)addr);
+        return;
+    }
+    for (unsigned i = 0; i < size; i++) {
+        m->table[addr + i] = value >> (8 * i);
+    }
+    msix_flush(d, first, last);
+}
+
+static const MemoryRegionOps msix_bar_ops = {
+    .read = msix_bar_read,
+    .write = msix_bar_write,
+    .valid = { .min_access_size = 4, .max_access_size = 8 },
+    .impl = { .min_access_size = 4, .max_access_size = 8 },
+};
+
+bool msix_init_exclusive_bar(PCIDevice *d, unsigned nentries, int bar_nr,
+                             uint8_t cap_offset, Error **errp)
+{
+    MSIXState *m;
+    uint64_t table_size = nentries * MSIX_ENTRY_SIZE;
+    uint64_t pba_size = ((nentries + 63) / 64) * 8;
+    uint64_t bar_size = 4096;
+
+    if (!nentries || nentries > MSIX_MAX_VECTORS) {
+        error_setg(errp, "%s: MSI-X needs 1 to %u vectors", d->qdev.dc->name,
+                   MSIX_MAX_VECTORS);
+        return false;
+    }
+    while (bar_size / 2 < table_size || bar_size / 2 < pba_size) {
+        bar_size *= 2;
+    }
+    m = g_new0(MSIXState, 1);
+    m->nentries = nentries;
+    m->pba_offset = bar_size / 2;
+    m->table = g_malloc0(table_size);
+    m->pba = g_malloc0(pba_size);
+    d->msix = m;
+    d->msix_cap = pci_add_capability(d, PCI_CAP_ID_MSIX, cap_offset,
+                                     MSIX_CAP_SIZE);
+    pci_set_word(d->config + d->msix_cap + MSIX_FLAGS, nentries - 1);
+    pci_set_long(d->config + d->msix_cap + MSIX_TABLE, bar_nr);
+    pci_set_long(d->config + d->msix_cap + MSIX_PBA,
+                 m->pba_offset | bar_nr);
+    pci_set_word(d->wmask + d->msix_cap + MSIX_FLAGS,
+                 MSIX_FLAGS_ENABLE | MSIX_FLAGS_MASKALL);
+    memory_region_init_io(&m->bar, "msix", &msix_bar_ops, d, bar_size);
+    pci_register_bar(d, bar_nr, 0, &m->bar);
+    msix_reset(d);
+    return true;
+}
+
+void msix_uninit(PCIDevice *d)
+{
+    MSIXState *m = d->msix;
+
+    if (!m) {
+        return;
+    }
+    memory_region_finalize(&m->bar);
+    g_free(m->table);
+    g_free(m->pba);
+    g_free(m);
+    d->msix = NULL;
+}
+
+unsigned msix_nr_vectors(const PCIDevice *d)
+{
+    return d->msix ? d->msix->nentries : 0;
+}
+
+void msix_write_config(PCIDevice *d, uint32_t addr, unsigned len)
+{
+    uint32_t flags = d->msix_cap + MSIX_FLAGS;
+
+    if (d->msix && addr < flags + 2 && addr + len > flags) {
+        msix_flush(d, 0, d->msix->nentries - 1);
+    }
+}
+
+void msix_reset(PCIDevice *d)
+{
+    MSIXState *m = d->msix;
+
+    if (!m) {
+        return;
+    }
+    pci_set_word(d->config + d->msix_cap + MSIX_FLAGS,
+                 msix_flags(d) & MSIX_FLAGS_QSIZE);
+    memset(m->table, 0, m->nentries * MSIX_ENTRY_SIZE);
+    for (unsigned v = 0; v < m->nentries; v++) {
+        pci_set_long(m->table + v * MSIX_ENTRY_SIZE + MSIX_ENTRY_CTRL,
+                     MSIX_ENTRY_MASKED);
+    }
+    memset(m->pba, 0, ((m->nentries + 63) / 64) * 8);
+}

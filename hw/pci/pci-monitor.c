@@ -1,0 +1,138 @@
+/*
+ * QMP query-pci: every function of every PCI bus, in QEMU 7.2's shape
+ * ({"bus", "devices": [{"bus", "slot", "function", "class_info", "id",
+ * "irq"?, "irq_pin", "qdev_id", "regions"}]}); HMP "info pci" prints it.
+ */
+#include "hw/pci/pci.h"
+#include "monitor/monitor.h"
+
+/* QEMU's names for PCI classes (base class and subclass). */
+static const struct {
+    uint16_t class_id;
+    const char *desc;
+} pci_class_names[] = {
+    { 0x0100, "SCSI controller" },
+    { 0x0101, "IDE controller" },
+    { 0x0106, "SATA controller" },
+    { 0x0180, "Storage controller" },
+    { 0x0200, "Ethernet controller" },
+    { 0x0280, "Network controller" },
+    { 0x0300, "VGA controller" },
+    { 0x0380, "Display controller" },
+    { 0x0401, "Audio controller" },
+    { 0x0403, "Audio controller" },
+    { 0x0480, "Multimedia controller" },
+    { 0x0500, "RAM controller" },
+    { 0x0580, "Memory controller" },
+    { 0x0600, "Host bridge" },
+    { 0x0601, "ISA bridge" },
+    { 0x0604, "PCI bridge" },
+    { 0x0680, "Bridge" },
+    { 0x0700, "Serial port" },
+    { 0x0701, "Parallel port" },
+    { 0x0780, "Communication controller" },
+    { 0x0800, "Interrupt controller" },
+    { 0x0880, "System peripheral" },
+    { 0x0c03, "USB controller" },
+    { 0x0c05, "SMBus" },
+};
+
+static const char *pci_class_desc(uint16_t class_id)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(pci_class_names); i++) {
+        if (pci_class_names[i].class_id == class_id) {
+            return pci_class_names[i].desc;
+        }
+    }
+    return NULL;
+}
+
+static JsonObject *pci_region_info(const PCIDevice *d, int n)
+{
+    const PCIIORegion *r = &d->io_regions[n];
+    JsonObject *o = json_object_new();
+    bool io = r->type & PCI_BASE_ADDRESS_SPACE_IO;
+
+    json_object_set_int_member(o, "bar", n);
+    json_object_set_string_member(o, "type", io ? "io" : "memory");
+    json_object_set_int_member(o, "address", (gint64)r->addr);
+    json_object_set_int_member(o, "size", (gint64)r->size);
+    if (!io) {
+        json_object_set_boolean_member(o, "prefetch",
+                                       r->type & PCI_BASE_ADDRESS_MEM_PREFETCH);
+        json_object_set_boolean_member(o, "mem_type_64",
+                                       r->type & PCI_BASE_ADDRESS_MEM_TYPE_64);
+    }
+    return o;
+}
+
+static JsonObject *pci_device_info(const PCIDevice *d, int bus_num)
+{
+    JsonObject *o = json_object_new();
+    JsonObject *cls = json_object_new(), *id = json_object_new();
+    JsonArray *regions = json_array_new();
+    uint16_t class_id = pci_get_word(d->config + PCI_CLASS_DEVICE);
+    const char *desc = pci_class_desc(class_id);
+
+    json_object_set_int_member(o, "bus", bus_num);
+    json_object_set_int_member(o, "slot", PCI_SLOT(d->devfn));
+    json_object_set_int_member(o, "function", PCI_FUNC(d->devfn));
+    json_object_set_int_member(cls, "class", class_id);
+    if (desc) {
+        json_object_set_string_member(cls, "desc", desc);
+    }
+    json_object_set_object_member(o, "class_info", cls);
+    json_object_set_int_member(id, "vendor",
+                               pci_get_word(d->config + PCI_VENDOR_ID));
+    json_object_set_int_member(id, "device",
+                               pci_get_word(d->config + PCI_DEVICE_ID));
+    json_object_set_int_member(id, "subsystem-vendor",
+                               pci_get_word(d->config +
+                                            PCI_SUBSYSTEM_VENDOR_ID));
+    json_object_set_int_member(id, "subsystem",
+                               pci_get_word(d->config + PCI_SUBSYSTEM_ID));
+    json_object_set_object_member(o, "id", id);
+    if (d->config[PCI_INTERRUPT_PIN]) {
+        json_object_set_int_member(o, "irq", d->config[PCI_INTERRUPT_LINE]);
+    }
+    json_object_set_int_member(o, "irq_pin", d->config[PCI_INTERRUPT_PIN]);
+    json_object_set_string_member(o, "qdev_id", d->qdev.id ? d->qdev.id : "");
+    for (int n = 0; n < PCI_NUM_REGIONS; n++) {
+        if (d->io_regions[n].mr) {
+            json_array_add_object_element(regions, pci_region_info(d, n));
+        }
+    }
+    json_object_set_array_member(o, "regions", regions);
+    return o;
+}
+
+static bool qmp_query_pci(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonArray *list = json_array_new();
+    PCIBus *bus = pci_bus_default();
+
+    if (bus) {
+        JsonObject *b = json_object_new();
+        JsonArray *devices = json_array_new();
+
+        for (int devfn = 0; devfn < PCI_DEVFN_MAX; devfn++) {
+            if (bus->devices[devfn]) {
+                json_array_add_object_element(devices,
+                    pci_device_info(bus->devices[devfn], 0));
+            }
+        }
+        json_object_set_int_member(b, "bus", 0);
+        json_object_set_array_member(b, "devices", devices);
+        json_array_add_object_element(list, b);
+    }
+    *ret = json_node_init_array(json_node_alloc(), list);
+    json_array_unref(list);
+    return true;
+}
+
+void pci_monitor_register(void)
+{
+    static const QmpArg no_args[] = { QMP_ARGS_END };
+
+    qmp_register_command_args("query-pci", qmp_query_pci, no_args);
+}

@@ -1,0 +1,109 @@
+/*
+ * The block layer: a graph of nodes (a format node, "raw", over a
+ * protocol node, "file" or "host_device") and named backends that
+ * devices attach to (the -drive id, or a -blockdev node-name). Requests
+ * are bounds-checked against the node's size, run in the thread pool
+ * and complete in the main loop.
+ */
+#ifndef BLOCK_BLOCK_H
+#define BLOCK_BLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "qemu/error.h"
+
+typedef struct BlockDriverState BlockDriverState;
+
+typedef enum BlockRequestType {
+    BLOCK_READ,
+    BLOCK_WRITE,
+    BLOCK_FLUSH,
+    BLOCK_DISCARD,
+    BLOCK_WRITE_ZEROES,
+} BlockRequestType;
+
+/* A driver's operations; the I/O ones run in a worker thread. */
+typedef struct BlockDriver {
+    const char *name;               /* "file", "host_device", "raw" */
+    int (*preadv)(BlockDriverState *bs, uint64_t offset,
+                  const struct iovec *iov, int niov);
+    int (*pwritev)(BlockDriverState *bs, uint64_t offset,
+                   const struct iovec *iov, int niov);
+    int (*flush)(BlockDriverState *bs);
+    int (*discard)(BlockDriverState *bs, uint64_t offset, uint64_t len);
+    int (*write_zeroes)(BlockDriverState *bs, uint64_t offset,
+                        uint64_t len);
+    void (*close)(BlockDriverState *bs);
+} BlockDriver;
+
+struct BlockDriverState {
+    char *node_name;
+    const BlockDriver *drv;
+    BlockDriverState *file;         /* a format node's child */
+    char *filename;
+    int fd;                         /* protocol nodes */
+    uint64_t size;
+    bool read_only;
+    bool direct;                    /* cache.direct: O_DIRECT */
+    bool no_flush;                  /* cache.no-flush: flushes do nothing */
+    bool writethrough;              /* flush after every write */
+    bool anonymous;                 /* node-name was generated */
+};
+
+/* Protocol nodes: a regular file ("file") or block device. */
+BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
+                                 const char *node_name, bool read_only,
+                                 bool direct, Error **errp);
+/* The raw format over file. */
+BlockDriverState *bdrv_raw_open(BlockDriverState *file,
+                                const char *node_name, Error **errp);
+/*
+ * Enter a node in the graph under its node-name (NULL: a generated
+ * "#blockNNN"), with QEMU's checks; on failure the node is closed.
+ */
+bool bdrv_add(BlockDriverState *bs, Error **errp);
+BlockDriverState *bdrv_find_node(const char *node_name);
+/* Close every node and backend, newest first (at exit). */
+void bdrv_close_all(void);
+
+/*
+ * Named backends: the root node a device uses. blk_find() looks for a
+ * -drive id, then a node name.
+ */
+typedef struct BlockBackend BlockBackend;
+BlockBackend *blk_new(const char *name, BlockDriverState *root,
+                      Error **errp);
+BlockBackend *blk_find(const char *name);
+/*
+ * A device takes the backend (dev: its DeviceState, kept for query-block);
+ * false (with QEMU's message) if taken.
+ */
+bool blk_attach(BlockBackend *blk, void *dev, Error **errp);
+void blk_detach(BlockBackend *blk);
+void *blk_attached_dev(const BlockBackend *blk);
+BlockDriverState *blk_root(const BlockBackend *blk);
+void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque);
+uint64_t blk_size(const BlockBackend *blk);
+bool blk_is_read_only(const BlockBackend *blk);
+/* -drive if=virtio drives, for the board to give devices. */
+void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
+                        void *opaque);
+void blk_set_virtio(BlockBackend *blk);
+const char *blk_name(const BlockBackend *blk);
+
+/*
+ * Queue a request of len bytes at offset (iov for reads and writes):
+ * done(opaque, 0 or -errno) runs later in the main loop. A range beyond
+ * the end, or a write to a read-only backend, completes with -EIO or
+ * -EROFS without touching the image.
+ */
+typedef void BlockCompletion(void *opaque, int ret);
+void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
+             uint64_t len, struct iovec *iov, int niov,
+             BlockCompletion *done, void *opaque);
+/* Wait for every request in flight (device reset, exit). */
+void blk_drain_all(void);
+
+#endif

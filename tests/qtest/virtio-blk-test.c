@@ -1,0 +1,469 @@
+/*
+ * qtest for virtio-blk-pci on a raw image through libqvirtio: config
+ * (capacity, block size, features), reads and writes checked against
+ * the image file, flush, GET_ID (serial), discard, write-zeroes, every
+ * cache= mode, read-only drives, requests beyond the end or misaligned
+ * (IOERR, the image untouched), unknown types (UNSUPP), a request with
+ * no status byte (NEEDS_RESET), -drive if=virtio, -blockdev, and the
+ * command line's errors for bad images. Runs against QEMU 7.2 as well
+ * (QTEST_ACCEL=tcg); the error wording checks are this emulator's.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libqvirtio.h"
+
+#define BLK_DEVICE_ID   0x1042
+#define IMG_SECTORS     2048
+#define IMG_SIZE        (IMG_SECTORS * 512)
+#define REQ_BASE        0x200000ull
+#define DATA_BASE       0x300000ull
+
+#define T_IN            0
+#define T_OUT           1
+#define T_FLUSH         4
+#define T_GET_ID        8
+#define T_DISCARD       11
+#define T_WRITE_ZEROES  13
+
+#define S_OK            0
+#define S_IOERR         1
+#define S_UNSUPP        2
+
+#define F_RO            (1ULL << 5)
+#define F_BLK_SIZE      (1ULL << 6)
+#define F_FLUSH         (1ULL << 9)
+#define F_DISCARD       (1ULL << 13)
+#define F_WRITE_ZEROES  (1ULL << 14)
+
+typedef struct Blk {
+    QTestState *s;
+    QVirtioDev dev;
+    QVirtQueue vq;
+    QGuestAlloc alloc;
+    char *img;
+} Blk;
+
+/* An image whose byte i of sector n is (n * 7 + i) & 0xff. */
+static char *make_image(void)
+{
+    char *path = g_strdup("virtio-blk-test-XXXXXX");
+    int fd = g_mkstemp(path);
+    g_autofree uint8_t *buf = g_malloc(IMG_SIZE);
+
+    g_assert_cmpint(fd, >=, 0);
+    for (int i = 0; i < IMG_SIZE; i++) {
+        buf[i] = (i / 512 * 7 + i % 512) & 0xff;
+    }
+    g_assert_cmpint(write(fd, buf, IMG_SIZE), ==, IMG_SIZE);
+    close(fd);
+    return path;
+}
+
+static void blk_start(Blk *b, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+/* fmt: the block and device options; the word IMG becomes the image. */
+static void blk_start(Blk *b, const char *fmt, ...)
+{
+    va_list ap;
+    g_autofree char *opts = NULL, *args = NULL;
+    g_auto(GStrv) parts = NULL;
+
+    memset(b, 0, sizeof(*b));
+    b->img = make_image();
+    va_start(ap, fmt);
+    opts = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    parts = g_strsplit(opts, "IMG", -1);
+    g_free(opts);
+    opts = g_strjoinv(b->img, parts);
+    args = g_strdup_printf("-nodefaults %s", opts);
+    qpci_alloc_reset();
+    b->s = qtest_init(args);
+    qalloc_init(&b->alloc, 0x100000, 0x200000);
+    g_assert_true(qvirtio_pci_find(b->s, BLK_DEVICE_ID, &b->dev));
+    g_assert_true(qvirtio_negotiate(&b->dev, QVIRTIO_F_VERSION_1 | F_FLUSH |
+                                    F_BLK_SIZE | F_DISCARD |
+                                    F_WRITE_ZEROES));
+    qvirtqueue_setup(&b->dev, &b->vq, &b->alloc, 0, 0);
+    qvirtio_set_driver_ok(&b->dev);
+}
+
+static void blk_stop(Blk *b)
+{
+    qtest_quit(b->s);
+    unlink(b->img);
+    g_free(b->img);
+}
+
+static bool wait_used(Blk *b, uint32_t *len)
+{
+    for (int i = 0; i < 5000; i++) {
+        if (qvirtqueue_get_buf(&b->dev, &b->vq, NULL, len)) {
+            return true;
+        }
+        g_usleep(1000);
+    }
+    return false;
+}
+
+/*
+ * One request: header, then len bytes at DATA_BASE (written by the
+ * device for IN and GET_ID), then the status byte. Returns the status.
+ */
+static uint8_t blk_req(Blk *b, uint32_t type, uint64_t sector, uint32_t len,
+                       uint32_t *used_len)
+{
+    bool in = type == T_IN || type == T_GET_ID;
+    uint16_t head;
+    uint32_t ulen;
+
+    qtest_writel(b->s, REQ_BASE, type);
+    qtest_writel(b->s, REQ_BASE + 4, 0);
+    qtest_writeq(b->s, REQ_BASE + 8, sector);
+    qtest_writeb(b->s, REQ_BASE + 16, 0xee);
+    head = qvirtqueue_add(&b->dev, &b->vq, REQ_BASE, 16, false, true);
+    if (len) {
+        qvirtqueue_add(&b->dev, &b->vq, DATA_BASE, len, in, true);
+    }
+    qvirtqueue_add(&b->dev, &b->vq, REQ_BASE + 16, 1, true, false);
+    qvirtqueue_kick(&b->dev, &b->vq, head);
+    g_assert_true(wait_used(b, &ulen));
+    if (used_len) {
+        *used_len = ulen;
+    }
+    return qtest_readb(b->s, REQ_BASE + 16);
+}
+
+static void image_read(Blk *b, uint64_t offset, void *buf, size_t len)
+{
+    int fd = open(b->img, O_RDONLY);
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(pread(fd, buf, len, offset), ==, (ssize_t)len);
+    close(fd);
+}
+
+static uint8_t pattern(uint64_t sector, unsigned i)
+{
+    return (sector * 7 + i) & 0xff;
+}
+
+static void test_config(void)
+{
+    Blk b;
+    uint64_t f;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    g_assert_cmphex(qpci_config_readl(b.s, b.dev.devfn, 0x08), ==,
+                    0x01000001);
+    f = qvirtio_get_features(&b.dev);
+    g_assert_cmphex(f & (F_BLK_SIZE | F_FLUSH | F_DISCARD | F_WRITE_ZEROES),
+                    ==, F_BLK_SIZE | F_FLUSH | F_DISCARD | F_WRITE_ZEROES);
+    g_assert_cmphex(f & F_RO, ==, 0);
+    g_assert_cmpuint(qvirtio_config_readl(&b.dev, 0), ==, IMG_SECTORS);
+    g_assert_cmpuint(qvirtio_config_readl(&b.dev, 4), ==, 0);
+    g_assert_cmpuint(qvirtio_config_readl(&b.dev, 20), ==, 512);
+    blk_stop(&b);
+}
+
+static void check_rw(Blk *b)
+{
+    uint8_t buf[1024], want[1024];
+    uint32_t ulen;
+
+    /* Read sectors 3-4: the image's bytes. */
+    g_assert_cmpuint(blk_req(b, T_IN, 3, 1024, &ulen), ==, S_OK);
+    g_assert_cmpuint(ulen, ==, 1025);
+    qtest_memread(b->s, DATA_BASE, buf, sizeof(buf));
+    for (unsigned i = 0; i < sizeof(want); i++) {
+        want[i] = pattern(3 + i / 512, i % 512);
+    }
+    g_assert_cmpmem(buf, sizeof(buf), want, sizeof(want));
+    /* Write sector 10, flush, and find it in the file. */
+    memset(buf, 0x5c, 512);
+    qtest_memwrite(b->s, DATA_BASE, buf, 512);
+    g_assert_cmpuint(blk_req(b, T_OUT, 10, 512, NULL), ==, S_OK);
+    g_assert_cmpuint(blk_req(b, T_FLUSH, 0, 0, NULL), ==, S_OK);
+    image_read(b, 10 * 512, want, 512);
+    g_assert_cmpmem(buf, 512, want, 512);
+}
+
+static void test_read_write(void)
+{
+    Blk b;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    check_rw(&b);
+    blk_stop(&b);
+}
+
+static void test_cache_mode(const void *data)
+{
+    Blk b;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,cache=%s "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on",
+              (const char *)data);
+    check_rw(&b);
+    blk_stop(&b);
+}
+
+static void test_if_virtio(void)
+{
+    Blk b;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=virtio "
+              "-global virtio-blk-pci.disable-legacy=on");
+    check_rw(&b);
+    blk_stop(&b);
+}
+
+static void test_blockdev(void)
+{
+    Blk b;
+
+    blk_start(&b, "-blockdev driver=file,filename=IMG,node-name=f "
+              "-blockdev driver=raw,file=f,node-name=r "
+              "-device virtio-blk-pci,drive=r,disable-legacy=on");
+    check_rw(&b);
+    blk_stop(&b);
+}
+
+static void test_get_id(void)
+{
+    Blk b;
+    char id[21] = { 0 };
+    uint32_t ulen;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,serial=QM00042,"
+              "disable-legacy=on");
+    g_assert_cmpuint(blk_req(&b, T_GET_ID, 0, 20, &ulen), ==, S_OK);
+    qtest_memread(b.s, DATA_BASE, id, 20);
+    g_assert_cmpstr(id, ==, "QM00042");
+    blk_stop(&b);
+}
+
+/* Out of range or misaligned: IOERR, and the image is as it was. */
+static void test_bad_requests(void)
+{
+    Blk b;
+    uint8_t buf[512], want[512];
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    memset(buf, 0x77, sizeof(buf));
+    qtest_memwrite(b.s, DATA_BASE, buf, sizeof(buf));
+    g_assert_cmpuint(blk_req(&b, T_OUT, IMG_SECTORS, 512, NULL), ==,
+                     S_IOERR);
+    g_assert_cmpuint(blk_req(&b, T_OUT, IMG_SECTORS - 1, 1024, NULL), ==,
+                     S_IOERR);
+    g_assert_cmpuint(blk_req(&b, T_IN, UINT64_MAX / 256, 512, NULL), ==,
+                     S_IOERR);
+    g_assert_cmpuint(blk_req(&b, T_OUT, 4, 100, NULL), ==, S_IOERR);
+    image_read(&b, (IMG_SECTORS - 1) * 512, want, 512);
+    for (int i = 0; i < 512; i++) {
+        g_assert_cmpuint(want[i], ==, pattern(IMG_SECTORS - 1, i));
+    }
+    image_read(&b, 4 * 512, want, 512);
+    g_assert_cmpuint(want[0], ==, pattern(4, 0));
+    /* An unknown type. */
+    g_assert_cmpuint(blk_req(&b, 99, 0, 0, NULL), ==, S_UNSUPP);
+    /* The device still works. */
+    g_assert_cmpuint(blk_req(&b, T_IN, 0, 512, NULL), ==, S_OK);
+    blk_stop(&b);
+}
+
+static void dwz(Blk *b, uint32_t type, uint64_t sector, uint32_t n,
+                uint8_t want_status)
+{
+    uint16_t head;
+
+    qtest_writel(b->s, REQ_BASE, type);
+    qtest_writel(b->s, REQ_BASE + 4, 0);
+    qtest_writeq(b->s, REQ_BASE + 8, 0);
+    qtest_writeq(b->s, DATA_BASE, sector);
+    qtest_writel(b->s, DATA_BASE + 8, n);
+    qtest_writel(b->s, DATA_BASE + 12, 0);
+    head = qvirtqueue_add(&b->dev, &b->vq, REQ_BASE, 16, false, true);
+    qvirtqueue_add(&b->dev, &b->vq, DATA_BASE, 16, false, true);
+    qvirtqueue_add(&b->dev, &b->vq, REQ_BASE + 16, 1, true, false);
+    qvirtqueue_kick(&b->dev, &b->vq, head);
+    g_assert_true(wait_used(b, NULL));
+    g_assert_cmpuint(qtest_readb(b->s, REQ_BASE + 16), ==, want_status);
+}
+
+static void test_discard_write_zeroes(void)
+{
+    Blk b;
+    uint8_t buf[1024];
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    dwz(&b, T_WRITE_ZEROES, 20, 2, S_OK);
+    image_read(&b, 20 * 512, buf, sizeof(buf));
+    for (unsigned i = 0; i < sizeof(buf); i++) {
+        g_assert_cmpuint(buf[i], ==, 0);
+    }
+    image_read(&b, 22 * 512, buf, 1);
+    g_assert_cmpuint(buf[0], ==, pattern(22, 0));
+    dwz(&b, T_DISCARD, 8, 8, S_OK);
+    dwz(&b, T_WRITE_ZEROES, IMG_SECTORS - 1, 2, S_IOERR);
+    blk_stop(&b);
+}
+
+static void test_read_only(void)
+{
+    Blk b;
+    uint8_t buf[512];
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,readonly=on "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    g_assert_cmphex(qvirtio_get_features(&b.dev) & F_RO, ==, F_RO);
+    g_assert_cmpuint(blk_req(&b, T_IN, 1, 512, NULL), ==, S_OK);
+    g_assert_cmpuint(blk_req(&b, T_OUT, 1, 512, NULL), ==, S_IOERR);
+    image_read(&b, 512, buf, 1);
+    g_assert_cmpuint(buf[0], ==, pattern(1, 0));
+    blk_stop(&b);
+}
+
+/* No writable byte for the status: the device is broken. */
+static void test_no_status(void)
+{
+    Blk b;
+    uint16_t head;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    qtest_writel(b.s, REQ_BASE, T_IN);
+    qtest_writeq(b.s, REQ_BASE + 8, 0);
+    head = qvirtqueue_add(&b.dev, &b.vq, REQ_BASE, 16, false, false);
+    qvirtqueue_kick(&b.dev, &b.vq, head);
+    for (int i = 0; i < 2000 &&
+         !(qvirtio_get_status(&b.dev) & QVIRTIO_NEEDS_RESET); i++) {
+        g_usleep(1000);
+    }
+    g_assert_cmphex(qvirtio_get_status(&b.dev) & QVIRTIO_NEEDS_RESET, ==,
+                    QVIRTIO_NEEDS_RESET);
+    blk_stop(&b);
+}
+
+static void test_query_block(void)
+{
+    Blk b;
+    JsonNode *reply;
+    JsonArray *list;
+    JsonObject *o, *ins, *img, *cache;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,cache=none "
+              "-device virtio-blk-pci,drive=d,id=vb,disable-legacy=on");
+    reply = qtest_qmp(b.s, "{\"execute\": \"query-block\"}");
+    list = json_object_get_array_member(json_node_get_object(reply),
+                                        "return");
+    g_assert_cmpuint(json_array_get_length(list), ==, 1);
+    o = json_array_get_object_element(list, 0);
+    g_assert_cmpstr(json_object_get_string_member(o, "device"), ==, "d");
+    /* QEMU names its virtio-backend child; the device's path leads. */
+    g_assert_true(g_str_has_prefix(json_object_get_string_member(o, "qdev"),
+                                   "/machine/peripheral/vb"));
+    ins = json_object_get_object_member(o, "inserted");
+    g_assert_cmpstr(json_object_get_string_member(ins, "drv"), ==, "raw");
+    g_assert_false(json_object_get_boolean_member(ins, "ro"));
+    g_assert_cmpstr(json_object_get_string_member(ins, "file"), ==, b.img);
+    cache = json_object_get_object_member(ins, "cache");
+    g_assert_true(json_object_get_boolean_member(cache, "direct"));
+    g_assert_true(json_object_get_boolean_member(cache, "writeback"));
+    g_assert_false(json_object_get_boolean_member(cache, "no-flush"));
+    img = json_object_get_object_member(ins, "image");
+    g_assert_cmpint(json_object_get_int_member(img, "virtual-size"), ==,
+                    IMG_SIZE);
+    g_assert_cmpstr(json_object_get_string_member(img, "format"), ==, "raw");
+    json_node_unref(reply);
+    blk_stop(&b);
+}
+
+typedef struct BadImage {
+    const char *args;
+    const char *message;
+} BadImage;
+
+static const BadImage bad_images[] = {
+    { "-drive file=/nonexistent.img,format=raw,if=none,id=d",
+      "qemu-system-x86_64: -drive file=/nonexistent.img,format=raw,if=none,"
+      "id=d: Could not open '/nonexistent.img': No such file or directory\n" },
+    { "-drive file=/,format=raw,if=none,id=d",
+      "qemu-system-x86_64: -drive file=/,format=raw,if=none,id=d: 'file' "
+      "driver requires '/' to be a regular file\n" },
+    { "-drive file=/dev/null,format=foo,if=none,id=d",
+      "qemu-system-x86_64: -drive file=/dev/null,format=foo,if=none,id=d: "
+      "Unknown driver 'foo'\n" },
+    { "-drive file=/dev/null,format=qcow2,if=none,id=d",
+      "qemu-system-x86_64: -drive file=/dev/null,format=qcow2,if=none,id=d: "
+      "format=qcow2 is not supported yet; the image may be used as "
+      "format=raw (its bytes as they are)\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,cache=bogus",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "cache=bogus: invalid cache option\n" },
+    { "-device virtio-blk-pci,drive=nope",
+      "qemu-system-x86_64: -device virtio-blk-pci,drive=nope: Property "
+      "'virtio-blk-device.drive' can't find value 'nope'\n" },
+    { "-device virtio-blk-pci",
+      "qemu-system-x86_64: -device virtio-blk-pci: drive property not set\n" },
+};
+
+static void test_bad_image(const void *data)
+{
+    const BadImage *c = data;
+    g_autofree char *args = g_strdup_printf("-nodefaults %s", c->args);
+    QTestState *s;
+    int status;
+
+    if (g_getenv("QTEST_ACCEL")) {
+        g_test_skip("this emulator's wording");
+        return;
+    }
+    s = qtest_init_without_qmp_handshake(args);
+    status = qtest_wait_exit(s);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(qtest_stderr(s), ==, c->message);
+    qtest_quit(s);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const caches[] = {
+        "writeback", "none", "writethrough", "directsync", "unsafe",
+    };
+
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("virtio-blk/config", test_config);
+    qtest_add_func("virtio-blk/read-write", test_read_write);
+    for (size_t i = 0; i < G_N_ELEMENTS(caches); i++) {
+        char *path = g_strdup_printf("virtio-blk/cache/%s", caches[i]);
+
+        qtest_add_data_func(path, caches[i], test_cache_mode);
+        g_free(path);
+    }
+    qtest_add_func("virtio-blk/if-virtio", test_if_virtio);
+    qtest_add_func("virtio-blk/blockdev", test_blockdev);
+    qtest_add_func("virtio-blk/get-id", test_get_id);
+    qtest_add_func("virtio-blk/bad-requests", test_bad_requests);
+    qtest_add_func("virtio-blk/discard-write-zeroes",
+                   test_discard_write_zeroes);
+    qtest_add_func("virtio-blk/read-only", test_read_only);
+    qtest_add_func("virtio-blk/no-status", test_no_status);
+    qtest_add_func("virtio-blk/query-block", test_query_block);
+    for (size_t i = 0; i < G_N_ELEMENTS(bad_images); i++) {
+        char *path = g_strdup_printf("virtio-blk/bad-image/%zu", i);
+
+        qtest_add_data_func(path, &bad_images[i], test_bad_image);
+        g_free(path);
+    }
+    return g_test_run();
+}
