@@ -12,6 +12,7 @@
 #include "config-host.h"
 #include "hw/boards.h"
 #include "monitor/monitor.h"
+#include "qapi/qapi-commands.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/hostmem.h"
@@ -20,10 +21,6 @@
 #include "system/runstate.h"
 #include "system/system.h"
 
-
-static const QmpArg no_args[] = {
-    QMP_ARGS_END
-};
 
 static JsonNode *node_from_object(JsonObject *obj)
 {
@@ -41,7 +38,7 @@ static JsonNode *node_from_array(JsonArray *arr)
     return node;
 }
 
-static bool qmp_query_version(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_version(JsonNode **ret, Error **errp)
 {
     JsonObject *qemu = json_object_new();
     JsonObject *info = json_object_new();
@@ -57,6 +54,7 @@ static bool qmp_query_version(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
+/* {"name": NAME}, for query-commands and query-events */
 static void add_command_name(const char *name, void *opaque)
 {
     JsonObject *cmd = json_object_new();
@@ -65,8 +63,7 @@ static void add_command_name(const char *name, void *opaque)
     json_array_add_object_element(opaque, cmd);
 }
 
-static bool qmp_query_commands(JsonObject *args, JsonNode **ret,
-                               Error **errp)
+bool qmp_query_commands(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -75,7 +72,30 @@ static bool qmp_query_commands(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static bool qmp_query_status(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_events(JsonNode **ret, Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    for (const char *const *name = qapi_event_names; *name; name++) {
+        add_command_name(*name, list);
+    }
+    *ret = node_from_array(list);
+    return true;
+}
+
+/* Built once: the schema does not change while the process runs. */
+bool qmp_query_qmp_schema(JsonNode **ret, Error **errp)
+{
+    static JsonNode *schema;
+
+    if (!schema) {
+        schema = qapi_introspect();
+    }
+    *ret = json_node_copy(schema);
+    return true;
+}
+
+bool qmp_query_status(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -87,7 +107,7 @@ static bool qmp_query_status(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_name(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_name(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -98,7 +118,7 @@ static bool qmp_query_name(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_uuid(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_uuid(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
     const uint8_t *u = qemu_uuid;
@@ -115,7 +135,7 @@ static bool qmp_query_uuid(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_kvm(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_kvm(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
     int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -129,7 +149,7 @@ static bool qmp_query_kvm(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_target(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_target(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -163,8 +183,7 @@ static void add_machine(const MachineClass *mc, void *opaque)
     json_array_add_object_element(opaque, m);
 }
 
-static bool qmp_query_machines(JsonObject *args, JsonNode **ret,
-                               Error **errp)
+bool qmp_query_machines(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -187,8 +206,7 @@ static void add_chardev(Chardev *chr, void *opaque)
     g_free(filename);
 }
 
-static bool qmp_query_chardev(JsonObject *args, JsonNode **ret,
-                              Error **errp)
+bool qmp_query_chardev(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -198,8 +216,7 @@ static bool qmp_query_chardev(JsonObject *args, JsonNode **ret,
 }
 
 /* Under qtest there are no vCPUs, so the list is empty. */
-static bool qmp_query_cpus_fast(JsonObject *args, JsonNode **ret,
-                                Error **errp)
+bool qmp_query_cpus_fast(JsonNode **ret, Error **errp)
 {
     *ret = node_from_array(cpus_query_fast());
     return true;
@@ -267,7 +284,7 @@ static void add_memdev(HostMemoryBackend *be, void *opaque)
     json_array_add_object_element(opaque, m);
 }
 
-static bool qmp_query_memdev(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_memdev(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -276,8 +293,7 @@ static bool qmp_query_memdev(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_memory_size_summary(JsonObject *args, JsonNode **ret,
-                                          Error **errp)
+bool qmp_query_memory_size_summary(JsonNode **ret, Error **errp)
 {
     MachineState *ms = current_machine_get();
     JsonObject *info = json_object_new();
@@ -291,8 +307,7 @@ static bool qmp_query_memory_size_summary(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static bool qmp_query_current_machine(JsonObject *args, JsonNode **ret,
-                                      Error **errp)
+bool qmp_query_current_machine(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -301,14 +316,9 @@ static bool qmp_query_current_machine(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static const QmpArg qom_list_args[] = {
-    { "path", QMP_ARG_STR },
-    QMP_ARGS_END
-};
-
-static bool qmp_qom_list(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_qom_list(const q_obj_qom_list_arg *args, JsonNode **ret, Error **errp)
 {
-    const char *path = json_object_get_string_member(args, "path");
+    const char *path = args->path;
     bool ambiguous = false;
     Object *obj = object_resolve_path(path, &ambiguous);
     JsonArray *list;
@@ -326,7 +336,7 @@ static bool qmp_qom_list(JsonObject *args, JsonNode **ret, Error **errp)
     list = json_array_new();
     props = object_property_list(obj);
     for (guint i = 0; i < props->len; i++) {
-        ObjectPropertyInfo *info = g_ptr_array_index(props, i);
+        ObjectPropertyDesc *info = g_ptr_array_index(props, i);
         JsonObject *p = json_object_new();
 
         json_object_set_string_member(p, "name", info->name);
@@ -338,16 +348,9 @@ static bool qmp_qom_list(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static const QmpArg qom_get_args[] = {
-    { "path", QMP_ARG_STR },
-    { "property", QMP_ARG_STR },
-    QMP_ARGS_END
-};
-
 /* qom-get and qom-set, like QEMU, do not tell ambiguous from absent. */
-static Object *qom_find(JsonObject *args, Error **errp)
+static Object *qom_find(const char *path, Error **errp)
 {
-    const char *path = json_object_get_string_member(args, "path");
     Object *obj = object_resolve_path(path, NULL);
 
     if (!obj) {
@@ -357,41 +360,28 @@ static Object *qom_find(JsonObject *args, Error **errp)
     return obj;
 }
 
-static bool qmp_qom_get(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_qom_get(const q_obj_qom_get_arg *args, JsonNode **ret, Error **errp)
 {
-    Object *obj = qom_find(args, errp);
+    Object *obj = qom_find(args->path, errp);
 
     if (!obj) {
         return false;
     }
     *ret = object_property_get(obj,
-                               json_object_get_string_member(args, "property"),
+                               args->property,
                                errp);
     return *ret != NULL;
 }
 
-static const QmpArg qom_set_args[] = {
-    { "path", QMP_ARG_STR },
-    { "property", QMP_ARG_STR },
-    { "value", QMP_ARG_ANY },
-    QMP_ARGS_END
-};
-
-static bool qmp_qom_set(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_qom_set(const q_obj_qom_set_arg *args, JsonNode **ret, Error **errp)
 {
-    Object *obj = qom_find(args, errp);
+    Object *obj = qom_find(args->path, errp);
 
     return obj &&
            object_property_set(obj,
-                               json_object_get_string_member(args, "property"),
-                               json_object_get_member(args, "value"), errp);
+                               args->property,
+                               args->value, errp);
 }
-
-static const QmpArg qom_list_types_args[] = {
-    { "implements", QMP_ARG_STR, true },
-    { "abstract", QMP_ARG_BOOL, true },
-    QMP_ARGS_END
-};
 
 typedef struct TypeListing {
     GHashTable *parents;    /* type name -> parent name, for "implements" */
@@ -441,20 +431,16 @@ static void add_type(const char *name, const char *parent, bool abstract,
     json_array_add_object_element(tl->list, t);
 }
 
-static bool qmp_qom_list_types(JsonObject *args, JsonNode **ret,
-                               Error **errp)
+bool qmp_qom_list_types(const q_obj_qom_list_types_arg *args,
+                        JsonNode **ret, Error **errp)
 {
     TypeListing tl = {
         .parents = g_hash_table_new(g_str_hash, g_str_equal),
         .list = json_array_new(),
     };
 
-    if (json_object_has_member(args, "implements")) {
-        tl.implements = json_object_get_string_member(args, "implements");
-    }
-    if (json_object_has_member(args, "abstract")) {
-        tl.abstract = json_object_get_boolean_member(args, "abstract");
-    }
+    tl.implements = args->implements;
+    tl.abstract = args->has_abstract && args->abstract;
     if (tl.implements) {
         type_foreach(collect_parent, &tl);
     }
@@ -464,13 +450,13 @@ static bool qmp_qom_list_types(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static bool qmp_stop(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_stop(JsonNode **ret, Error **errp)
 {
     vm_stop(RUN_STATE_PAUSED);
     return true;
 }
 
-static bool qmp_cont(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_cont(JsonNode **ret, Error **errp)
 {
     RunState state = runstate_get();
 
@@ -483,14 +469,13 @@ static bool qmp_cont(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_system_reset(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_system_reset(JsonNode **ret, Error **errp)
 {
     qemu_system_reset_request(SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET);
     return true;
 }
 
-static bool qmp_system_powerdown(JsonObject *args, JsonNode **ret,
-                                 Error **errp)
+bool qmp_system_powerdown(JsonNode **ret, Error **errp)
 {
     qemu_system_powerdown_request();
     return true;
@@ -500,23 +485,17 @@ static bool qmp_system_powerdown(JsonObject *args, JsonNode **ret,
  * Only a request: the reply goes out now, the main loop ends the process
  * (and emits SHUTDOWN) afterwards.
  */
-static bool qmp_quit(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_quit(JsonNode **ret, Error **errp)
 {
     qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT, 0);
     return true;
 }
 
-static const QmpArg human_monitor_command_args[] = {
-    { "command-line", QMP_ARG_STR },
-    { "cpu-index", QMP_ARG_INT, true },
-    QMP_ARGS_END
-};
-
-static bool qmp_human_monitor_command(JsonObject *args, JsonNode **ret,
-                                      Error **errp)
+bool qmp_human_monitor_command(const q_obj_human_monitor_command_arg *args,
+                               JsonNode **ret, Error **errp)
 {
     char *out = hmp_run_command(
-        json_object_get_string_member(args, "command-line"), errp);
+        args->command_line, errp);
 
     if (!out) {
         return false;
@@ -524,43 +503,4 @@ static bool qmp_human_monitor_command(JsonObject *args, JsonNode **ret,
     *ret = json_node_init_string(json_node_alloc(), out);
     g_free(out);
     return true;
-}
-
-void qmp_register_commands(void)
-{
-    static const struct {
-        const char *name;
-        QmpCommandFunc *fn;
-        const QmpArg *args;
-    } cmds[] = {
-        { "query-version", qmp_query_version, no_args },
-        { "query-commands", qmp_query_commands, no_args },
-        { "query-status", qmp_query_status, no_args },
-        { "query-name", qmp_query_name, no_args },
-        { "query-uuid", qmp_query_uuid, no_args },
-        { "query-kvm", qmp_query_kvm, no_args },
-        { "query-target", qmp_query_target, no_args },
-        { "query-machines", qmp_query_machines, no_args },
-        { "query-chardev", qmp_query_chardev, no_args },
-        { "query-cpus-fast", qmp_query_cpus_fast, no_args },
-        { "query-memdev", qmp_query_memdev, no_args },
-        { "query-memory-size-summary", qmp_query_memory_size_summary,
-          no_args },
-        { "query-current-machine", qmp_query_current_machine, no_args },
-        { "qom-list", qmp_qom_list, qom_list_args },
-        { "qom-get", qmp_qom_get, qom_get_args },
-        { "qom-set", qmp_qom_set, qom_set_args },
-        { "qom-list-types", qmp_qom_list_types, qom_list_types_args },
-        { "stop", qmp_stop, no_args },
-        { "cont", qmp_cont, no_args },
-        { "system_reset", qmp_system_reset, no_args },
-        { "system_powerdown", qmp_system_powerdown, no_args },
-        { "quit", qmp_quit, no_args },
-        { "human-monitor-command", qmp_human_monitor_command,
-          human_monitor_command_args },
-    };
-
-    for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
-        qmp_register_command_args(cmds[i].name, cmds[i].fn, cmds[i].args);
-    }
 }

@@ -398,7 +398,7 @@ bool object_property_parse(void *state, const Property *props,
 
 static void property_info_free(gpointer p)
 {
-    ObjectPropertyInfo *info = p;
+    ObjectPropertyDesc *info = p;
 
     g_free(info->type);
     g_free(info);
@@ -407,22 +407,22 @@ static void property_info_free(gpointer p)
 GPtrArray *object_property_list(Object *obj)
 {
     GPtrArray *list = g_ptr_array_new_with_free_func(property_info_free);
-    ObjectPropertyInfo *info;
+    ObjectPropertyDesc *info;
 
-    info = g_new0(ObjectPropertyInfo, 1);
+    info = g_new0(ObjectPropertyDesc, 1);
     info->name = "type";
     info->type = g_strdup("string");
     g_ptr_array_add(list, info);
     for (guint i = 0; i < obj->children->len; i++) {
         Object *c = g_ptr_array_index(obj->children, i);
 
-        info = g_new0(ObjectPropertyInfo, 1);
+        info = g_new0(ObjectPropertyDesc, 1);
         info->name = c->name;
         info->type = g_strdup_printf("child<%s>", c->type);
         g_ptr_array_add(list, info);
     }
     for (const Property *p = obj->props; p && p->name; p++) {
-        info = g_new0(ObjectPropertyInfo, 1);
+        info = g_new0(ObjectPropertyDesc, 1);
         info->name = p->name;
         info->type = g_strdup(prop_type_name(p->type));
         info->description = p->description;

@@ -1122,7 +1122,6 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     register_types();
     machine_foreach(register_machine_type, NULL);
     device_class_foreach(register_device_type, NULL);
-    qmp_register_commands();
     chr_mux_exit_hook = mux_exit;
 
     current_machine.mc = mc;

@@ -97,11 +97,11 @@ bool object_property_parse(void *state, const Property *props,
                            const char *value, Error **errp);
 
 /* QMP's view. */
-typedef struct ObjectPropertyInfo {
+typedef struct ObjectPropertyDesc {
     const char *name;
     char *type;             /* "bool", "uint32", "string", "child<...>" */
     const char *description;
-} ObjectPropertyInfo;
+} ObjectPropertyDesc;
 /* Children and properties of obj, "type" first; free with g_ptr_array_unref. */
 GPtrArray *object_property_list(Object *obj);
 JsonNode *object_property_get(Object *obj, const char *name, Error **errp);
