@@ -316,140 +316,6 @@ bool qmp_query_current_machine(JsonNode **ret, Error **errp)
     return true;
 }
 
-bool qmp_qom_list(const q_obj_qom_list_arg *args, JsonNode **ret, Error **errp)
-{
-    const char *path = args->path;
-    bool ambiguous = false;
-    Object *obj = object_resolve_path(path, &ambiguous);
-    JsonArray *list;
-    GPtrArray *props;
-
-    if (!obj) {
-        if (ambiguous) {
-            error_setg(errp, "Path '%s' is ambiguous", path);
-        } else {
-            error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
-                      "Device '%s' not found", path);
-        }
-        return false;
-    }
-    list = json_array_new();
-    props = object_property_list(obj);
-    for (guint i = 0; i < props->len; i++) {
-        ObjectPropertyDesc *info = g_ptr_array_index(props, i);
-        JsonObject *p = json_object_new();
-
-        json_object_set_string_member(p, "name", info->name);
-        json_object_set_string_member(p, "type", info->type);
-        json_array_add_object_element(list, p);
-    }
-    g_ptr_array_unref(props);
-    *ret = node_from_array(list);
-    return true;
-}
-
-/* qom-get and qom-set, like QEMU, do not tell ambiguous from absent. */
-static Object *qom_find(const char *path, Error **errp)
-{
-    Object *obj = object_resolve_path(path, NULL);
-
-    if (!obj) {
-        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
-                  "Device '%s' not found", path);
-    }
-    return obj;
-}
-
-bool qmp_qom_get(const q_obj_qom_get_arg *args, JsonNode **ret, Error **errp)
-{
-    Object *obj = qom_find(args->path, errp);
-
-    if (!obj) {
-        return false;
-    }
-    *ret = object_property_get(obj,
-                               args->property,
-                               errp);
-    return *ret != NULL;
-}
-
-bool qmp_qom_set(const q_obj_qom_set_arg *args, JsonNode **ret, Error **errp)
-{
-    Object *obj = qom_find(args->path, errp);
-
-    return obj &&
-           object_property_set(obj,
-                               args->property,
-                               args->value, errp);
-}
-
-typedef struct TypeListing {
-    GHashTable *parents;    /* type name -> parent name, for "implements" */
-    const char *implements;
-    bool abstract;
-    JsonArray *list;
-} TypeListing;
-
-static void collect_parent(const char *name, const char *parent,
-                           bool abstract, void *opaque)
-{
-    TypeListing *tl = opaque;
-
-    g_hash_table_insert(tl->parents, (char *)name, (char *)parent);
-}
-
-static bool type_implements(TypeListing *tl, const char *name)
-{
-    /* Bounded walk: a registry with a parent cycle must not hang us. */
-    for (guint n = 0; name && n <= g_hash_table_size(tl->parents); n++) {
-        if (!strcmp(name, tl->implements)) {
-            return true;
-        }
-        name = g_hash_table_lookup(tl->parents, name);
-    }
-    return false;
-}
-
-static void add_type(const char *name, const char *parent, bool abstract,
-                     void *opaque)
-{
-    TypeListing *tl = opaque;
-    JsonObject *t;
-
-    if ((abstract && !tl->abstract) ||
-        (tl->implements && !type_implements(tl, name))) {
-        return;
-    }
-    t = json_object_new();
-    json_object_set_string_member(t, "name", name);
-    if (abstract) {
-        json_object_set_boolean_member(t, "abstract", true);
-    }
-    if (parent) {
-        json_object_set_string_member(t, "parent", parent);
-    }
-    json_array_add_object_element(tl->list, t);
-}
-
-bool qmp_qom_list_types(const q_obj_qom_list_types_arg *args,
-                        JsonNode **ret, Error **errp)
-{
-    TypeListing tl = {
-        .parents = g_hash_table_new(g_str_hash, g_str_equal),
-        .list = json_array_new(),
-    };
-
-    tl.implements = args->implements;
-    tl.abstract = args->has_abstract && args->abstract;
-    if (tl.implements) {
-        type_foreach(collect_parent, &tl);
-    }
-    type_foreach(add_type, &tl);
-    g_hash_table_destroy(tl.parents);
-    *ret = node_from_array(tl.list);
-    return true;
-}
-
 bool qmp_stop(JsonNode **ret, Error **errp)
 {
     vm_stop(RUN_STATE_PAUSED);
@@ -502,5 +368,79 @@ bool qmp_human_monitor_command(const q_obj_human_monitor_command_arg *args,
     }
     *ret = json_node_init_string(json_node_alloc(), out);
     g_free(out);
+    return true;
+}
+
+typedef struct CpuListing {
+    JsonArray *list;
+} CpuListing;
+
+/* The CPU models are the types under x86_64-cpu, "MODEL-x86_64-cpu". */
+static void add_cpu_definition(const char *name, const char *parent,
+                               bool abstract, void *opaque)
+{
+    CpuListing *cl = opaque;
+    JsonObject *d;
+    JsonArray *unavailable = json_array_new();
+    char *model;
+
+    if (abstract || !parent || strcmp(parent, "x86_64-cpu") ||
+        !g_str_has_suffix(name, "-x86_64-cpu")) {
+        json_array_unref(unavailable);
+        return;
+    }
+    model = g_strndup(name, strlen(name) - strlen("-x86_64-cpu"));
+    /* QEMU's answer for "host" without KVM. */
+    if (!strcmp(model, "host") && !kvm_enabled()) {
+        json_array_add_string_element(unavailable, "kvm");
+    }
+    d = json_object_new();
+    json_object_set_string_member(d, "name", model);
+    json_object_set_string_member(d, "typename", name);
+    json_object_set_array_member(d, "unavailable-features", unavailable);
+    json_object_set_boolean_member(d, "static", false);
+    json_object_set_boolean_member(d, "migration-safe",
+                                   !strcmp(model, "qemu64"));
+    json_object_set_boolean_member(d, "deprecated", false);
+    json_array_add_object_element(cl->list, d);
+    g_free(model);
+}
+
+bool qmp_query_cpu_definitions(JsonNode **ret, Error **errp)
+{
+    CpuListing cl = { .list = json_array_new() };
+
+    type_foreach(add_cpu_definition, &cl);
+    *ret = node_from_array(cl.list);
+    return true;
+}
+
+bool qmp_query_command_line_options(
+    const q_obj_query_command_line_options_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    if (args->option) {
+        error_setg(errp, "invalid option name: %s", args->option);
+        return false;
+    }
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+bool qmp_query_tpm_models(JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+bool qmp_query_tpm_types(JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+bool qmp_query_migrate_capabilities(JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
     return true;
 }

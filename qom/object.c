@@ -12,6 +12,7 @@ typedef struct TypeInfo {
     char *name;
     char *parent;
     bool abstract;
+    const Property *props;      /* its own, or NULL */
 } TypeInfo;
 
 static Object *root;
@@ -565,6 +566,67 @@ void type_register(const char *name, const char *parent, bool abstract)
     t->parent = g_strdup(parent);
     t->abstract = abstract;
     g_ptr_array_add(types, t);
+}
+
+static TypeInfo *type_find(const char *name)
+{
+    for (guint i = 0; types && i < types->len; i++) {
+        TypeInfo *t = g_ptr_array_index(types, i);
+
+        if (!strcmp(t->name, name)) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
+void type_set_properties(const char *name, const Property *props)
+{
+    TypeInfo *t = type_find(name);
+
+    g_assert(t);
+    t->props = props;
+}
+
+bool type_exists(const char *name, bool *abstract)
+{
+    TypeInfo *t = type_find(name);
+
+    if (t && abstract) {
+        *abstract = t->abstract;
+    }
+    return t != NULL;
+}
+
+bool type_is_a(const char *name, const char *ancestor)
+{
+    /* Bounded: a registry with a parent cycle must not hang us. */
+    for (guint n = 0; name && types && n <= types->len; n++) {
+        TypeInfo *t = type_find(name);
+
+        if (!strcmp(name, ancestor)) {
+            return true;
+        }
+        name = t ? t->parent : NULL;
+    }
+    return false;
+}
+
+void type_property_foreach(const char *name,
+                           void (*fn)(const Property *p, void *opaque),
+                           void *opaque)
+{
+    for (guint n = 0; name && types && n <= types->len; n++) {
+        TypeInfo *t = type_find(name);
+
+        if (!t) {
+            break;
+        }
+        for (const Property *p = t->props; p && p->name; p++) {
+            fn(p, opaque);
+        }
+        name = t->parent;
+    }
 }
 
 void type_foreach(void (*fn)(const char *name, const char *parent,

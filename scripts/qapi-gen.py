@@ -917,7 +917,7 @@ def check_handlers(schema, files):
     have = set()
     for path in files:
         with open(path, encoding='utf-8') as f:
-            for m in re.finditer(r'^bool qmp_(\w+)\((const \w+ \*args,\s*)?'
+            for m in re.finditer(r'^bool qmp_(\w+)\(\s*(const \w+ \*args,\s*)?'
                                  r'JsonNode \*\*ret', f.read(), re.M):
                 have.add(m.group(1))
     bad = False

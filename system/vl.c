@@ -1027,6 +1027,8 @@ static bool create_backends(const MachineClass *mc, Error **errp)
 
 static void register_types(void)
 {
+    static const char *const accel_types[] = { "kvm", "tcg", "qtest" };
+
     type_register("container", NULL, false);
     type_register("machine", NULL, true);
     type_register("device", NULL, true);
@@ -1037,6 +1039,28 @@ static void register_types(void)
     type_register("memory-backend-ram", "memory-backend", false);
     type_register("memory-backend-file", "memory-backend", false);
     type_register("memory-backend-memfd", "memory-backend", false);
+    type_set_properties("memory-backend-ram", memory_backend_ram_class.props);
+    type_set_properties("memory-backend-file",
+                        memory_backend_file_class.props);
+    type_set_properties("memory-backend-memfd",
+                        memory_backend_memfd_class.props);
+    type_set_properties("machine", machine_properties());
+    for (size_t i = 0; i < G_N_ELEMENTS(accel_types); i++) {
+        if (accel_find(accel_types[i])) {
+            char *name = g_strdup_printf("%s-accel", accel_types[i]);
+
+            type_register(name, "accel", false);
+            g_free(name);
+        }
+    }
+    /* The CPU models (-cpu), as QEMU names their types. */
+    type_register("x86_64-cpu", "device", true);
+    for (int i = 0; cpu_models[i]; i++) {
+        char *name = g_strdup_printf("%s-x86_64-cpu", cpu_models[i]);
+
+        type_register(name, "x86_64-cpu", false);
+        g_free(name);
+    }
 }
 
 static void register_machine_type(const MachineClass *mc, void *opaque)
@@ -1050,6 +1074,7 @@ static void register_machine_type(const MachineClass *mc, void *opaque)
 static void register_device_type(const DeviceClass *dc, void *opaque)
 {
     type_register(dc->name, dc->parent ? dc->parent : "device", false);
+    type_set_properties(dc->name, dc->props);
 }
 
 /* -global values, which qdev_new() applies to every device it makes. */

@@ -73,6 +73,35 @@ static const QemuOptDesc machine_props[] = {
     { NULL },
 };
 
+/*
+ * The -machine options as properties of the machine types, for
+ * qom-list-properties: made once from machine_props, so the two never
+ * disagree.
+ */
+const Property *machine_properties(void)
+{
+    static const PropType types[] = {
+        [QEMU_OPT_STRING] = PROP_TYPE_STRING,
+        [QEMU_OPT_BOOL] = PROP_TYPE_BOOL,
+        [QEMU_OPT_NUMBER] = PROP_TYPE_UINT64,
+        [QEMU_OPT_SIZE] = PROP_TYPE_SIZE,
+    };
+    static Property props[G_N_ELEMENTS(machine_props)];
+
+    if (!props[0].name) {
+        Property *p = props;
+
+        for (const QemuOptDesc *d = machine_props; d->name; d++) {
+            if (strcmp(d->name, "type")) {
+                p->name = d->name;
+                p->type = types[d->type];
+                p++;
+            }
+        }
+    }
+    return props;
+}
+
 bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
                            Error **errp)
 {

@@ -112,6 +112,15 @@ const char *prop_type_name(PropType type);
 
 /* Types, for qom-list-types and -device/-object help. */
 void type_register(const char *name, const char *parent, bool abstract);
+/* The properties instances of a registered type take (-device, -object). */
+void type_set_properties(const char *name, const Property *props);
+bool type_exists(const char *name, bool *abstract);
+/* Whether name is ancestor or derives from it. */
+bool type_is_a(const char *name, const char *ancestor);
+/* Each property of the type and of its ancestors, the type's first. */
+void type_property_foreach(const char *name,
+                           void (*fn)(const Property *p, void *opaque),
+                           void *opaque);
 void type_foreach(void (*fn)(const char *name, const char *parent,
                              bool abstract, void *opaque), void *opaque);
 

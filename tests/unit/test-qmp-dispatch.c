@@ -394,6 +394,29 @@ static void test_commands(void)
           "\"device\"}, {\"name\": \"isa-serial\", \"parent\": "
           "\"isa-device\"}]}\r\n");
 
+    check(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+          "{\"typename\": \"isa-serial\"}}",
+          "{\"return\": [{\"name\": \"chardev\", \"type\": \"str\"}, "
+          "{\"name\": \"index\", \"type\": \"uint32\", "
+          "\"default-value\": 0}]}\r\n");
+    check(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+          "{\"typename\": \"virtio-blk-pci\"}}",
+          "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
+          "\"Device 'virtio-blk-pci' not found\"}}\r\n");
+    check_error(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+                "{\"typename\": \"isa-device\"}}",
+                "Parameter 'typename' expects a non-abstract device type");
+    check_error(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+                "{\"typename\": \"container\"}}",
+                "Parameter 'typename' expects a non-abstract device type");
+    check(c, "{\"execute\": \"qom-list-properties\", \"arguments\": "
+          "{\"typename\": \"container\"}}",
+          "{\"return\": [{\"name\": \"type\", \"type\": \"string\"}]}\r\n");
+    check(c, "{\"execute\": \"qom-list-properties\", \"arguments\": "
+          "{\"typename\": \"nope\"}}",
+          "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
+          "\"Class 'nope' not found\"}}\r\n");
+
     /* run state */
     stub_runstate = RUN_STATE_INTERNAL_ERROR;
     check_error(c, "{\"execute\": \"cont\"}",
@@ -1013,13 +1036,77 @@ bool object_property_set(Object *obj, const char *name, JsonNode *value,
     return true;
 }
 
+/* The types: device <- isa-device <- isa-serial, and container. */
+static const struct {
+    const char *name, *parent;
+    bool abstract;
+} stub_types[] = {
+    { "device", NULL, true },
+    { "isa-device", "device", true },
+    { "isa-serial", "isa-device", false },
+    { "container", NULL, false },
+};
+
+static const Property stub_serial_props[] = {
+    { .name = "chardev", .type = PROP_TYPE_CHR },
+    { .name = "index", .type = PROP_TYPE_UINT32, .defval = 0 },
+    PROP_END,
+};
+
+bool type_exists(const char *name, bool *abstract)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(stub_types); i++) {
+        if (!strcmp(stub_types[i].name, name)) {
+            if (abstract) {
+                *abstract = stub_types[i].abstract;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+bool type_is_a(const char *name, const char *ancestor)
+{
+    while (name) {
+        const char *parent = NULL;
+
+        if (!strcmp(name, ancestor)) {
+            return true;
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(stub_types); i++) {
+            if (!strcmp(stub_types[i].name, name)) {
+                parent = stub_types[i].parent;
+            }
+        }
+        name = parent;
+    }
+    return false;
+}
+
+void type_property_foreach(const char *name,
+                           void (*fn)(const Property *p, void *opaque),
+                           void *opaque)
+{
+    if (!strcmp(name, "isa-serial")) {
+        for (const Property *p = stub_serial_props; p->name; p++) {
+            fn(p, opaque);
+        }
+    }
+}
+
+const char *prop_type_name(PropType type)
+{
+    return type == PROP_TYPE_UINT32 ? "uint32" : "str";
+}
+
 void type_foreach(void (*fn)(const char *name, const char *parent,
                              bool abstract, void *opaque), void *opaque)
 {
-    fn("device", NULL, true, opaque);
-    fn("isa-device", "device", true, opaque);
-    fn("isa-serial", "isa-device", false, opaque);
-    fn("container", NULL, false, opaque);
+    for (size_t i = 0; i < G_N_ELEMENTS(stub_types); i++) {
+        fn(stub_types[i].name, stub_types[i].parent, stub_types[i].abstract,
+           opaque);
+    }
 }
 
 void memory_info_mtree(GString *out)

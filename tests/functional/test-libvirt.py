@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""libvirt (Debian 12's 9.0) drives the emulator: its capability probe.
+
+The test runs a libvirtd of its own: in a private mount namespace
+(unshare -m) a temporary directory is mounted over /etc/libvirt,
+/run/libvirt, /var/lib/libvirt, /var/cache/libvirt and /var/log/libvirt,
+with the qemu.conf a machine without systemd needs (user/group root, no
+security driver, no namespaces, no cgroups). virtlogd and libvirtd are
+started by hand inside it and stopped at the end; the host's own
+libvirt, if any, is left alone. virsh talks to it through its socket.
+
+Cases (TAP):
+  domcapabilities --virttype kvm|qemu with the binary as --emulatorbin
+  (kvm only where /dev/kvm opens), checked for what our answers make
+  libvirt say; with --qemu BIN the same cases run against that binary
+  (Debian's QEMU 7.2), as a check of the test itself.
+
+Skips (TAP "1..0 # SKIP reason") when not root, without virsh/libvirtd
+(install libvirt-daemon-system libvirt-clients) or without mount
+namespaces.
+
+Usage: test-libvirt.py BINARY [--qemu BIN]
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+QEMU_CONF = """\
+user = "root"
+group = "root"
+security_driver = "none"
+namespaces = []
+cgroup_controllers = []
+"""
+
+MOUNTS = ('etc/libvirt', 'run/libvirt', 'var/lib/libvirt',
+          'var/cache/libvirt', 'var/log/libvirt')
+
+
+def skip(reason):
+    print('1..0 # SKIP %s' % reason)
+    sys.exit(0)
+
+
+class Libvirt:
+    """A libvirtd and virtlogd of the test's own, in a mount namespace."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix='test-libvirt-')
+        for m in MOUNTS:
+            os.makedirs(os.path.join(self.dir, m))
+        etc = os.path.join(self.dir, 'etc/libvirt')
+        for name in ('libvirt.conf', 'virtlogd.conf'):
+            if os.path.exists('/etc/libvirt/' + name):
+                shutil.copy('/etc/libvirt/' + name, etc)
+        with open(os.path.join(etc, 'qemu.conf'), 'w') as f:
+            f.write(QEMU_CONF)
+        with open(os.path.join(etc, 'libvirtd.conf'), 'w') as f:
+            f.write('log_filters="1:qemu.qemu_monitor 1:qemu.qemu_process '
+                    '3:*"\nlog_outputs="1:file:/var/log/libvirt/'
+                    'libvirtd.log"\n')
+        self.pids = [os.path.join(self.dir, n)
+                     for n in ('virtlogd.pid', 'libvirtd.pid')]
+        mounts = ' && '.join('mount --bind %s/%s /%s' % (self.dir, m, m)
+                             for m in MOUNTS)
+        script = ('set -e; mount --make-rprivate / && %s && '
+                  'virtlogd -d -p %s && libvirtd -d -p %s'
+                  % (mounts, self.pids[0], self.pids[1]))
+        r = subprocess.run(['unshare', '-m', 'sh', '-c', script],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            self.stop()
+            skip('cannot start libvirtd in a mount namespace: %s'
+                 % r.stderr.strip())
+        self.uri = 'qemu:///system?socket=%s/run/libvirt/libvirt-sock' \
+            % self.dir
+        for _ in range(100):
+            if self.virsh('version').returncode == 0:
+                return
+            time.sleep(0.1)
+        self.stop()
+        skip('libvirtd did not answer')
+
+    def virsh(self, *args):
+        return subprocess.run(['virsh', '-c', self.uri] + list(args),
+                              capture_output=True, text=True, timeout=120)
+
+    def log(self):
+        try:
+            with open(os.path.join(self.dir, 'var/log/libvirt/libvirtd.log'),
+                      errors='replace') as f:
+                return f.read()
+        except OSError:
+            return ''
+
+    def stop(self):
+        for path in reversed(self.pids):
+            try:
+                with open(path) as f:
+                    pid = int(f.read().strip())
+                os.kill(pid, signal.SIGTERM)
+                for _ in range(50):
+                    os.kill(pid, 0)
+                    time.sleep(0.1)
+            except (OSError, ValueError):
+                pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, name, diag=''):
+        self.n += 1
+        print('%s %d %s' % ('ok' if cond else 'not ok', self.n, name))
+        if not cond:
+            self.failed += 1
+            for line in diag.splitlines()[-40:]:
+                print('# ' + line)
+        sys.stdout.flush()
+
+
+def check_domcaps(tap, lv, binary, virttype, who):
+    r = lv.virsh('domcapabilities', '--emulatorbin', binary, '--virttype',
+                 virttype)
+    name = '%s/domcapabilities/%s' % (who, virttype)
+    if r.returncode != 0:
+        tap.ok(False, name, r.stderr + '\n' + lv.log()[-6000:])
+        return
+    caps = ET.fromstring(r.stdout)
+    tap.ok(caps.findtext('domain') == virttype and
+           caps.findtext('arch') == 'x86_64' and
+           caps.findtext('path') == binary, name, r.stdout)
+    # What our answers make libvirt say: a pc machine, the vCPU limit of
+    # query-machines, the CPU models of query-cpu-definitions.
+    machine = caps.findtext('machine') or ''
+    vcpu = caps.find('vcpu')
+    tap.ok(machine.startswith('pc-i440fx-') and vcpu is not None and
+           int(vcpu.get('max')) >= 255, name + '/machine', r.stdout)
+    custom = [m for m in caps.iter('mode') if m.get('name') == 'custom']
+    models = [m.text for m in custom[0].iter('model')] if custom else []
+    tap.ok('qemu64' in models, name + '/cpu-models', r.stdout)
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary = os.path.realpath(argv[1])
+    qemu = argv[argv.index('--qemu') + 1] if '--qemu' in argv else None
+    if os.geteuid() != 0:
+        skip('needs root (libvirtd runs domains as root here)')
+    for tool in ('virsh', 'libvirtd', 'virtlogd', 'unshare'):
+        if not shutil.which(tool):
+            skip('%s not installed (apt-get install libvirt-daemon-system '
+                 'libvirt-clients)' % tool)
+    try:
+        os.close(os.open('/dev/kvm', os.O_RDWR))
+        virttypes = ['kvm', 'qemu']
+    except OSError:
+        virttypes = ['qemu']
+    lv = Libvirt()
+    tap = Tap()
+    try:
+        binaries = [('ours', binary)]
+        if qemu and os.path.exists(qemu):
+            binaries.append(('qemu', os.path.realpath(qemu)))
+        for who, b in binaries:
+            for vt in virttypes:
+                check_domcaps(tap, lv, b, vt, who)
+    finally:
+        lv.stop()
+    print('1..%d' % tap.n)
+    return 1 if tap.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
