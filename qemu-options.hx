@@ -36,7 +36,9 @@ DEF("machine", HAS_ARG, QEMU_OPTION_machine,
     "                kernel-irqchip=on|off|split where the interrupt\n"
     "                controllers are emulated (KVM only)\n"
     "                dump-guest-core=on|off include guest RAM in core dumps\n"
-    "                mem-merge=on|off allow the host to merge identical pages\n")
+    "                mem-merge=on|off allow the host to merge identical pages\n"
+    "                acpi=on|off|auto ACPI tables and PM device (pc)\n"
+    "                usb=off          no USB (the only value in this build)\n")
 DEF("M", HAS_ARG, QEMU_OPTION_M, "")
 DOC
 Select the machine type (the board) and set machine properties. `-M` is a
@@ -55,6 +57,10 @@ short spelling of the same option. Repeated `-machine` options merge.
 - `dump-guest-core=on|off`: include guest RAM in a core dump (default `on`).
 - `mem-merge=on|off`: let the host merge identical pages, `MADV_MERGEABLE`
   (default `on`).
+- `acpi=on|off|auto` (`pc`): ACPI tables and the ACPI PM device with its
+  power button (default `auto`, which is `on`); `-no-acpi` is `acpi=off`.
+- `usb=on|off`: there is no USB yet, so only `off` (what libvirt sends) is
+  accepted.
 
 ```sh
 qemu-system-x86_64 -M pc,accel=kvm -m 1G
@@ -338,6 +344,24 @@ DEF("audio", HAS_ARG, QEMU_OPTION_audio,
 DOC
 Select the host audio driver. This build has no audio support, so only
 `none` is accepted; any other driver is an error.
+ENDDOC
+
+DEF("audiodev", HAS_ARG, QEMU_OPTION_audiodev,
+    "-audiodev [driver=]none,id=id\n"
+    "-audiodev {\"driver\":\"none\",\"id\":\"id\"}\n"
+    "                an audio backend that plays nothing (the only driver in\n"
+    "                this build)\n")
+DOC
+Create an audio backend for sound devices to use. This build has no sound
+devices and only the `none` driver; `id` is required. The argument may be
+written as JSON, as libvirt does: `-audiodev '{"id":"audio1","driver":"none"}'`.
+ENDDOC
+
+DEF("no-acpi", 0, QEMU_OPTION_no_acpi,
+    "-no-acpi         no ACPI tables and no ACPI PM device (pc)\n")
+DOC
+The same as `-machine acpi=off`: the `pc` machine gets no ACPI tables and no
+ACPI PM device, so `system_powerdown` has no power button to press.
 ENDDOC
 
 DEF("sandbox", HAS_ARG, QEMU_OPTION_sandbox,

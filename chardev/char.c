@@ -18,6 +18,7 @@ static const ChardevClass *const chardev_classes[] = {
     &chardev_stdio_class,
     &chardev_file_class,
     &chardev_pipe_class,
+    &chardev_pty_class,
     &chardev_socket_class,
 };
 

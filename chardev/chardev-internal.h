@@ -60,6 +60,7 @@ extern const ChardevClass chardev_null_class;
 extern const ChardevClass chardev_stdio_class;
 extern const ChardevClass chardev_file_class;
 extern const ChardevClass chardev_pipe_class;
+extern const ChardevClass chardev_pty_class;
 extern const ChardevClass chardev_socket_class;
 extern const ChardevClass chardev_mux_class;
 

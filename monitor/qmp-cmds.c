@@ -439,7 +439,49 @@ bool qmp_query_tpm_types(JsonNode **ret, Error **errp)
     return true;
 }
 
+/* What migrate-set-capabilities set, by MigrationCapability. */
+static bool migrate_capabilities[MIGRATION_CAPABILITY__MAX];
+
 bool qmp_query_migrate_capabilities(JsonNode **ret, Error **errp)
+{
+    MigrationCapabilityStatusList *list = NULL;
+
+    for (int i = MIGRATION_CAPABILITY__MAX - 1; i >= 0; i--) {
+        MigrationCapabilityStatus *st = g_new0(MigrationCapabilityStatus, 1);
+        MigrationCapabilityStatusList *l = g_new0(
+            MigrationCapabilityStatusList, 1);
+
+        st->capability = i;
+        st->state = migrate_capabilities[i];
+        l->value = st;
+        l->next = list;
+        list = l;
+    }
+    *ret = qapi_out_MigrationCapabilityStatusList(list);
+    qapi_free_MigrationCapabilityStatusList(list);
+    return true;
+}
+
+bool qmp_migrate_set_capabilities(
+    const q_obj_migrate_set_capabilities_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    for (const MigrationCapabilityStatusList *l = args->capabilities; l;
+         l = l->next) {
+        migrate_capabilities[l->value->capability] = l->value->state;
+    }
+    return true;
+}
+
+bool qmp_query_named_block_nodes(
+    const q_obj_query_named_block_nodes_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+bool qmp_query_block(JsonNode **ret, Error **errp)
 {
     *ret = node_from_array(json_array_new());
     return true;

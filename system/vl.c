@@ -28,6 +28,7 @@
 #include "system/main-loop.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
+#include "system/secret.h"
 #include "system/system.h"
 #include "system/vl.h"
 #include "system/vm-config.h"
@@ -337,6 +338,43 @@ static bool parse_audio(const char *arg, Error **errp)
     return ok;
 }
 
+/*
+ * -audiodev [driver=]none,id=ID, or its JSON form: only the backend that
+ * plays nothing exists, and nothing uses it yet.
+ */
+static bool parse_audiodev(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "driver", QEMU_OPT_STRING },
+        { "id", QEMU_OPT_STRING },
+        { NULL },
+    };
+    QemuOpts *opts = arg[0] == '{' ? qemu_opts_from_json(arg, errp)
+                                   : qemu_opts_parse(arg, "driver", errp);
+    const char *unknown, *drv;
+    bool ok = false;
+
+    if (!opts) {
+        return false;
+    }
+    unknown = qemu_opts_find_unknown(opts, desc);
+    drv = qemu_opt_get(opts, "driver");
+    if (unknown) {
+        error_setg(errp, "Parameter '%s' is unexpected", unknown);
+    } else if (!drv) {
+        error_setg(errp, "Parameter 'driver' is missing");
+    } else if (strcmp(drv, "none")) {
+        error_setg(errp, "Parameter 'driver' does not accept value '%s'",
+                   drv);
+    } else if (!qemu_opt_get(opts, "id")) {
+        error_setg(errp, "Parameter 'id' is missing");
+    } else {
+        ok = true;
+    }
+    qemu_opts_free(opts);
+    return ok;
+}
+
 static bool parse_chardev(const char *arg, Error **errp)
 {
     CmdlineItem *it = take_opts(arg, "backend", NULL, errp);
@@ -498,7 +536,8 @@ static bool parse_object(const char *arg, Error **errp)
         printf("List of user creatable objects:\n"
                "  memory-backend-file\n"
                "  memory-backend-memfd\n"
-               "  memory-backend-ram\n");
+               "  memory-backend-ram\n"
+               "  secret\n");
         exit(0);
     }
     it = take_opts(arg, "qom-type", NULL, errp);
@@ -611,6 +650,11 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return rtc_parse(optarg, &config.rtc, errp);
     case QEMU_OPTION_audio:
         return parse_audio(optarg, errp);
+    case QEMU_OPTION_audiodev:
+        return parse_audiodev(optarg, errp);
+    case QEMU_OPTION_no_acpi:
+        qemu_opts_set(config.machine.opts, "acpi", "off");
+        return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
     case QEMU_OPTION_kernel:
@@ -807,7 +851,7 @@ static const char *default_ram_id(const MachineClass *mc)
 }
 
 /*
- * -object memory-backend-*: after mlockall, so that mem-lock=on locks
+ * -object memory-backend-* and secret: after mlockall, so that mem-lock=on locks
  * (and populates) them as they are mapped, and before the machine.
  */
 static bool create_memory_backends(const HostMemoryDefaults *d,
@@ -817,7 +861,11 @@ static bool create_memory_backends(const HostMemoryDefaults *d,
         CmdlineItem *it = g_ptr_array_index(config.objects, i);
 
         loc_restore(&it->loc);
-        if (!host_memory_backend_create(it->opts, d, errp)) {
+        if (!strcmp(qemu_opt_get(it->opts, "qom-type"), "secret")) {
+            if (!secret_create(it->opts, errp)) {
+                return false;
+            }
+        } else if (!host_memory_backend_create(it->opts, d, errp)) {
             return false;
         }
     }
@@ -1039,6 +1087,7 @@ static void register_types(void)
     type_register("memory-backend-ram", "memory-backend", false);
     type_register("memory-backend-file", "memory-backend", false);
     type_register("memory-backend-memfd", "memory-backend", false);
+    type_register("secret", NULL, false);
     type_set_properties("memory-backend-ram", memory_backend_ram_class.props);
     type_set_properties("memory-backend-file",
                         memory_backend_file_class.props);
@@ -1221,6 +1270,7 @@ void qemu_cleanup(void)
     memory_cleanup();
     /* After the machine and devices, which map it; see ram_block_free(). */
     host_memory_backends_cleanup();
+    secrets_cleanup();
     ram_discard_run_deferred();
     qemu_chr_cleanup_all();
     if (serial_chardevs) {

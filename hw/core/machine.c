@@ -70,6 +70,8 @@ static const QemuOptDesc machine_props[] = {
     { "dump-guest-core", QEMU_OPT_BOOL },
     { "mem-merge", QEMU_OPT_BOOL },
     { "pit", QEMU_OPT_BOOL },           /* pc only */
+    { "acpi", QEMU_OPT_STRING },        /* pc only: on, off, auto */
+    { "usb", QEMU_OPT_BOOL },
     { NULL },
 };
 
@@ -109,9 +111,9 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
     const char *s;
 
     /* Properties only the PC has. */
-    if (!unknown && mc != &pc_i440fx_machine_class &&
-        qemu_opt_get(mo->opts, "pit")) {
-        unknown = "pit";
+    if (!unknown && mc != &pc_i440fx_machine_class) {
+        unknown = qemu_opt_get(mo->opts, "pit") ? "pit" :
+                  qemu_opt_get(mo->opts, "acpi") ? "acpi" : NULL;
     }
     if (unknown) {
         char *type = machine_type_name(mc);
@@ -125,6 +127,22 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
         !qemu_opt_get_bool(mo->opts, "mem-merge", &mo->mem_merge, errp) ||
         !qemu_opt_get_bool(mo->opts, "pit", &(bool){ true }, errp)) {
         return false;
+    }
+    if (!qemu_opt_get_bool(mo->opts, "usb", &mo->usb, errp)) {
+        return false;
+    }
+    if (mo->usb) {
+        error_setg(errp, "USB is not available in this release yet; "
+                   "usb=off is the only value");
+        return false;
+    }
+    mo->acpi = true;
+    if ((s = qemu_opt_get(mo->opts, "acpi")) && strcmp(s, "auto")) {
+        if (!qemu_parse_bool("acpi", s, &mo->acpi, NULL)) {
+            error_setg(errp, "Parameter 'acpi' does not accept value '%s'",
+                       s);
+            return false;
+        }
     }
     if ((s = qemu_opt_get(mo->opts, "kernel-irqchip"))) {
         bool on;

@@ -541,8 +541,10 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
         return false;
     }
     pc_cmos_init(pcms, rtc, ms);
+    /* -no-acpi: no PM device (so no power button) and no tables. */
     if (!pc_init_pit(pcms, errp) ||
-        !pc_create("acpi-pm", NULL, NULL, NULL, errp) ||
+        (ms->cfg->machine.acpi &&
+         !pc_create("acpi-pm", NULL, NULL, NULL, errp)) ||
         !pc_create("i8042", NULL, NULL, NULL, errp)) {
         return false;
     }
@@ -588,7 +590,7 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (fw) {
         pc_publish_e820(pcms, fw);
     }
-    if (!pc_build_acpi(pcms, ms, errp)) {
+    if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
         return false;
     }
     pc_place_acpi(pcms);

@@ -196,6 +196,24 @@ static const struct {
     { "-M none -audio foo", "-audio foo: audio driver 'foo' is not "
       "available; only 'none' is" },
     { "-M none -chardev null", "-chardev null: chardev: no id specified" },
+    { "-M none -audiodev driver=none", "-audiodev driver=none: Parameter "
+      "'id' is missing" },
+    { "-M none -audiodev none,id=a,foo=1", "-audiodev none,id=a,foo=1: "
+      "Parameter 'foo' is unexpected" },
+    { "-M none -audiodev {\"id\":\"a\",\"driver\":\"alsa\"}",
+      "-audiodev {\"id\":\"a\",\"driver\":\"alsa\"}: Parameter 'driver' "
+      "does not accept value 'alsa'" },
+    { "-M none,usb=on", "-M none,usb=on: USB is not available in this "
+      "release yet; usb=off is the only value" },
+    { "-M none,acpi=on", "-M none,acpi=on: Property 'none-machine.acpi' "
+      "not found" },
+    { "-M pc,acpi=maybe", "-M pc,acpi=maybe: Parameter 'acpi' does not "
+      "accept value 'maybe'" },
+    { "-M none -object secret,id=s0", "-object secret,id=s0: Either 'file' "
+      "or 'data' must be provided" },
+    { "-M none -object secret,id=s0,data=x,format=hex",
+      "-object secret,id=s0,data=x,format=hex: Parameter 'format' does not "
+      "accept value 'hex'" },
     { "-M none -mon chardev=c,mode=x", "-mon chardev=c,mode=x: unknown "
       "monitor mode 'x'" },
     { "-M none -pidfile /nonexistent/dir/pid", "cannot create PID file: "

@@ -12,14 +12,20 @@ libvirt, if any, is left alone. virsh talks to it through its socket.
 Cases (TAP):
   domcapabilities --virttype kvm|qemu with the binary as --emulatorbin
   (kvm only where /dev/kvm opens), checked for what our answers make
-  libvirt say; with --qemu BIN the same cases run against that binary
-  (Debian's QEMU 7.2), as a check of the test itself.
+  libvirt say;
+  a domain per virt type running the guest kit's dirty.elf (multiboot,
+  -kernel; with --guest-dir DIR, skipped where it was not built) in its
+  sweep mode, which prints a line every 100 ms: define, start, the serial
+  console through its pty (QEMU drops pty output while nobody reads, so
+  a line printed once could be missed), suspend, resume, destroy;
+  with --qemu BIN the same cases run against that binary (Debian's QEMU
+  7.2), as a check of the test itself.
 
 Skips (TAP "1..0 # SKIP reason") when not root, without virsh/libvirtd
 (install libvirt-daemon-system libvirt-clients) or without mount
 namespaces.
 
-Usage: test-libvirt.py BINARY [--qemu BIN]
+Usage: test-libvirt.py BINARY [--qemu BIN] [--guest-dir DIR]
 """
 import os
 import shutil
@@ -149,12 +155,97 @@ def check_domcaps(tap, lv, binary, virttype, who):
     tap.ok('qemu64' in models, name + '/cpu-models', r.stdout)
 
 
+DOMAIN_XML = """\
+<domain type='{virttype}'>
+  <name>{name}</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>{kernel}</kernel>
+    <cmdline>sweep=1 seconds=600</cmdline>
+  </os>
+  <devices>
+    <emulator>{binary}</emulator>
+    <controller type='usb' model='none'/>
+    <memballoon model='none'/>
+    <serial type='pty'><target port='0'/></serial>
+  </devices>
+</domain>
+"""
+
+
+def read_pty(path, want, seconds=20):
+    """What the pty at path shows until want appears (or time is up)."""
+    import select
+    fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    got = b''
+    end = time.monotonic() + seconds
+    try:
+        while want.encode() not in got and time.monotonic() < end:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                try:
+                    got += os.read(fd, 4096)
+                except BlockingIOError:
+                    pass
+    finally:
+        os.close(fd)
+    return got.decode(errors='replace')
+
+
+def state_is(lv, name, want):
+    for _ in range(50):
+        r = lv.virsh('domstate', name)
+        if r.stdout.strip() == want:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def check_domain(tap, lv, binary, virttype, who, kernel):
+    name = 'qapi-%s-%s' % (who, virttype)
+    case = '%s/domain/%s' % (who, virttype)
+    xml = os.path.join(lv.dir, name + '.xml')
+    with open(xml, 'w') as f:
+        f.write(DOMAIN_XML.format(virttype=virttype, name=name,
+                                  kernel=kernel, binary=binary))
+    r = lv.virsh('define', xml)
+    tap.ok(r.returncode == 0, case + '/define', r.stderr)
+    r = lv.virsh('start', name)
+    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+    tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
+           case + '/start', r.stderr + (open(log).read()
+                                         if os.path.exists(log) else ''))
+    if r.returncode == 0:
+        dom = ET.fromstring(lv.virsh('dumpxml', name).stdout)
+        src = dom.find("./devices/serial/source")
+        pty = src.get('path') if src is not None else None
+        out = read_pty(pty, 'sweep: t=') if pty else ''
+        tap.ok('sweep: t=' in out, case + '/console', 'pty %s: %r'
+               % (pty, out))
+        r = lv.virsh('suspend', name)
+        tap.ok(r.returncode == 0 and state_is(lv, name, 'paused'),
+               case + '/suspend', r.stderr)
+        r = lv.virsh('resume', name)
+        tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
+               case + '/resume', r.stderr)
+        r = lv.virsh('destroy', name)
+        tap.ok(r.returncode == 0 and state_is(lv, name, 'shut off'),
+               case + '/destroy', r.stderr)
+    lv.virsh('undefine', name)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
     binary = os.path.realpath(argv[1])
     qemu = argv[argv.index('--qemu') + 1] if '--qemu' in argv else None
+    guest_dir = argv[argv.index('--guest-dir') + 1] \
+        if '--guest-dir' in argv else None
+    kernel = os.path.realpath(os.path.join(guest_dir, 'dirty.elf')) \
+        if guest_dir else None
     if os.geteuid() != 0:
         skip('needs root (libvirtd runs domains as root here)')
     for tool in ('virsh', 'libvirtd', 'virtlogd', 'unshare'):
@@ -175,6 +266,8 @@ def main(argv):
         for who, b in binaries:
             for vt in virttypes:
                 check_domcaps(tap, lv, b, vt, who)
+                if kernel and os.path.exists(kernel):
+                    check_domain(tap, lv, b, vt, who, kernel)
     finally:
         lv.stop()
     print('1..%d' % tap.n)

@@ -417,6 +417,22 @@ static void test_commands(void)
           "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
           "\"Class 'nope' not found\"}}\r\n");
 
+    /* migration capabilities: kept and reported (libvirt sets events) */
+    check(c, "{\"execute\": \"query-migrate-capabilities\"}",
+          "{\"return\": [{\"capability\": \"events\", "
+          "\"state\": false}]}\r\n");
+    check(c, "{\"execute\": \"migrate-set-capabilities\", \"arguments\": "
+          "{\"capabilities\": [{\"capability\": \"events\", "
+          "\"state\": true}]}}", RETURN_EMPTY);
+    check(c, "{\"execute\": \"query-migrate-capabilities\"}",
+          "{\"return\": [{\"capability\": \"events\", "
+          "\"state\": true}]}\r\n");
+    check_error(c, "{\"execute\": \"migrate-set-capabilities\", "
+                "\"arguments\": {\"capabilities\": [{\"capability\": "
+                "\"xbzrle\", \"state\": true}]}}",
+                "Parameter 'capability' does not accept value 'xbzrle'");
+    check(c, "{\"execute\": \"query-block\"}", "{\"return\": []}\r\n");
+
     /* run state */
     stub_runstate = RUN_STATE_INTERNAL_ERROR;
     check_error(c, "{\"execute\": \"cont\"}",
