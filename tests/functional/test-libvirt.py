@@ -17,7 +17,8 @@ Cases (TAP):
   -kernel; with --guest-dir DIR, skipped where it was not built) in its
   sweep mode, which prints a line every 100 ms: define, start, the serial
   console through its pty (QEMU drops pty output while nobody reads, so
-  a line printed once could be missed), suspend, resume, destroy;
+  a line printed once could be missed), suspend, resume, a libvirtd
+  restart (the new one reconnects to the running domain), destroy;
   with --qemu BIN the same cases run against that binary (Debian's QEMU
   7.2), as a check of the test itself.
 
@@ -91,6 +92,34 @@ class Libvirt:
             time.sleep(0.1)
         self.stop()
         skip('libvirtd did not answer')
+
+    @staticmethod
+    def _pid(path):
+        try:
+            with open(path) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def restart_libvirtd(self):
+        """Stop libvirtd and start a new one in the same namespace."""
+        pid = self._pid(self.pids[1])
+        if pid:
+            os.kill(pid, signal.SIGTERM)
+            for _ in range(100):
+                try:
+                    os.kill(pid, 0)
+                except OSError:
+                    break
+                time.sleep(0.1)
+        r = subprocess.run(['nsenter', '-t', str(self._pid(self.pids[0])),
+                            '-m', 'libvirtd', '-d', '-p', self.pids[1]],
+                           capture_output=True, text=True)
+        for _ in range(100):
+            if r.returncode == 0 and self.virsh('version').returncode == 0:
+                return True
+            time.sleep(0.1)
+        return False
 
     def virsh(self, *args):
         return subprocess.run(['virsh', '-c', self.uri] + list(args),
@@ -230,6 +259,12 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
         r = lv.virsh('resume', name)
         tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
                case + '/resume', r.stderr)
+        # A new libvirtd reconnects to the running domain and queries it.
+        ok = lv.restart_libvirtd() and state_is(lv, name, 'running')
+        r = lv.virsh('suspend', name)
+        tap.ok(ok and r.returncode == 0 and state_is(lv, name, 'paused') and
+               lv.virsh('resume', name).returncode == 0,
+               case + '/libvirtd-restart', r.stderr + lv.log()[-4000:])
         r = lv.virsh('destroy', name)
         tap.ok(r.returncode == 0 and state_is(lv, name, 'shut off'),
                case + '/destroy', r.stderr)
@@ -248,7 +283,7 @@ def main(argv):
         if guest_dir else None
     if os.geteuid() != 0:
         skip('needs root (libvirtd runs domains as root here)')
-    for tool in ('virsh', 'libvirtd', 'virtlogd', 'unshare'):
+    for tool in ('virsh', 'libvirtd', 'virtlogd', 'unshare', 'nsenter'):
         if not shutil.which(tool):
             skip('%s not installed (apt-get install libvirt-daemon-system '
                  'libvirt-clients)' % tool)
