@@ -365,12 +365,26 @@ ACPI PM device, so `system_powerdown` has no power button to press.
 ENDDOC
 
 DEF("sandbox", HAS_ARG, QEMU_OPTION_sandbox,
-    "-sandbox on|off  restrict system calls with seccomp (only off in this\n"
-    "                build)\n")
+    "-sandbox on|off[,obsolete=allow|deny][,elevateprivileges=allow|deny|\n"
+    "          children][,spawn=allow|deny][,resourcecontrol=allow|deny]\n"
+    "                confine the process with a seccomp filter (needs a build\n"
+    "                with libseccomp)\n")
 DOC
-Confine the process with a seccomp system-call filter. This build is made
-without seccomp, so only `-sandbox off` (the default) is accepted;
-`-sandbox on` is an error.
+Confine the process with a seccomp system-call filter, installed after
+`-daemonize` on every thread. `on` denies the `obsolete` group (old calls
+no current program needs) unless `obsolete=allow`; each other group is
+allowed unless set to `deny`: `elevateprivileges` (`setuid`, `setsid`, ...;
+`children` sets no_new_privs instead), `spawn` (`fork`, `vfork`, `execve`,
+`clone` of processes; `clone3` answers ENOSYS so threads use `clone`) and
+`resourcecontrol` (priorities, scheduler, affinity). A denied obsolete or
+privilege call kills the process with SIGSYS as in QEMU; `spawn` and
+`resourcecontrol` calls fail with EPERM (QEMU kills on spawn), so the
+teardown's discard helper falls back to discarding in the process. A build
+without libseccomp (`-Dseccomp=disabled`, or no `libseccomp-dev`) accepts
+only `-sandbox off`. libvirt asks for `-sandbox on,obsolete=deny,
+elevateprivileges=deny,spawn=deny,resourcecontrol=deny` when
+`query-command-line-options` lists `sandbox`, which this emulator does
+only where it can install the filter.
 ENDDOC
 
 DEFHEADING(Boot a Linux kernel directly:)

@@ -19,6 +19,7 @@
 #include "system/kvm.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
+#include "system/seccomp.h"
 #include "system/system.h"
 
 
@@ -415,15 +416,51 @@ bool qmp_query_cpu_definitions(JsonNode **ret, Error **errp)
     return true;
 }
 
+/*
+ * The options whose parameters are listed: those libvirt decides by.
+ * -sandbox only where this build can install the filter, so libvirt
+ * asks for one only where it works.
+ */
+static JsonObject *option_info(const char *name, const QemuOptDesc *desc)
+{
+    static const char *const types[] = {
+        [QEMU_OPT_STRING] = "string",
+        [QEMU_OPT_BOOL] = "boolean",
+        [QEMU_OPT_NUMBER] = "number",
+        [QEMU_OPT_SIZE] = "size",
+    };
+    JsonObject *o = json_object_new();
+    JsonArray *params = json_array_new();
+
+    for (; desc->name; desc++) {
+        JsonObject *p = json_object_new();
+
+        json_object_set_string_member(p, "name", desc->name);
+        json_object_set_string_member(p, "type", types[desc->type]);
+        json_array_add_object_element(params, p);
+    }
+    json_object_set_array_member(o, "parameters", params);
+    json_object_set_string_member(o, "option", name);
+    return o;
+}
+
 bool qmp_query_command_line_options(
     const q_obj_query_command_line_options_arg *args, JsonNode **ret,
     Error **errp)
 {
-    if (args->option) {
+    JsonArray *list = json_array_new();
+
+    if (seccomp_available() &&
+        (!args->option || !strcmp(args->option, "sandbox"))) {
+        json_array_add_object_element(list,
+                                      option_info("sandbox", sandbox_opts));
+    }
+    if (args->option && !json_array_get_length(list)) {
+        json_array_unref(list);
         error_setg(errp, "invalid option name: %s", args->option);
         return false;
     }
-    *ret = node_from_array(json_array_new());
+    *ret = node_from_array(list);
     return true;
 }
 

@@ -4,10 +4,11 @@
 set -eu
 
 # clang and libclang-rt-14-dev (libFuzzer, only recommended by clang) for
-# the fuzz build; libvirt for tests/functional/test-libvirt.py.
+# the fuzz build; libseccomp-dev for -sandbox; libvirt for
+# tests/functional/test-libvirt.py.
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
 libjson-glib-dev linux-libc-dev acpica-tools clang libclang-rt-14-dev
-libvirt-daemon-system libvirt-clients"
+libseccomp-dev libvirt-daemon-system libvirt-clients"
 
 missing=""
 for p in $PACKAGES; do

@@ -28,6 +28,7 @@
 #include "system/main-loop.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
+#include "system/seccomp.h"
 #include "system/secret.h"
 #include "system/system.h"
 #include "system/vl.h"
@@ -283,23 +284,15 @@ static bool parse_display(const char *arg, Error **errp)
 
 static bool parse_sandbox(const char *arg, Error **errp)
 {
-    static const QemuOptDesc desc[] = {
-        { "enable", QEMU_OPT_BOOL },
-        { "obsolete", QEMU_OPT_STRING },
-        { "elevateprivileges", QEMU_OPT_STRING },
-        { "spawn", QEMU_OPT_STRING },
-        { "resourcecontrol", QEMU_OPT_STRING },
-        { NULL },
-    };
-    CmdlineItem *it = take_opts(arg, "enable", desc, errp);
+    CmdlineItem *it = take_opts(arg, "enable", sandbox_opts, errp);
     bool enable = false;
     bool ok;
 
     if (!it) {
         return false;
     }
-    ok = qemu_opt_get_bool(it->opts, "enable", &enable, errp);
-    if (ok && enable) {
+    ok = seccomp_parse(it->opts, &enable, errp);
+    if (ok && enable && !seccomp_available()) {
         /* A sandbox we cannot install must not look installed. */
         error_setg(errp, "seccomp support is disabled");
         ok = false;
@@ -1177,6 +1170,10 @@ static bool qemu_build(int argc, char **argv, Error **errp)
         prctl(PR_SET_NAME, config.process_name);
     }
     if (config.daemonize && !os_daemonize(errp)) {
+        return false;
+    }
+    /* After the fork and setsid of -daemonize, before anything runs. */
+    if (!seccomp_install(errp)) {
         return false;
     }
     if (config.pidfile && !os_write_pidfile(config.pidfile, errp)) {

@@ -17,7 +17,8 @@ Cases (TAP):
   -kernel; with --guest-dir DIR, skipped where it was not built) in its
   sweep mode, which prints a line every 100 ms: define, start, the serial
   console through its pty (QEMU drops pty output while nobody reads, so
-  a line printed once could be missed), suspend, resume, a libvirtd
+  a line printed once could be missed), the seccomp filter when libvirt
+  asked for -sandbox, suspend, resume, a libvirtd
   restart (the new one reconnects to the running domain), destroy;
   with --qemu BIN the same cases run against that binary (Debian's QEMU
   7.2), as a check of the test itself.
@@ -253,6 +254,19 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
         out = read_pty(pty, 'sweep: t=') if pty else ''
         tap.ok('sweep: t=' in out, case + '/console', 'pty %s: %r'
                % (pty, out))
+        # libvirt asks for -sandbox where query-command-line-options lists
+        # it; then the kernel must count a filter on the process.
+        with open(log, errors='replace') as f:
+            sandboxed = '-sandbox on' in f.read()
+        if sandboxed:
+            pid = Libvirt._pid(os.path.join(lv.dir, 'run/libvirt/qemu',
+                                            name + '.pid'))
+            try:
+                with open('/proc/%d/status' % pid) as f:
+                    status = f.read()
+            except (OSError, TypeError):
+                status = ''
+            tap.ok('\nSeccomp:\t2\n' in status, case + '/sandbox', status)
         r = lv.virsh('suspend', name)
         tap.ok(r.returncode == 0 and state_is(lv, name, 'paused'),
                case + '/suspend', r.stderr)

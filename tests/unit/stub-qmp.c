@@ -7,6 +7,7 @@
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/os-posix.h"
+#include "system/seccomp.h"
 
 void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
                                             void *opaque), void *opaque)
@@ -32,4 +33,16 @@ JsonArray *cpus_query_fast(void)
 bool vcpus_dump(int index, GString *out)
 {
     return false;
+}
+
+/* A build with libseccomp: -sandbox is listed. */
+const QemuOptDesc sandbox_opts[] = {
+    { "enable", QEMU_OPT_BOOL },
+    { "spawn", QEMU_OPT_STRING },
+    { NULL },
+};
+
+bool seccomp_available(void)
+{
+    return true;
 }

@@ -432,6 +432,14 @@ static void test_commands(void)
                 "\"xbzrle\", \"state\": true}]}}",
                 "Parameter 'capability' does not accept value 'xbzrle'");
     check(c, "{\"execute\": \"query-block\"}", "{\"return\": []}\r\n");
+    check(c, "{\"execute\": \"query-command-line-options\", \"arguments\": "
+          "{\"option\": \"sandbox\"}}",
+          "{\"return\": [{\"parameters\": [{\"name\": \"enable\", "
+          "\"type\": \"boolean\"}, {\"name\": \"spawn\", \"type\": "
+          "\"string\"}], \"option\": \"sandbox\"}]}\r\n");
+    check_error(c, "{\"execute\": \"query-command-line-options\", "
+                "\"arguments\": {\"option\": \"m\"}}",
+                "invalid option name: m");
 
     /* run state */
     stub_runstate = RUN_STATE_INTERNAL_ERROR;
