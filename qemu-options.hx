@@ -364,6 +364,20 @@ The same as `-machine acpi=off`: the `pc` machine gets no ACPI tables and no
 ACPI PM device, so `system_powerdown` has no power button to press.
 ENDDOC
 
+DEF("add-fd", HAS_ARG, QEMU_OPTION_add_fd,
+    "-add-fd fd=fd,set=set[,opaque=opaque]\n"
+    "                add an inherited file descriptor to fd set 'set', for\n"
+    "                paths written /dev/fdset/set\n")
+DOC
+Take the inherited descriptor `fd` (not 0, 1 or 2) into the descriptor set
+`set`. A file opened as `/dev/fdset/SET` is then a duplicate of a
+descriptor of that set opened with the same access mode (read, write,
+read-write; its other flags stay as they are): libvirt opens a serial port's log
+file itself and passes `-add-fd set=0,fd=M,opaque=serial0-source` with
+`-chardev file,path=/dev/fdset/0,append=on`. `opaque` is kept as a label.
+Today `-chardev file` opens paths this way.
+ENDDOC
+
 DEF("sandbox", HAS_ARG, QEMU_OPTION_sandbox,
     "-sandbox on|off[,obsolete=allow|deny][,elevateprivileges=allow|deny|\n"
     "          children][,spawn=allow|deny][,resourcecontrol=allow|deny]\n"

@@ -4,6 +4,7 @@
  * qemu_init() and its mirror in qemu_cleanup().
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "system/main-loop.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
+#include "qemu/fdset.h"
 #include "system/seccomp.h"
 #include "system/secret.h"
 #include "system/system.h"
@@ -296,6 +298,39 @@ static bool parse_sandbox(const char *arg, Error **errp)
         /* A sandbox we cannot install must not look installed. */
         error_setg(errp, "seccomp support is disabled");
         ok = false;
+    }
+    cmdline_item_free(it);
+    return ok;
+}
+
+static bool parse_add_fd(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "fd", QEMU_OPT_NUMBER },
+        { "set", QEMU_OPT_NUMBER },
+        { "opaque", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, NULL, desc, errp);
+    uint64_t fd = 0, set = 0;
+    bool ok = false;
+
+    if (!it) {
+        return false;
+    }
+    if (!qemu_opt_get(it->opts, "fd")) {
+        error_setg(errp, "fd option is required and must be non-negative");
+    } else if (!qemu_opt_get(it->opts, "set")) {
+        error_setg(errp, "set option is required and must be non-negative");
+    } else if (qemu_opt_get_number(it->opts, "fd", &fd, errp) &&
+               qemu_opt_get_number(it->opts, "set", &set, errp)) {
+        if (fd > INT_MAX) {
+            error_setg(errp, "fd option is required and must be "
+                       "non-negative");
+        } else {
+            ok = fdset_add_fd((int)fd, (int64_t)set,
+                              qemu_opt_get(it->opts, "opaque"), errp);
+        }
     }
     cmdline_item_free(it);
     return ok;
@@ -643,6 +678,8 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return rtc_parse(optarg, &config.rtc, errp);
     case QEMU_OPTION_audio:
         return parse_audio(optarg, errp);
+    case QEMU_OPTION_add_fd:
+        return parse_add_fd(optarg, errp);
     case QEMU_OPTION_audiodev:
         return parse_audiodev(optarg, errp);
     case QEMU_OPTION_no_acpi:
@@ -1268,6 +1305,7 @@ void qemu_cleanup(void)
     /* After the machine and devices, which map it; see ram_block_free(). */
     host_memory_backends_cleanup();
     secrets_cleanup();
+    fdsets_cleanup();
     ram_discard_run_deferred();
     qemu_chr_cleanup_all();
     if (serial_chardevs) {

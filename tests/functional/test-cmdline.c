@@ -199,6 +199,13 @@ static const struct {
     { "-M none -audio foo", "-audio foo: audio driver 'foo' is not "
       "available; only 'none' is" },
     { "-M none -chardev null", "-chardev null: chardev: no id specified" },
+    { "-M none -add-fd set=0,fd=99", "-add-fd set=0,fd=99: error "
+      "duplicating fd: Bad file descriptor" },
+    { "-M none -add-fd set=0", "-add-fd set=0: fd option is required and "
+      "must be non-negative" },
+    { "-M none -chardev file,id=c0,path=/dev/fdset/3", "-chardev file,id=c0,"
+      "path=/dev/fdset/3: Could not open '/dev/fdset/3': Permission "
+      "denied" },
     { "-M none -audiodev driver=none", "-audiodev driver=none: Parameter "
       "'id' is missing" },
     { "-M none -audiodev none,id=a,foo=1", "-audiodev none,id=a,foo=1: "

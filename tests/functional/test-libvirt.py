@@ -19,7 +19,9 @@ Cases (TAP):
   console through its pty (QEMU drops pty output while nobody reads, so
   a line printed once could be missed), the seccomp filter when libvirt
   asked for -sandbox, suspend, resume, a libvirtd
-  restart (the new one reconnects to the running domain), destroy;
+  restart (the new one reconnects to the running domain), destroy; and
+  one with its serial port on a file, which libvirt opens itself and
+  passes with -add-fd as /dev/fdset/N;
   with --qemu BIN the same cases run against that binary (Debian's QEMU
   7.2), as a check of the test itself.
 
@@ -285,6 +287,38 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
+def check_file_serial(tap, lv, binary, virttype, who, kernel):
+    """A serial port on a file libvirt opens: -add-fd and /dev/fdset/N."""
+    name = 'qapi-%s-%s-file' % (who, virttype)
+    case = '%s/domain/%s/serial-file' % (who, virttype)
+    out = os.path.join(lv.dir, name + '-serial.log')
+    xml = os.path.join(lv.dir, name + '.xml')
+    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
+                             binary=binary)
+    text = text.replace("<serial type='pty'><target port='0'/></serial>",
+                        "<serial type='file'><source path='%s'/>"
+                        "<target port='0'/></serial>" % out)
+    with open(xml, 'w') as f:
+        f.write(text)
+    lv.virsh('define', xml)
+    r = lv.virsh('start', name)
+    got = ''
+    for _ in range(100):
+        if os.path.exists(out):
+            with open(out, errors='replace') as f:
+                got = f.read()
+        if 'sweep: t=' in got:
+            break
+        time.sleep(0.1)
+    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+    cmdline = open(log, errors='replace').read() if os.path.exists(log) \
+        else ''
+    tap.ok(r.returncode == 0 and 'sweep: t=' in got and
+           '/dev/fdset/' in cmdline, case, r.stderr + cmdline[-3000:])
+    lv.virsh('destroy', name)
+    lv.virsh('undefine', name)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -317,6 +351,7 @@ def main(argv):
                 check_domcaps(tap, lv, b, vt, who)
                 if kernel and os.path.exists(kernel):
                     check_domain(tap, lv, b, vt, who, kernel)
+                    check_file_serial(tap, lv, b, vt, who, kernel)
     finally:
         lv.stop()
     print('1..%d' % tap.n)
