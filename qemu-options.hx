@@ -181,6 +181,7 @@ ENDDOC
 
 DEF("object", HAS_ARG, QEMU_OPTION_object,
     "-object TYPE,id=ID[,prop=value[,...]]\n"
+    "-object {\"qom-type\":TYPE,\"id\":ID[,\"prop\":value...]}\n"
     "                create an object of type TYPE with the given properties\n"
     "                ('-object help' lists types, '-object TYPE,help' their\n"
     "                properties)\n")
@@ -191,6 +192,10 @@ unique. Types: `memory-backend-ram` (anonymous memory), `memory-backend-file`
 (an anonymous `memfd`). Common properties: `size` (required), `share=on|off`,
 `prealloc=on|off`, `merge=on|off`, `dump=on|off`. `-object help` lists types;
 `docs/memory.md` has every property and what happens to the memory at exit.
+`secret` holds a key or password: `data=TEXT` or `file=PATH`,
+`format=raw|base64` (libvirt passes its master key this way). The argument
+may also be a JSON object, `-object '{"qom-type":"secret","id":"k",
+"data":"x"}'` (strings, numbers and booleans; booleans mean on/off).
 
 ```sh
 qemu-system-x86_64 -object memory-backend-memfd,id=mem0,size=1G \
@@ -289,6 +294,7 @@ ENDDOC
 
 DEF("device", HAS_ARG, QEMU_OPTION_device,
     "-device driver[,prop=value[,...]]\n"
+    "-device {\"driver\":driver[,\"prop\":value...]}\n"
     "                add a device of type driver with the given properties\n"
     "                ('-device help' lists drivers, '-device driver,help' their\n"
     "                properties)\n")
@@ -297,7 +303,8 @@ Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
 `isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`; an unknown driver is an
-error.
+error. The argument may also be a JSON object,
+`-device '{"driver":"isa-serial","chardev":"c0","id":"serial0","index":0}'`.
 
 ```sh
 qemu-system-x86_64 -device isa-debug-exit,iobase=0xf4,iosize=4

@@ -193,6 +193,26 @@ static CmdlineItem *take_opts(const char *arg, const char *implied,
     return cmdline_item_new(opts);
 }
 
+/*
+ * For the options QEMU also takes as JSON (-object, -device,
+ * -audiodev): an argument that starts with '{' is a JSON object.
+ */
+static CmdlineItem *take_opts_or_json(const char *arg, const char *implied,
+                                      const QemuOptDesc *desc, Error **errp)
+{
+    QemuOpts *opts;
+
+    if (arg[0] != '{') {
+        return take_opts(arg, implied, desc, errp);
+    }
+    opts = qemu_opts_from_json(arg, errp);
+    if (!opts || (desc && !qemu_opts_validate(opts, desc, errp))) {
+        qemu_opts_free(opts);
+        return NULL;
+    }
+    return cmdline_item_new(opts);
+}
+
 static bool parse_name(const char *arg, Error **errp)
 {
     static const QemuOptDesc desc[] = {
@@ -377,16 +397,15 @@ static bool parse_audiodev(const char *arg, Error **errp)
         { "id", QEMU_OPT_STRING },
         { NULL },
     };
-    QemuOpts *opts = arg[0] == '{' ? qemu_opts_from_json(arg, errp)
-                                   : qemu_opts_parse(arg, "driver", errp);
+    CmdlineItem *it = take_opts_or_json(arg, "driver", NULL, errp);
     const char *unknown, *drv;
     bool ok = false;
 
-    if (!opts) {
+    if (!it) {
         return false;
     }
-    unknown = qemu_opts_find_unknown(opts, desc);
-    drv = qemu_opt_get(opts, "driver");
+    unknown = qemu_opts_find_unknown(it->opts, desc);
+    drv = qemu_opt_get(it->opts, "driver");
     if (unknown) {
         error_setg(errp, "Parameter '%s' is unexpected", unknown);
     } else if (!drv) {
@@ -394,12 +413,12 @@ static bool parse_audiodev(const char *arg, Error **errp)
     } else if (strcmp(drv, "none")) {
         error_setg(errp, "Parameter 'driver' does not accept value '%s'",
                    drv);
-    } else if (!qemu_opt_get(opts, "id")) {
+    } else if (!qemu_opt_get(it->opts, "id")) {
         error_setg(errp, "Parameter 'id' is missing");
     } else {
         ok = true;
     }
-    qemu_opts_free(opts);
+    cmdline_item_free(it);
     return ok;
 }
 
@@ -528,7 +547,7 @@ static bool parse_device(const char *arg, Error **errp)
         device_print_help();
         exit(0);
     }
-    it = take_opts(arg, "driver", NULL, errp);
+    it = take_opts_or_json(arg, "driver", NULL, errp);
     if (!it) {
         return false;
     }
@@ -568,7 +587,7 @@ static bool parse_object(const char *arg, Error **errp)
                "  secret\n");
         exit(0);
     }
-    it = take_opts(arg, "qom-type", NULL, errp);
+    it = take_opts_or_json(arg, "qom-type", NULL, errp);
     if (!it) {
         return false;
     }

@@ -199,6 +199,13 @@ static const struct {
     { "-M none -audio foo", "-audio foo: audio driver 'foo' is not "
       "available; only 'none' is" },
     { "-M none -chardev null", "-chardev null: chardev: no id specified" },
+    { "-M none -object {\"qom-type\":\"secret\",\"id\":\"s\",\"data\":"
+      "\"x\",\"bogus\":1}", "-object {\"qom-type\":\"secret\",\"id\":"
+      "\"s\",\"data\":\"x\",\"bogus\":1}: Property 'secret.bogus' not "
+      "found" },
+    { "-M none -device {\"driver\":\"isa-serial\",\"chardev\":[1]}",
+      "-device {\"driver\":\"isa-serial\",\"chardev\":[1]}: Parameter "
+      "'chardev' expects a string, number or boolean" },
     { "-M none -add-fd set=0,fd=99", "-add-fd set=0,fd=99: error "
       "duplicating fd: Bad file descriptor" },
     { "-M none -add-fd set=0", "-add-fd set=0: fd option is required and "
@@ -584,6 +591,43 @@ static void test_sandbox(void)
     g_free(path);
 }
 
+/*
+ * The JSON forms of -object, -device and -audiodev, as libvirt writes
+ * them: the same objects and devices as their key=value forms.
+ */
+static void test_json_forms(void)
+{
+    QemuVm *vm = vm_startf(VM_QMP, "-M pc,memory-backend=pc.ram -accel qtest "
+        "-display none -m 64 "
+        "-object {\"qom-type\":\"memory-backend-ram\",\"id\":\"pc.ram\","
+        "\"size\":67108864,\"share\":true} "
+        "-object {\"qom-type\":\"secret\",\"id\":\"k0\",\"data\":\"x\"} "
+        "-device {\"driver\":\"isa-debug-exit\",\"id\":\"dbg\","
+        "\"iobase\":1281} "
+        "-audiodev {\"id\":\"audio1\",\"driver\":\"none\"}");
+    JsonNode *ret = vm_qmp_return(vm, "query-memdev");
+    JsonObject *m = json_array_get_object_element(json_node_get_array(ret),
+                                                  0);
+    JsonNode *r;
+
+    g_assert_cmpstr(json_object_get_string_member(m, "id"), ==, "pc.ram");
+    g_assert_cmpint(json_object_get_int_member(m, "size"), ==, 64 << 20);
+    g_assert_true(json_object_get_boolean_member(m, "share"));
+    json_node_unref(ret);
+    r = vm_qmp(vm, "{\"execute\": \"qom-get\", \"arguments\": "
+               "{\"path\": \"/machine/peripheral/dbg\", "
+               "\"property\": \"iobase\"}}");
+    g_assert_cmpint(json_object_get_int_member(json_node_get_object(r),
+                                               "return"), ==, 1281);
+    json_node_unref(r);
+    r = vm_qmp(vm, "{\"execute\": \"qom-list\", \"arguments\": "
+               "{\"path\": \"/objects/k0\"}}");
+    g_assert_true(json_object_has_member(json_node_get_object(r), "return"));
+    json_node_unref(r);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -614,6 +658,7 @@ int main(int argc, char **argv)
     g_test_add_func("/cmdline/daemonize/failure", test_daemonize_failure);
     g_test_add_func("/cmdline/msg/timestamp", test_msg_timestamp);
     g_test_add_func("/cmdline/sandbox", test_sandbox);
+    g_test_add_func("/cmdline/json-forms", test_json_forms);
     g_test_add_func("/cmdline/nographic/escapes", test_nographic_escapes);
     g_test_add_func("/cmdline/accel/enable-kvm",
                     test_enable_kvm_is_machine_accel);
