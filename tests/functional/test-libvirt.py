@@ -21,7 +21,8 @@ Cases (TAP):
   asked for -sandbox, suspend, resume, a libvirtd
   restart (the new one reconnects to the running domain), destroy; and
   one with its serial port on a file, which libvirt opens itself and
-  passes with -add-fd as /dev/fdset/N;
+  passes with -add-fd as /dev/fdset/N; and `virsh shutdown` of one with
+  ACPI running powerbutton.elf, which powers off on the button;
   with --qemu BIN the same cases run against that binary (Debian's QEMU
   7.2), as a check of the test itself.
 
@@ -319,6 +320,45 @@ def check_file_serial(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
+def check_shutdown(tap, lv, binary, virttype, who, kernel):
+    """virsh shutdown: the power button, the guest's S5, then the end.
+
+    libvirt sends system_powerdown, waits for the SHUTDOWN event (with
+    -no-shutdown the emulator stays, paused, until then) and ends the
+    process; the guest kit's powerbutton.elf powers off on the button.
+    """
+    name = 'qapi-%s-%s-acpi' % (who, virttype)
+    case = '%s/domain/%s/shutdown' % (who, virttype)
+    xml = os.path.join(lv.dir, name + '.xml')
+    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
+                             binary=binary)
+    text = text.replace("    <cmdline>sweep=1 seconds=600</cmdline>\n", "")
+    text = text.replace("  </os>\n", "  </os>\n  <features><acpi/></features>\n")
+    with open(xml, 'w') as f:
+        f.write(text)
+    lv.virsh('define', xml)
+    r = lv.virsh('start', name)
+    ok = r.returncode == 0 and state_is(lv, name, 'running')
+    if ok:
+        pty = ET.fromstring(lv.virsh('dumpxml', name).stdout).find(
+            './devices/serial/source').get('path')
+        # The guest is polling once it prints; under QEMU SeaBIOS comes first.
+        ok = 'powerbutton: waiting' in read_pty(pty, 'powerbutton: waiting',
+                                                 60)
+        r = lv.virsh('shutdown', name)
+        ok = ok and r.returncode == 0
+        for _ in range(300):
+            if lv.virsh('domstate', name).stdout.strip() == 'shut off':
+                break
+            time.sleep(0.1)
+        ok = ok and lv.virsh('domstate', name).stdout.strip() == 'shut off'
+    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+    tap.ok(ok, case, r.stderr + (open(log, errors='replace').read()[-3000:]
+                                 if os.path.exists(log) else ''))
+    lv.virsh('destroy', name)
+    lv.virsh('undefine', name)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -328,6 +368,8 @@ def main(argv):
     guest_dir = argv[argv.index('--guest-dir') + 1] \
         if '--guest-dir' in argv else None
     kernel = os.path.realpath(os.path.join(guest_dir, 'dirty.elf')) \
+        if guest_dir else None
+    button = os.path.realpath(os.path.join(guest_dir, 'powerbutton.elf')) \
         if guest_dir else None
     if os.geteuid() != 0:
         skip('needs root (libvirtd runs domains as root here)')
@@ -352,6 +394,8 @@ def main(argv):
                 if kernel and os.path.exists(kernel):
                     check_domain(tap, lv, b, vt, who, kernel)
                     check_file_serial(tap, lv, b, vt, who, kernel)
+                if button and os.path.exists(button):
+                    check_shutdown(tap, lv, b, vt, who, button)
     finally:
         lv.stop()
     print('1..%d' % tap.n)
