@@ -142,6 +142,20 @@ const uint8_t *secret_lookup(const char *id, size_t *len, Error **errp)
     return NULL;
 }
 
+bool secret_delete(const char *id)
+{
+    for (guint i = 0; secrets && i < secrets->len; i++) {
+        Secret *s = g_ptr_array_index(secrets, i);
+
+        if (!strcmp(s->id, id)) {
+            g_ptr_array_remove_index(secrets, i);
+            secret_free(s);
+            return true;
+        }
+    }
+    return false;
+}
+
 void secrets_cleanup(void)
 {
     for (guint i = 0; secrets && i < secrets->len; i++) {

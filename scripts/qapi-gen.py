@@ -569,7 +569,9 @@ class Gen:
             o('static bool qmp_marshal_%s(JsonObject *args, JsonNode **ret,\n'
               '                             Error **errp)\n{' % cn)
             o('    QapiIn v = QAPI_IN_INIT;')
-            if at:
+            if at and self.schema.lookup(at) and self.meta(at) == 'union':
+                self._marshal_union(o, at, cn)
+            elif at:
                 o('    %s arg = { 0 };\n    bool ok;\n' % c_name(at))
                 o('    ok = qapi_in_%s_members(&v, args, &arg, errp) &&\n'
                   '         qapi_in_check_extra(&v, args, %s_names, NULL, '
@@ -592,6 +594,17 @@ class Gen:
                 ent.name, c_name(ent.name), flags))
             o.close_if(ent.cond)
         o('    { NULL },\n};\n')
+
+    def _marshal_union(self, o, at, cn):
+        """A boxed union: the arguments object is the union's value."""
+        u = c_name(at)
+        o('    JsonNode *node = json_node_init_object(json_node_alloc(), '
+          'args);')
+        o('    %s *arg = NULL;\n    bool ok;\n' % u)
+        o('    ok = qapi_in_%s(&v, NULL, node, &arg, errp) &&\n'
+          '         qmp_%s(arg, ret, errp);' % (u, cn))
+        o('    qapi_free_%s(arg);\n    json_node_unref(node);' % u)
+        o('    qapi_in_free(&v);\n    return ok;\n}')
 
     def _events(self, o):
         o('const char *const qapi_event_names[] = {')

@@ -24,7 +24,8 @@ Definitions (a subset of QEMU's):
      'data': {VALUE: STRUCT}}
     {'alternate': NAME, 'data': {BRANCH: TYPE}}
     {'command': NAME, 'data'?: STRUCT | MEMBERS, 'returns'?: TYPE,
-     'allow-oob'?: true}
+     'allow-oob'?: true, 'boxed'?: true}   (boxed: 'data' may be a union,
+                                          handed over whole)
     {'event': NAME, 'data'?: STRUCT | MEMBERS}
 MEMBERS maps NAME (a leading '*' marks it optional) to TYPE or
 {'type': TYPE, 'if': C, 'features': [...]}; TYPE is a name or [NAME]
@@ -293,7 +294,10 @@ class Schema:
             return []
         if isinstance(spec, str):
             base = self.lookup(spec)
-            if not base or base.meta != 'struct':
+            # A command may take a union as a whole ('boxed': true).
+            boxed = ent.meta == 'command' and ent.expr.get('boxed')
+            if not base or (base.meta != 'struct' and
+                            not (boxed and base.meta == 'union')):
                 ent.error("%s '%s' is not a struct" % (what, spec))
             return self.all_members(base)
         if not isinstance(spec, dict):

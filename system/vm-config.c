@@ -650,31 +650,13 @@ bool object_check(const QemuOpts *opts, GPtrArray *objects, Error **errp)
  * as they are, numbers in decimal, booleans as on/off. Values must be
  * scalars: no option parsed this way has nested members.
  */
-QemuOpts *qemu_opts_from_json(const char *json, Error **errp)
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
 {
-    JsonParser *parser = json_parser_new_immutable();
-    GError *gerr = NULL;
-    JsonNode *root;
-    QemuOpts *opts = NULL;
-    GList *members;
+    QemuOpts *opts = qemu_opts_new();
+    GList *members = json_object_get_members(obj);
 
-    if (!json_parser_load_from_data(parser, json, -1, &gerr)) {
-        const char *p = strstr(gerr->message, "Parse error: ");
-
-        error_setg(errp, "JSON parse error, %s", p ? p + 13 : gerr->message);
-        g_error_free(gerr);
-        goto out;
-    }
-    root = json_parser_get_root(parser);
-    if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-        error_setg(errp, "JSON argument must be an object");
-        goto out;
-    }
-    opts = qemu_opts_new();
-    members = json_object_get_members(json_node_get_object(root));
     for (GList *l = members; l; l = l->next) {
-        JsonNode *v = json_object_get_member(json_node_get_object(root),
-                                             l->data);
+        JsonNode *v = json_object_get_member(obj, l->data);
         GType t = JSON_NODE_HOLDS_VALUE(v) ? json_node_get_value_type(v)
                                            : G_TYPE_INVALID;
         char *text = t == G_TYPE_STRING ? g_strdup(json_node_get_string(v)) :
@@ -695,7 +677,27 @@ QemuOpts *qemu_opts_from_json(const char *json, Error **errp)
         g_free(text);
     }
     g_list_free(members);
-out:
+    return opts;
+}
+
+QemuOpts *qemu_opts_from_json(const char *json, Error **errp)
+{
+    JsonParser *parser = json_parser_new_immutable();
+    GError *gerr = NULL;
+    JsonNode *root;
+    QemuOpts *opts = NULL;
+
+    if (!json_parser_load_from_data(parser, json, -1, &gerr)) {
+        const char *p = strstr(gerr->message, "Parse error: ");
+
+        error_setg(errp, "JSON parse error, %s", p ? p + 13 : gerr->message);
+        g_error_free(gerr);
+    } else if (!(root = json_parser_get_root(parser)) ||
+               !JSON_NODE_HOLDS_OBJECT(root)) {
+        error_setg(errp, "JSON argument must be an object");
+    } else {
+        opts = qemu_opts_from_json_object(json_node_get_object(root), errp);
+    }
     g_object_unref(parser);
     return opts;
 }

@@ -23,6 +23,8 @@ extern const QemuOptDesc secret_props[];
 bool secret_create(const QemuOpts *opts, Error **errp);
 /* The secret's bytes, or NULL (with an error) when there is no such id. */
 const uint8_t *secret_lookup(const char *id, size_t *len, Error **errp);
+/* object-del: false when there is no secret id. */
+bool secret_delete(const char *id);
 void secrets_cleanup(void);
 
 #endif

@@ -133,5 +133,8 @@ bool object_check(const QemuOpts *opts, GPtrArray *objects, Error **errp);
  * the schema says so, -object and -device) this way.
  */
 QemuOpts *qemu_opts_from_json(const char *json, Error **errp);
+/* The same from a parsed object (object-add's arguments). */
+typedef struct _JsonObject JsonObject;
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp);
 
 #endif

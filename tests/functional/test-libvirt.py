@@ -260,7 +260,12 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
         # libvirt asks for -sandbox where query-command-line-options lists
         # it; then the kernel must count a filter on the process.
         with open(log, errors='replace') as f:
-            sandboxed = '-sandbox on' in f.read()
+            cmdline = f.read()
+        sandboxed = '-sandbox on' in cmdline
+        # object-add's schema (qom-type with a secret branch) makes
+        # libvirt write -object as JSON.
+        tap.ok('-object \'{"qom-type":"secret"' in cmdline,
+               case + '/json-object', cmdline[-3000:])
         if sandboxed:
             pid = Libvirt._pid(os.path.join(lv.dir, 'run/libvirt/qemu',
                                             name + '.pid'))

@@ -2,12 +2,16 @@
  * The rest of the emulator as the QMP dispatcher test sees it: no memory
  * backends, no vCPUs.
  */
+#include <string.h>
+
 #include <glib.h>
 
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/os-posix.h"
 #include "system/seccomp.h"
+#include "system/secret.h"
+#include "system/vm-config.h"
 
 void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
                                             void *opaque), void *opaque)
@@ -45,4 +49,33 @@ const QemuOptDesc sandbox_opts[] = {
 bool seccomp_available(void)
 {
     return true;
+}
+
+/* object-add and object-del: secrets are taken, backends refused. */
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
+{
+    return qemu_opts_new();
+}
+
+bool secret_create(const QemuOpts *opts, Error **errp)
+{
+    return true;
+}
+
+bool secret_delete(const char *id)
+{
+    return !strcmp(id, "k0");
+}
+
+HostMemoryBackend *host_memory_backend_create(const QemuOpts *opts,
+                                              const HostMemoryDefaults *d,
+                                              Error **errp)
+{
+    error_setg(errp, "no memory here");
+    return NULL;
+}
+
+bool host_memory_backend_delete(const char *id, Error **errp)
+{
+    return false;
 }

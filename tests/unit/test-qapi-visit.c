@@ -19,6 +19,13 @@ bool qmp_draw(const q_obj_draw_arg *args, JsonNode **ret, Error **errp)
     return true;
 }
 
+/* reshape: the union whole; the reply says which branch arrived. */
+bool qmp_reshape(const Shape *args, JsonNode **ret, Error **errp)
+{
+    *ret = qapi_out_str(args->kind == SHAPE_KIND_CIRCLE ? "circle" : "dot");
+    return true;
+}
+
 bool qmp_paint(const Pixel *args, JsonNode **ret, Error **errp)
 {
     *ret = qapi_out_Pixel(args);
@@ -151,6 +158,10 @@ static void test_errors(void)
         { "paint", "{\"x\": 1, \"colour\": \"red\", \"tags\": [\"a\", 2]}",
           "Invalid parameter type for 'tags[1]', expected: string" },
         { "paint", "{\"x\": 1, \"y\": 2}", "Parameter 'colour' is missing" },
+        { "reshape", "{\"kind\": \"circle\"}",
+          "Parameter 'centre' is missing" },
+        { "reshape", "{\"kind\": \"dot\", \"radius\": 1}",
+          "Parameter 'radius' is unexpected" },
     };
 
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -167,6 +178,12 @@ static void test_out(void)
 {
     JsonNode *ret = NULL;
     char *json;
+
+    g_assert_null(call("reshape", "{\"kind\": \"circle\", \"centre\": "
+                       "{\"x\": 1}, \"radius\": 1}", &ret));
+    g_assert_cmpstr(json_node_get_string(ret), ==, "circle");
+    json_node_unref(ret);
+    ret = NULL;
 
     g_assert_null(call("paint", "{\"x\": 1, \"colour\": \"green\", "
                        "\"tags\": [\"a\"]}", &ret));

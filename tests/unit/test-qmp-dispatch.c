@@ -432,6 +432,25 @@ static void test_commands(void)
                 "\"xbzrle\", \"state\": true}]}}",
                 "Parameter 'capability' does not accept value 'xbzrle'");
     check(c, "{\"execute\": \"query-block\"}", "{\"return\": []}\r\n");
+    /* object-add: ObjectOptions, a union on qom-type */
+    check(c, "{\"execute\": \"object-add\", \"arguments\": {\"qom-type\": "
+          "\"secret\", \"id\": \"k0\", \"data\": \"x\"}}", RETURN_EMPTY);
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"secret\", \"id\": \"k1\", \"size\": 1}}",
+                "Parameter 'size' is unexpected");
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"iothread\", \"id\": \"i\"}}",
+                "Parameter 'qom-type' does not accept value 'iothread'");
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"memory-backend-ram\", \"id\": \"m\"}}",
+                "Parameter 'size' is missing");
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"memory-backend-ram\", \"id\": \"m\", "
+                "\"size\": 4096}}", "no memory here");
+    check(c, "{\"execute\": \"object-del\", \"arguments\": {\"id\": \"k0\"}}",
+          RETURN_EMPTY);
+    check_error(c, "{\"execute\": \"object-del\", \"arguments\": "
+                "{\"id\": \"k9\"}}", "object 'k9' not found");
     check(c, "{\"execute\": \"query-command-line-options\", \"arguments\": "
           "{\"option\": \"sandbox\"}}",
           "{\"return\": [{\"parameters\": [{\"name\": \"enable\", "
