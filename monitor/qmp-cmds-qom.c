@@ -200,3 +200,60 @@ bool qmp_qom_list_properties(const q_obj_qom_list_properties_arg *args,
     *ret = node_from_array(list);
     return true;
 }
+
+/*
+ * device_add: checked like -device, then refused: every device type of
+ * this machine sits on a bus without hotplug (QEMU's words for ISA).
+ */
+bool qmp_device_add(JsonObject *args, JsonNode **ret, Error **errp)
+{
+    JsonNode *drv = json_object_get_member(args, "driver");
+    const char *name;
+    bool abstract = false;
+
+    if (!drv) {
+        error_setg(errp, "Parameter 'driver' is missing");
+        return false;
+    }
+    if (!JSON_NODE_HOLDS_VALUE(drv) ||
+        json_node_get_value_type(drv) != G_TYPE_STRING) {
+        error_setg(errp, "Invalid parameter type for 'driver', expected: "
+                   "string");
+        return false;
+    }
+    name = json_node_get_string(drv);
+    if (!type_exists(name, &abstract) || !type_is_a(name, "device")) {
+        error_setg(errp, "'%s' is not a valid device model name", name);
+        return false;
+    }
+    if (abstract) {
+        error_setg(errp, "Parameter 'driver' expects a non-abstract device "
+                   "type");
+        return false;
+    }
+    if (type_is_a(name, "isa-device")) {
+        error_setg(errp, "Bus 'isa.0' does not support hotplugging");
+    } else {
+        error_setg(errp, "Device '%s' can not be hotplugged on this machine",
+                   name);
+    }
+    return false;
+}
+
+bool qmp_device_del(const q_obj_device_del_arg *args, JsonNode **ret,
+                    Error **errp)
+{
+    char *path = args->id[0] == '/'
+                 ? g_strdup(args->id)
+                 : g_strdup_printf("/machine/peripheral/%s", args->id);
+    Object *obj = object_resolve_path(path, NULL);
+
+    g_free(path);
+    if (!obj) {
+        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
+                  "Device '%s' not found", args->id);
+        return false;
+    }
+    error_setg(errp, "Bus 'isa.0' does not support hotplugging");
+    return false;
+}

@@ -524,6 +524,8 @@ class Gen:
     def handler_proto(self, ent):
         at = self.arg_type(ent)
         args = 'const %s *args, ' % c_name(at) if at else ''
+        if ent.expr.get('gen') is False:
+            args = 'JsonObject *args, '
         return 'bool qmp_%s(%sJsonNode **ret, Error **errp)' % (
             c_name(ent.name), args)
 
@@ -569,7 +571,12 @@ class Gen:
             o('static bool qmp_marshal_%s(JsonObject *args, JsonNode **ret,\n'
               '                             Error **errp)\n{' % cn)
             o('    QapiIn v = QAPI_IN_INIT;')
-            if at and self.schema.lookup(at) and self.meta(at) == 'union':
+            if ent.expr.get('gen') is False:
+                # Unchecked: the handler takes its arguments as JSON.
+                o('    qapi_in_free(&v);\n    return qmp_%s(args, ret, errp);'
+                  '\n}' % cn)
+            elif at and self.schema.lookup(at) and \
+                    self.meta(at) == 'union':
                 self._marshal_union(o, at, cn)
             elif at:
                 o('    %s arg = { 0 };\n    bool ok;\n' % c_name(at))
@@ -930,8 +937,9 @@ def check_handlers(schema, files):
     have = set()
     for path in files:
         with open(path, encoding='utf-8') as f:
-            for m in re.finditer(r'^bool qmp_(\w+)\(\s*(const \w+ \*args,\s*)?'
-                                 r'JsonNode \*\*ret', f.read(), re.M):
+            for m in re.finditer(r'^bool qmp_(\w+)\(\s*(const \w+ \*args,\s*|'
+                                 r'JsonObject \*args,\s*)?JsonNode \*\*ret',
+                                 f.read(), re.M):
                 have.add(m.group(1))
     bad = False
     for n in sorted(want - have):

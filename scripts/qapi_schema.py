@@ -24,8 +24,10 @@ Definitions (a subset of QEMU's):
      'data': {VALUE: STRUCT}}
     {'alternate': NAME, 'data': {BRANCH: TYPE}}
     {'command': NAME, 'data'?: STRUCT | MEMBERS, 'returns'?: TYPE,
-     'allow-oob'?: true, 'boxed'?: true}   (boxed: 'data' may be a union,
-                                          handed over whole)
+     'allow-oob'?: true, 'boxed'?: true, 'gen'?: false}
+        boxed: 'data' may be a union, handed over whole; gen false: the
+        arguments are not checked, the handler takes them as JSON ('data'
+        only documents the members every call has)
     {'event': NAME, 'data'?: STRUCT | MEMBERS}
 MEMBERS maps NAME (a leading '*' marks it optional) to TYPE or
 {'type': TYPE, 'if': C, 'features': [...]}; TYPE is a name or [NAME]

@@ -266,6 +266,9 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
         # libvirt write -object as JSON.
         tap.ok('-object \'{"qom-type":"secret"' in cmdline,
                case + '/json-object', cmdline[-3000:])
+        # ... and device_add's json-cli-hotplug, -device as JSON.
+        tap.ok('-device \'{"driver":"isa-serial"' in cmdline,
+               case + '/json-device', cmdline[-3000:])
         if sandboxed:
             pid = Libvirt._pid(os.path.join(lv.dir, 'run/libvirt/qemu',
                                             name + '.pid'))
