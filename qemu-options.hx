@@ -480,14 +480,21 @@ DEF("chardev", HAS_ARG, QEMU_OPTION_chardev,
     "-chardev backend,id=id[,prop=value[,...]]\n"
     "                create a host character device for serial ports and\n"
     "                monitors; backend: null, stdio, file (path=),\n"
-    "                socket (path= or host=,port=; server=on|off, wait=on|off)\n")
+    "                socket (path= or host=,port= or fd=; server=on|off,\n"
+    "                wait=on|off), pipe (path=), pty\n"
+    "                logfile=path[,logappend=on] copy the output to a file\n")
 DOC
 Create a host character device that a `-serial chardev:ID`, `-mon` or `-qmp`
 can use. `id` is required and unique. Backends: `null`, `stdio`
 (`signal=on|off`), `file` (`path=`), `socket` (Unix `path=` or TCP
-`host=`,`port=`; `server=on|off`, `wait=on|off`). `mux=on` lets several
-users share it; `pipe` (`path=`, using `PATH.in`/`PATH.out` when both
-exist).
+`host=`,`port=`, or `fd=N`, a socket the process inherited, listening
+with `server=on`; `server=on|off`, `wait=on|off`), `pty` (a new
+pseudo-terminal; its path is printed, "char device redirected to
+/dev/pts/N (label ID)", and reported by `query-chardev`). `mux=on` lets
+several users share it; `pipe` (`path=`, using `PATH.in`/`PATH.out` when
+both exist). Every backend takes `logfile=PATH` (with `logappend=on` to
+append), which gets a copy of the output; paths may be `/dev/fdset/N`
+(`-add-fd`).
 
 ```sh
 qemu-system-x86_64 -chardev socket,id=qmp0,path=/tmp/qmp.sock,server=on,wait=off \

@@ -54,6 +54,7 @@ struct Chardev {
     guint out_watch;
     guint hup_watch;                /* socket hangups while not reading */
     guint hangup_idle;
+    int log_fd;                     /* logfile=, or -1 */
 };
 
 extern const ChardevClass chardev_null_class;

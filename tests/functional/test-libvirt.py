@@ -17,7 +17,8 @@ Cases (TAP):
   -kernel; with --guest-dir DIR, skipped where it was not built) in its
   sweep mode, which prints a line every 100 ms: define, start, the serial
   console through its pty (QEMU drops pty output while nobody reads, so
-  a line printed once could be missed), the seccomp filter when libvirt
+  a line printed once could be missed) and its <log> copy (logfile= on
+  /dev/fdset/N), the seccomp filter when libvirt
   asked for -sandbox, suspend, resume, a libvirtd
   restart (the new one reconnects to the running domain), destroy; and
   one with its serial port on a file, which libvirt opens itself and
@@ -227,6 +228,19 @@ def read_pty(path, want, seconds=20):
     return got.decode(errors='replace')
 
 
+def wait_file_text(path, want, seconds=10):
+    """The file's text once want is in it (or when time is up)."""
+    text = ''
+    for _ in range(seconds * 10):
+        if os.path.exists(path):
+            with open(path, errors='replace') as f:
+                text = f.read()
+        if want in text:
+            break
+        time.sleep(0.1)
+    return text
+
+
 def state_is(lv, name, want):
     for _ in range(50):
         r = lv.virsh('domstate', name)
@@ -240,9 +254,13 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
     name = 'qapi-%s-%s' % (who, virttype)
     case = '%s/domain/%s' % (who, virttype)
     xml = os.path.join(lv.dir, name + '.xml')
+    serial_log = os.path.join(lv.dir, name + '-serial.log')
     with open(xml, 'w') as f:
+        # <log>: -add-fd and -chardev pty,logfile=/dev/fdset/N
         f.write(DOMAIN_XML.format(virttype=virttype, name=name,
-                                  kernel=kernel, binary=binary))
+                                  kernel=kernel, binary=binary).replace(
+            "<serial type='pty'>",
+            "<serial type='pty'><log file='%s'/>" % serial_log))
     r = lv.virsh('define', xml)
     tap.ok(r.returncode == 0, case + '/define', r.stderr)
     r = lv.virsh('start', name)
@@ -257,6 +275,8 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
         out = read_pty(pty, 'sweep: t=') if pty else ''
         tap.ok('sweep: t=' in out, case + '/console', 'pty %s: %r'
                % (pty, out))
+        logged = wait_file_text(serial_log, 'sweep: t=')
+        tap.ok('sweep: t=' in logged, case + '/console-log', logged[-500:])
         # libvirt asks for -sandbox where query-command-line-options lists
         # it; then the kernel must count a filter on the process.
         with open(log, errors='replace') as f:
@@ -311,14 +331,7 @@ def check_file_serial(tap, lv, binary, virttype, who, kernel):
         f.write(text)
     lv.virsh('define', xml)
     r = lv.virsh('start', name)
-    got = ''
-    for _ in range(100):
-        if os.path.exists(out):
-            with open(out, errors='replace') as f:
-                got = f.read()
-        if 'sweep: t=' in got:
-            break
-        time.sleep(0.1)
+    got = wait_file_text(out, 'sweep: t=')
     log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
     cmdline = open(log, errors='replace').read() if os.path.exists(log) \
         else ''

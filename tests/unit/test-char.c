@@ -960,6 +960,43 @@ static void test_socket_fd_errors(void)
     g_free(path);
 }
 
+/* logfile=: a copy of the output, truncated or appended to. */
+static void test_logfile(void)
+{
+    char *path = tmp_path("chr.log");
+    char *args = g_strdup_printf("null,id=l0,logfile=%s", path);
+    char *text;
+    TestFe fe;
+
+    fe_attach(&fe, chr_ok(args));
+    fe_puts(&fe, "one ");
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_free(args);
+    args = g_strdup_printf("pty,id=l1,logfile=%s,logappend=on", path);
+    fe_attach(&fe, chr_ok(args));
+    fe_puts(&fe, "two");
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_assert_cmpstr(text, ==, "one two");
+    g_free(text);
+    g_free(args);
+    args = g_strdup_printf("null,id=l2,logfile=%s", path);
+    fe_attach(&fe, chr_ok(args));
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_assert_cmpstr(text, ==, "");
+    g_free(text);
+    chr_fails("null,id=l3,logfile=/nonexistent-dir/log",
+              "Unable to open logfile /nonexistent-dir/log: No such file or "
+              "directory");
+    g_unlink(path);
+    g_free(args);
+    g_free(path);
+}
+
 /* pty: a terminal whose slave side a reader (virsh console) opens. */
 static void test_pty(void)
 {
@@ -1311,6 +1348,7 @@ int main(int argc, char **argv)
                     test_unix_server_inherited_fd);
     g_test_add_func("/char/socket/fd-errors", test_socket_fd_errors);
     g_test_add_func("/char/pty", test_pty);
+    g_test_add_func("/char/logfile", test_logfile);
     g_test_add_func("/char/mux/focus", test_mux_focus);
     g_test_add_func("/char/mux/exit-and-timestamps",
                     test_mux_exit_and_timestamps);
