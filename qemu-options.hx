@@ -36,7 +36,9 @@ DEF("machine", HAS_ARG, QEMU_OPTION_machine,
     "                kernel-irqchip=on|off|split where the interrupt\n"
     "                controllers are emulated (KVM only)\n"
     "                dump-guest-core=on|off include guest RAM in core dumps\n"
-    "                mem-merge=on|off allow the host to merge identical pages\n")
+    "                mem-merge=on|off allow the host to merge identical pages\n"
+    "                acpi=on|off|auto ACPI tables and PM device (pc)\n"
+    "                usb=off          no USB (the only value in this build)\n")
 DEF("M", HAS_ARG, QEMU_OPTION_M, "")
 DOC
 Select the machine type (the board) and set machine properties. `-M` is a
@@ -55,6 +57,10 @@ short spelling of the same option. Repeated `-machine` options merge.
 - `dump-guest-core=on|off`: include guest RAM in a core dump (default `on`).
 - `mem-merge=on|off`: let the host merge identical pages, `MADV_MERGEABLE`
   (default `on`).
+- `acpi=on|off|auto` (`pc`): ACPI tables and the ACPI PM device with its
+  power button (default `auto`, which is `on`); `-no-acpi` is `acpi=off`.
+- `usb=on|off`: there is no USB yet, so only `off` (what libvirt sends) is
+  accepted.
 
 ```sh
 qemu-system-x86_64 -M pc,accel=kvm -m 1G
@@ -177,6 +183,7 @@ ENDDOC
 
 DEF("object", HAS_ARG, QEMU_OPTION_object,
     "-object TYPE,id=ID[,prop=value[,...]]\n"
+    "-object {\"qom-type\":TYPE,\"id\":ID[,\"prop\":value...]}\n"
     "                create an object of type TYPE with the given properties\n"
     "                ('-object help' lists types, '-object TYPE,help' their\n"
     "                properties)\n")
@@ -187,6 +194,10 @@ unique. Types: `memory-backend-ram` (anonymous memory), `memory-backend-file`
 (an anonymous `memfd`). Common properties: `size` (required), `share=on|off`,
 `prealloc=on|off`, `merge=on|off`, `dump=on|off`. `-object help` lists types;
 `docs/memory.md` has every property and what happens to the memory at exit.
+`secret` holds a key or password: `data=TEXT` or `file=PATH`,
+`format=raw|base64` (libvirt passes its master key this way). The argument
+may also be a JSON object, `-object '{"qom-type":"secret","id":"k",
+"data":"x"}'` (strings, numbers and booleans; booleans mean on/off).
 
 ```sh
 qemu-system-x86_64 -object memory-backend-memfd,id=mem0,size=1G \
@@ -317,6 +328,7 @@ ENDDOC
 
 DEF("device", HAS_ARG, QEMU_OPTION_device,
     "-device driver[,prop=value[,...]]\n"
+    "-device {\"driver\":driver[,\"prop\":value...]}\n"
     "                add a device of type driver with the given properties\n"
     "                ('-device help' lists drivers, '-device driver,help' their\n"
     "                properties)\n")
@@ -329,7 +341,8 @@ Add a device to the machine. Each `-device` adds one; `id=ID` names it
 `disable-legacy=on` is implied); an unknown driver is an error. PCI devices go on `pci.0` (`bus=pci.0`) at
 `addr=SLOT[.FN]` (hex; default: the first free slot), and
 `multifunction=on` on function 0 lets other functions share its slot,
-with QEMU's rules and messages.
+with QEMU's rules and messages. The argument may also be a JSON object,
+`-device '{"driver":"isa-serial","chardev":"c0","id":"serial0","index":0}'`.
 
 ```sh
 qemu-system-x86_64 -device isa-debug-exit,iobase=0xf4,iosize=4
@@ -378,13 +391,59 @@ Select the host audio driver. This build has no audio support, so only
 `none` is accepted; any other driver is an error.
 ENDDOC
 
-DEF("sandbox", HAS_ARG, QEMU_OPTION_sandbox,
-    "-sandbox on|off  restrict system calls with seccomp (only off in this\n"
-    "                build)\n")
+DEF("audiodev", HAS_ARG, QEMU_OPTION_audiodev,
+    "-audiodev [driver=]none,id=id\n"
+    "-audiodev {\"driver\":\"none\",\"id\":\"id\"}\n"
+    "                an audio backend that plays nothing (the only driver in\n"
+    "                this build)\n")
 DOC
-Confine the process with a seccomp system-call filter. This build is made
-without seccomp, so only `-sandbox off` (the default) is accepted;
-`-sandbox on` is an error.
+Create an audio backend for sound devices to use. This build has no sound
+devices and only the `none` driver; `id` is required. The argument may be
+written as JSON, as libvirt does: `-audiodev '{"id":"audio1","driver":"none"}'`.
+ENDDOC
+
+DEF("no-acpi", 0, QEMU_OPTION_no_acpi,
+    "-no-acpi         no ACPI tables and no ACPI PM device (pc)\n")
+DOC
+The same as `-machine acpi=off`: the `pc` machine gets no ACPI tables and no
+ACPI PM device, so `system_powerdown` has no power button to press.
+ENDDOC
+
+DEF("add-fd", HAS_ARG, QEMU_OPTION_add_fd,
+    "-add-fd fd=fd,set=set[,opaque=opaque]\n"
+    "                add an inherited file descriptor to fd set 'set', for\n"
+    "                paths written /dev/fdset/set\n")
+DOC
+Take the inherited descriptor `fd` (not 0, 1 or 2) into the descriptor set
+`set`. A file opened as `/dev/fdset/SET` is then a duplicate of a
+descriptor of that set opened with the same access mode (read, write,
+read-write; its other flags stay as they are): libvirt opens a serial port's log
+file itself and passes `-add-fd set=0,fd=M,opaque=serial0-source` with
+`-chardev file,path=/dev/fdset/0,append=on`. `opaque` is kept as a label.
+Today `-chardev file` opens paths this way.
+ENDDOC
+
+DEF("sandbox", HAS_ARG, QEMU_OPTION_sandbox,
+    "-sandbox on|off[,obsolete=allow|deny][,elevateprivileges=allow|deny|\n"
+    "          children][,spawn=allow|deny][,resourcecontrol=allow|deny]\n"
+    "                confine the process with a seccomp filter (needs a build\n"
+    "                with libseccomp)\n")
+DOC
+Confine the process with a seccomp system-call filter, installed after
+`-daemonize` on every thread. `on` denies the `obsolete` group (old calls
+no current program needs) unless `obsolete=allow`; each other group is
+allowed unless set to `deny`: `elevateprivileges` (`setuid`, `setsid`, ...;
+`children` sets no_new_privs instead), `spawn` (`fork`, `vfork`, `execve`,
+`clone` of processes; `clone3` answers ENOSYS so threads use `clone`) and
+`resourcecontrol` (priorities, scheduler, affinity). A denied obsolete or
+privilege call kills the process with SIGSYS as in QEMU; `spawn` and
+`resourcecontrol` calls fail with EPERM (QEMU kills on spawn), so the
+teardown's discard helper falls back to discarding in the process. A build
+without libseccomp (`-Dseccomp=disabled`, or no `libseccomp-dev`) accepts
+only `-sandbox off`. libvirt asks for `-sandbox on,obsolete=deny,
+elevateprivileges=deny,spawn=deny,resourcecontrol=deny` when
+`query-command-line-options` lists `sandbox`, which this emulator does
+only where it can install the filter.
 ENDDOC
 
 DEFHEADING(Boot a Linux kernel directly:)
@@ -459,14 +518,21 @@ DEF("chardev", HAS_ARG, QEMU_OPTION_chardev,
     "-chardev backend,id=id[,prop=value[,...]]\n"
     "                create a host character device for serial ports and\n"
     "                monitors; backend: null, stdio, file (path=),\n"
-    "                socket (path= or host=,port=; server=on|off, wait=on|off)\n")
+    "                socket (path= or host=,port= or fd=; server=on|off,\n"
+    "                wait=on|off), pipe (path=), pty\n"
+    "                logfile=path[,logappend=on] copy the output to a file\n")
 DOC
 Create a host character device that a `-serial chardev:ID`, `-mon` or `-qmp`
 can use. `id` is required and unique. Backends: `null`, `stdio`
 (`signal=on|off`), `file` (`path=`), `socket` (Unix `path=` or TCP
-`host=`,`port=`; `server=on|off`, `wait=on|off`). `mux=on` lets several
-users share it; `pipe` (`path=`, using `PATH.in`/`PATH.out` when both
-exist).
+`host=`,`port=`, or `fd=N`, a socket the process inherited, listening
+with `server=on`; `server=on|off`, `wait=on|off`), `pty` (a new
+pseudo-terminal; its path is printed, "char device redirected to
+/dev/pts/N (label ID)", and reported by `query-chardev`). `mux=on` lets
+several users share it; `pipe` (`path=`, using `PATH.in`/`PATH.out` when
+both exist). Every backend takes `logfile=PATH` (with `logappend=on` to
+append), which gets a copy of the output; paths may be `/dev/fdset/N`
+(`-add-fd`).
 
 ```sh
 qemu-system-x86_64 -chardev socket,id=qmp0,path=/tmp/qmp.sock,server=on,wait=off \

@@ -233,6 +233,22 @@ void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
     }
 }
 
+bool host_memory_backend_delete(const char *id, Error **errp)
+{
+    HostMemoryBackend *be = host_memory_backend_find(id);
+
+    if (!be) {
+        return false;
+    }
+    if (be->mapped) {
+        error_setg(errp, "object '%s' is in use, can not be deleted", id);
+        return true;
+    }
+    g_ptr_array_remove(backends, be);
+    backend_free(be);
+    return true;
+}
+
 void host_memory_backends_cleanup(void)
 {
     machine_backend = NULL;

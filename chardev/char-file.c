@@ -1,12 +1,14 @@
 /*
  * -chardev file,path=PATH[,append=on]: output goes to a file; input is
- * not read (QEMU's optional in= file is not supported).
+ * not read (QEMU's optional in= file is not supported). PATH may be
+ * /dev/fdset/N (-add-fd), as libvirt passes serial log files.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "chardev-internal.h"
+#include "qemu/fdset.h"
 
 typedef struct FileChardev {
     Chardev parent;
@@ -34,7 +36,7 @@ static bool file_open(Chardev *chr, const QemuOpts *opts, Error **errp)
         return false;
     }
     flags |= append ? O_APPEND : O_TRUNC;
-    f->fd = open(path, flags, 0666);
+    f->fd = qemu_open(path, flags, 0666);
     if (f->fd < 0) {
         error_setg_errno(errp, errno, "Could not open '%s'", path);
         return false;

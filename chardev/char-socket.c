@@ -7,13 +7,20 @@
  * the backlog until the current one leaves. With wait=on (the default
  * for servers) creation blocks until the first client connects. While
  * no client is connected, output is discarded, as in QEMU.
+ *
+ * fd=N takes a socket the process inherited instead of making one: a
+ * listening one with server=on (libvirt binds the monitor socket and
+ * connects to it before it starts the emulator), a connected one
+ * otherwise. Its owner removes the socket file, not the emulator.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -35,11 +42,13 @@ typedef struct SocketChardev {
     int listen_fd;
     guint listen_watch;
     int fd;                 /* the connected peer, or -1 */
+    bool fd_given;          /* fd=N: the socket was inherited */
     char *conn_name;        /* filename while connected */
 } SocketChardev;
 
 static const QemuOptDesc socket_opts[] = {
     { "path", QEMU_OPT_STRING },
+    { "fd", QEMU_OPT_STRING },
     { "host", QEMU_OPT_STRING },
     { "port", QEMU_OPT_STRING },
     { "server", QEMU_OPT_BOOL },
@@ -278,13 +287,13 @@ static bool socket_listen_tcp(SocketChardev *s, Error **errp)
 
 static bool socket_open_server(SocketChardev *s, bool wait, Error **errp)
 {
-    bool ok = s->is_unix ? socket_listen_unix(s, errp)
-                         : socket_listen_tcp(s, errp);
+    bool ok = s->fd_given || (s->is_unix ? socket_listen_unix(s, errp)
+                                         : socket_listen_tcp(s, errp));
 
     if (!ok) {
         return false;
     }
-    if (listen(s->listen_fd, 1) < 0) {
+    if (!s->fd_given && listen(s->listen_fd, 1) < 0) {
         error_setg_errno(errp, errno, "Failed to listen on socket");
         return false;
     }
@@ -367,9 +376,13 @@ static int socket_connect_tcp(SocketChardev *s, Error **errp)
 static bool socket_open_client(SocketChardev *s, Error **errp)
 {
     /* A blocking connect at creation, as QEMU does without reconnect. */
-    int fd = s->is_unix ? socket_connect_unix(s, errp)
-                        : socket_connect_tcp(s, errp);
+    int fd = s->fd_given ? s->listen_fd
+             : s->is_unix ? socket_connect_unix(s, errp)
+                          : socket_connect_tcp(s, errp);
 
+    if (s->fd_given) {
+        s->listen_fd = -1;          /* it is the connection, not a listener */
+    }
     if (fd < 0) {
         return false;
     }
@@ -378,9 +391,63 @@ static bool socket_open_client(SocketChardev *s, Error **errp)
     return true;
 }
 
+/*
+ * fd=N: check that N is an open stream socket, listening when server=on,
+ * and learn its address for query-chardev.
+ */
+static bool socket_take_fd(SocketChardev *s, const char *arg, Error **errp)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    int type = 0, listening = 0;
+    socklen_t olen = sizeof(int);
+    char *end;
+    long fd = strtol(arg, &end, 10);
+
+    if (*end || end == arg || fd < 0 || fd > INT_MAX ||
+        fcntl((int)fd, F_GETFD) < 0) {
+        error_setg(errp, "Parameter 'fd' expects an open file descriptor "
+                   "number; '%s' is not", arg);
+        return false;
+    }
+    if (getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &olen) < 0 ||
+        type != SOCK_STREAM ||
+        getsockname((int)fd, (struct sockaddr *)&ss, &len) < 0) {
+        error_setg(errp, "File descriptor '%ld' is not a stream socket", fd);
+        return false;
+    }
+    olen = sizeof(int);
+    getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &olen);
+    if (s->is_listen != !!listening) {
+        error_setg(errp, "File descriptor '%ld' is %s listening socket, "
+                   "but server=%s", fd, listening ? "a" : "not a",
+                   s->is_listen ? "on" : "off");
+        return false;
+    }
+    s->fd_given = true;
+    s->listen_fd = (int)fd;
+    fcntl(s->listen_fd, F_SETFD, FD_CLOEXEC);
+    fcntl(s->listen_fd, F_SETFL, fcntl(s->listen_fd, F_GETFL) | O_NONBLOCK);
+    if (ss.ss_family == AF_UNIX) {
+        s->is_unix = true;
+        s->path = g_strndup(((struct sockaddr_un *)&ss)->sun_path,
+                            sizeof(((struct sockaddr_un *)&ss)->sun_path));
+    } else {
+        char *addr = socket_addr_string((struct sockaddr *)&ss, len);
+        char *colon = strrchr(addr, ':');
+
+        *colon = 0;
+        s->host = g_strdup(addr);
+        s->port = g_strdup(colon + 1);
+        g_free(addr);
+    }
+    return true;
+}
+
 static bool socket_parse(SocketChardev *s, const QemuOpts *opts, bool *wait,
                          Error **errp)
 {
+    const char *fd = qemu_opt_get(opts, "fd");
     const char *path = qemu_opt_get(opts, "path");
     const char *host = qemu_opt_get(opts, "host");
     const char *port = qemu_opt_get(opts, "port");
@@ -408,6 +475,14 @@ static bool socket_parse(SocketChardev *s, const QemuOpts *opts, bool *wait,
     if (reconnect) {
         error_setg(errp, "chardev: socket: 'reconnect' is not supported");
         return false;
+    }
+    if (fd) {
+        if (path || host || port) {
+            error_setg(errp, "chardev: socket: 'fd' cannot be used with "
+                       "'path', 'host' or 'port'");
+            return false;
+        }
+        return socket_take_fd(s, fd, errp);
     }
     if (path) {
         s->is_unix = true;
@@ -447,7 +522,7 @@ static void socket_close(Chardev *chr)
     }
     if (s->listen_fd >= 0) {
         close(s->listen_fd);
-        if (s->is_unix) {
+        if (s->is_unix && !s->fd_given) {
             unlink(s->path);
         }
         s->listen_fd = -1;

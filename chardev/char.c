@@ -3,10 +3,14 @@
  * shorthand parsers, and the frontend API. The fd I/O that the backends
  * share is in char-fd.c, one backend per file beside it.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chardev-internal.h"
+#include "qemu/fdset.h"
 
 void (*chr_mux_exit_hook)(void);
 
@@ -18,6 +22,7 @@ static const ChardevClass *const chardev_classes[] = {
     &chardev_stdio_class,
     &chardev_file_class,
     &chardev_pipe_class,
+    &chardev_pty_class,
     &chardev_socket_class,
 };
 
@@ -26,6 +31,8 @@ static const QemuOptDesc chardev_common_opts[] = {
     { "backend", QEMU_OPT_STRING },
     { "id", QEMU_OPT_STRING },
     { "mux", QEMU_OPT_BOOL },
+    { "logfile", QEMU_OPT_STRING },     /* a copy of the output */
+    { "logappend", QEMU_OPT_BOOL },
     { NULL },
 };
 
@@ -119,6 +126,31 @@ static bool chr_check_id_free(const char *id, Error **errp)
     return true;
 }
 
+/*
+ * logfile=PATH[,logappend=on]: everything the frontend writes is also
+ * written there (libvirt's <log file=.../> on a serial port, passed as
+ * /dev/fdset/N).
+ */
+static bool chr_open_log(Chardev *chr, const QemuOpts *opts, Error **errp)
+{
+    const char *path = opts ? qemu_opt_get(opts, "logfile") : NULL;
+    bool append = false;
+
+    if (!path) {
+        return true;
+    }
+    if (!qemu_opt_get_bool(opts, "logappend", &append, errp)) {
+        return false;
+    }
+    chr->log_fd = qemu_open(path, O_WRONLY | O_CREAT |
+                            (append ? O_APPEND : O_TRUNC), 0666);
+    if (chr->log_fd < 0) {
+        error_setg_errno(errp, errno, "Unable to open logfile %s", path);
+        return false;
+    }
+    return true;
+}
+
 Chardev *chr_create(const ChardevClass *cls, const char *label,
                     const QemuOpts *opts, Error **errp)
 {
@@ -130,7 +162,17 @@ Chardev *chr_create(const ChardevClass *cls, const char *label,
     chr->fd_out = -1;
     chr->outq = g_byte_array_new();
     chr->out_limit = CHR_OUTPUT_LIMIT;
+    chr->log_fd = -1;
+    if (!chr_open_log(chr, opts, errp)) {
+        g_byte_array_free(chr->outq, TRUE);
+        g_free(chr->label);
+        g_free(chr);
+        return NULL;
+    }
     if (!cls->open(chr, opts, errp)) {
+        if (chr->log_fd >= 0) {
+            close(chr->log_fd);
+        }
         chr_fd_detach(chr);
         g_byte_array_free(chr->outq, TRUE);
         g_free(chr->label);
@@ -151,6 +193,9 @@ static void chr_release(Chardev *chr)
         chr->cls->close(chr);
     }
     chr_fd_detach(chr);
+    if (chr->log_fd >= 0) {
+        close(chr->log_fd);
+    }
     if (chr->be && !chr->cls->fe_attach) {
         chr->be->chr = NULL;
     }
@@ -491,14 +536,18 @@ void qemu_chr_fe_set_handlers(CharBackend *be, IOCanReadHandler can_read,
 int qemu_chr_fe_write(CharBackend *be, const uint8_t *buf, int len)
 {
     Chardev *chr = be->chr;
+    int n;
 
     if (!chr || len <= 0) {
         return 0;
     }
-    if (chr->cls->write) {
-        return chr->cls->write(chr, buf, len);
+    n = chr->cls->write ? chr->cls->write(chr, buf, len)
+                        : chr_fd_write(chr, buf, len);
+    /* The log gets what the backend took; a full log is not an error. */
+    if (chr->log_fd >= 0 && n > 0) {
+        (void)!write(chr->log_fd, buf, n);
     }
-    return chr_fd_write(chr, buf, len);
+    return n;
 }
 
 int qemu_chr_fe_printf(CharBackend *be, const char *fmt, ...)

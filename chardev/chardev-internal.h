@@ -54,12 +54,14 @@ struct Chardev {
     guint out_watch;
     guint hup_watch;                /* socket hangups while not reading */
     guint hangup_idle;
+    int log_fd;                     /* logfile=, or -1 */
 };
 
 extern const ChardevClass chardev_null_class;
 extern const ChardevClass chardev_stdio_class;
 extern const ChardevClass chardev_file_class;
 extern const ChardevClass chardev_pipe_class;
+extern const ChardevClass chardev_pty_class;
 extern const ChardevClass chardev_socket_class;
 extern const ChardevClass chardev_mux_class;
 

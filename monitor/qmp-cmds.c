@@ -12,18 +12,16 @@
 #include "config-host.h"
 #include "hw/boards.h"
 #include "monitor/monitor.h"
+#include "qapi/qapi-commands.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/kvm.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
+#include "system/seccomp.h"
 #include "system/system.h"
 
-
-static const QmpArg no_args[] = {
-    QMP_ARGS_END
-};
 
 static JsonNode *node_from_object(JsonObject *obj)
 {
@@ -41,7 +39,7 @@ static JsonNode *node_from_array(JsonArray *arr)
     return node;
 }
 
-static bool qmp_query_version(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_version(JsonNode **ret, Error **errp)
 {
     JsonObject *qemu = json_object_new();
     JsonObject *info = json_object_new();
@@ -57,6 +55,7 @@ static bool qmp_query_version(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
+/* {"name": NAME}, for query-commands and query-events */
 static void add_command_name(const char *name, void *opaque)
 {
     JsonObject *cmd = json_object_new();
@@ -65,8 +64,7 @@ static void add_command_name(const char *name, void *opaque)
     json_array_add_object_element(opaque, cmd);
 }
 
-static bool qmp_query_commands(JsonObject *args, JsonNode **ret,
-                               Error **errp)
+bool qmp_query_commands(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -75,7 +73,30 @@ static bool qmp_query_commands(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static bool qmp_query_status(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_events(JsonNode **ret, Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    for (const char *const *name = qapi_event_names; *name; name++) {
+        add_command_name(*name, list);
+    }
+    *ret = node_from_array(list);
+    return true;
+}
+
+/* Built once: the schema does not change while the process runs. */
+bool qmp_query_qmp_schema(JsonNode **ret, Error **errp)
+{
+    static JsonNode *schema;
+
+    if (!schema) {
+        schema = qapi_introspect();
+    }
+    *ret = json_node_copy(schema);
+    return true;
+}
+
+bool qmp_query_status(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -87,7 +108,7 @@ static bool qmp_query_status(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_name(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_name(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -98,7 +119,7 @@ static bool qmp_query_name(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_uuid(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_uuid(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
     const uint8_t *u = qemu_uuid;
@@ -115,7 +136,7 @@ static bool qmp_query_uuid(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_kvm(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_kvm(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
     int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -129,7 +150,7 @@ static bool qmp_query_kvm(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_target(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_target(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -163,8 +184,7 @@ static void add_machine(const MachineClass *mc, void *opaque)
     json_array_add_object_element(opaque, m);
 }
 
-static bool qmp_query_machines(JsonObject *args, JsonNode **ret,
-                               Error **errp)
+bool qmp_query_machines(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -187,8 +207,7 @@ static void add_chardev(Chardev *chr, void *opaque)
     g_free(filename);
 }
 
-static bool qmp_query_chardev(JsonObject *args, JsonNode **ret,
-                              Error **errp)
+bool qmp_query_chardev(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -198,8 +217,7 @@ static bool qmp_query_chardev(JsonObject *args, JsonNode **ret,
 }
 
 /* Under qtest there are no vCPUs, so the list is empty. */
-static bool qmp_query_cpus_fast(JsonObject *args, JsonNode **ret,
-                                Error **errp)
+bool qmp_query_cpus_fast(JsonNode **ret, Error **errp)
 {
     *ret = node_from_array(cpus_query_fast());
     return true;
@@ -267,7 +285,7 @@ static void add_memdev(HostMemoryBackend *be, void *opaque)
     json_array_add_object_element(opaque, m);
 }
 
-static bool qmp_query_memdev(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_memdev(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -276,8 +294,7 @@ static bool qmp_query_memdev(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_query_memory_size_summary(JsonObject *args, JsonNode **ret,
-                                          Error **errp)
+bool qmp_query_memory_size_summary(JsonNode **ret, Error **errp)
 {
     MachineState *ms = current_machine_get();
     JsonObject *info = json_object_new();
@@ -291,8 +308,7 @@ static bool qmp_query_memory_size_summary(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static bool qmp_query_current_machine(JsonObject *args, JsonNode **ret,
-                                      Error **errp)
+bool qmp_query_current_machine(JsonNode **ret, Error **errp)
 {
     JsonObject *info = json_object_new();
 
@@ -301,176 +317,13 @@ static bool qmp_query_current_machine(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-static const QmpArg qom_list_args[] = {
-    { "path", QMP_ARG_STR },
-    QMP_ARGS_END
-};
-
-static bool qmp_qom_list(JsonObject *args, JsonNode **ret, Error **errp)
-{
-    const char *path = json_object_get_string_member(args, "path");
-    bool ambiguous = false;
-    Object *obj = object_resolve_path(path, &ambiguous);
-    JsonArray *list;
-    GPtrArray *props;
-
-    if (!obj) {
-        if (ambiguous) {
-            error_setg(errp, "Path '%s' is ambiguous", path);
-        } else {
-            error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
-                      "Device '%s' not found", path);
-        }
-        return false;
-    }
-    list = json_array_new();
-    props = object_property_list(obj);
-    for (guint i = 0; i < props->len; i++) {
-        ObjectPropertyInfo *info = g_ptr_array_index(props, i);
-        JsonObject *p = json_object_new();
-
-        json_object_set_string_member(p, "name", info->name);
-        json_object_set_string_member(p, "type", info->type);
-        json_array_add_object_element(list, p);
-    }
-    g_ptr_array_unref(props);
-    *ret = node_from_array(list);
-    return true;
-}
-
-static const QmpArg qom_get_args[] = {
-    { "path", QMP_ARG_STR },
-    { "property", QMP_ARG_STR },
-    QMP_ARGS_END
-};
-
-/* qom-get and qom-set, like QEMU, do not tell ambiguous from absent. */
-static Object *qom_find(JsonObject *args, Error **errp)
-{
-    const char *path = json_object_get_string_member(args, "path");
-    Object *obj = object_resolve_path(path, NULL);
-
-    if (!obj) {
-        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
-                  "Device '%s' not found", path);
-    }
-    return obj;
-}
-
-static bool qmp_qom_get(JsonObject *args, JsonNode **ret, Error **errp)
-{
-    Object *obj = qom_find(args, errp);
-
-    if (!obj) {
-        return false;
-    }
-    *ret = object_property_get(obj,
-                               json_object_get_string_member(args, "property"),
-                               errp);
-    return *ret != NULL;
-}
-
-static const QmpArg qom_set_args[] = {
-    { "path", QMP_ARG_STR },
-    { "property", QMP_ARG_STR },
-    { "value", QMP_ARG_ANY },
-    QMP_ARGS_END
-};
-
-static bool qmp_qom_set(JsonObject *args, JsonNode **ret, Error **errp)
-{
-    Object *obj = qom_find(args, errp);
-
-    return obj &&
-           object_property_set(obj,
-                               json_object_get_string_member(args, "property"),
-                               json_object_get_member(args, "value"), errp);
-}
-
-static const QmpArg qom_list_types_args[] = {
-    { "implements", QMP_ARG_STR, true },
-    { "abstract", QMP_ARG_BOOL, true },
-    QMP_ARGS_END
-};
-
-typedef struct TypeListing {
-    GHashTable *parents;    /* type name -> parent name, for "implements" */
-    const char *implements;
-    bool abstract;
-    JsonArray *list;
-} TypeListing;
-
-static void collect_parent(const char *name, const char *parent,
-                           bool abstract, void *opaque)
-{
-    TypeListing *tl = opaque;
-
-    g_hash_table_insert(tl->parents, (char *)name, (char *)parent);
-}
-
-static bool type_implements(TypeListing *tl, const char *name)
-{
-    /* Bounded walk: a registry with a parent cycle must not hang us. */
-    for (guint n = 0; name && n <= g_hash_table_size(tl->parents); n++) {
-        if (!strcmp(name, tl->implements)) {
-            return true;
-        }
-        name = g_hash_table_lookup(tl->parents, name);
-    }
-    return false;
-}
-
-static void add_type(const char *name, const char *parent, bool abstract,
-                     void *opaque)
-{
-    TypeListing *tl = opaque;
-    JsonObject *t;
-
-    if ((abstract && !tl->abstract) ||
-        (tl->implements && !type_implements(tl, name))) {
-        return;
-    }
-    t = json_object_new();
-    json_object_set_string_member(t, "name", name);
-    if (abstract) {
-        json_object_set_boolean_member(t, "abstract", true);
-    }
-    if (parent) {
-        json_object_set_string_member(t, "parent", parent);
-    }
-    json_array_add_object_element(tl->list, t);
-}
-
-static bool qmp_qom_list_types(JsonObject *args, JsonNode **ret,
-                               Error **errp)
-{
-    TypeListing tl = {
-        .parents = g_hash_table_new(g_str_hash, g_str_equal),
-        .list = json_array_new(),
-    };
-
-    if (json_object_has_member(args, "implements")) {
-        tl.implements = json_object_get_string_member(args, "implements");
-    }
-    if (json_object_has_member(args, "abstract")) {
-        tl.abstract = json_object_get_boolean_member(args, "abstract");
-    }
-    if (tl.implements) {
-        type_foreach(collect_parent, &tl);
-    }
-    type_foreach(add_type, &tl);
-    g_hash_table_destroy(tl.parents);
-    *ret = node_from_array(tl.list);
-    return true;
-}
-
-static bool qmp_stop(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_stop(JsonNode **ret, Error **errp)
 {
     vm_stop(RUN_STATE_PAUSED);
     return true;
 }
 
-static bool qmp_cont(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_cont(JsonNode **ret, Error **errp)
 {
     RunState state = runstate_get();
 
@@ -483,14 +336,13 @@ static bool qmp_cont(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-static bool qmp_system_reset(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_system_reset(JsonNode **ret, Error **errp)
 {
     qemu_system_reset_request(SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET);
     return true;
 }
 
-static bool qmp_system_powerdown(JsonObject *args, JsonNode **ret,
-                                 Error **errp)
+bool qmp_system_powerdown(JsonNode **ret, Error **errp)
 {
     qemu_system_powerdown_request();
     return true;
@@ -500,23 +352,17 @@ static bool qmp_system_powerdown(JsonObject *args, JsonNode **ret,
  * Only a request: the reply goes out now, the main loop ends the process
  * (and emits SHUTDOWN) afterwards.
  */
-static bool qmp_quit(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_quit(JsonNode **ret, Error **errp)
 {
     qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_QMP_QUIT, 0);
     return true;
 }
 
-static const QmpArg human_monitor_command_args[] = {
-    { "command-line", QMP_ARG_STR },
-    { "cpu-index", QMP_ARG_INT, true },
-    QMP_ARGS_END
-};
-
-static bool qmp_human_monitor_command(JsonObject *args, JsonNode **ret,
-                                      Error **errp)
+bool qmp_human_monitor_command(const q_obj_human_monitor_command_arg *args,
+                               JsonNode **ret, Error **errp)
 {
     char *out = hmp_run_command(
-        json_object_get_string_member(args, "command-line"), errp);
+        args->command_line, errp);
 
     if (!out) {
         return false;
@@ -526,41 +372,154 @@ static bool qmp_human_monitor_command(JsonObject *args, JsonNode **ret,
     return true;
 }
 
-void qmp_register_commands(void)
-{
-    static const struct {
-        const char *name;
-        QmpCommandFunc *fn;
-        const QmpArg *args;
-    } cmds[] = {
-        { "query-version", qmp_query_version, no_args },
-        { "query-commands", qmp_query_commands, no_args },
-        { "query-status", qmp_query_status, no_args },
-        { "query-name", qmp_query_name, no_args },
-        { "query-uuid", qmp_query_uuid, no_args },
-        { "query-kvm", qmp_query_kvm, no_args },
-        { "query-target", qmp_query_target, no_args },
-        { "query-machines", qmp_query_machines, no_args },
-        { "query-chardev", qmp_query_chardev, no_args },
-        { "query-cpus-fast", qmp_query_cpus_fast, no_args },
-        { "query-memdev", qmp_query_memdev, no_args },
-        { "query-memory-size-summary", qmp_query_memory_size_summary,
-          no_args },
-        { "query-current-machine", qmp_query_current_machine, no_args },
-        { "qom-list", qmp_qom_list, qom_list_args },
-        { "qom-get", qmp_qom_get, qom_get_args },
-        { "qom-set", qmp_qom_set, qom_set_args },
-        { "qom-list-types", qmp_qom_list_types, qom_list_types_args },
-        { "stop", qmp_stop, no_args },
-        { "cont", qmp_cont, no_args },
-        { "system_reset", qmp_system_reset, no_args },
-        { "system_powerdown", qmp_system_powerdown, no_args },
-        { "quit", qmp_quit, no_args },
-        { "human-monitor-command", qmp_human_monitor_command,
-          human_monitor_command_args },
-    };
+typedef struct CpuListing {
+    JsonArray *list;
+} CpuListing;
 
-    for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
-        qmp_register_command_args(cmds[i].name, cmds[i].fn, cmds[i].args);
+/* The CPU models are the types under x86_64-cpu, "MODEL-x86_64-cpu". */
+static void add_cpu_definition(const char *name, const char *parent,
+                               bool abstract, void *opaque)
+{
+    CpuListing *cl = opaque;
+    JsonObject *d;
+    JsonArray *unavailable = json_array_new();
+    char *model;
+
+    if (abstract || !parent || strcmp(parent, "x86_64-cpu") ||
+        !g_str_has_suffix(name, "-x86_64-cpu")) {
+        json_array_unref(unavailable);
+        return;
     }
+    model = g_strndup(name, strlen(name) - strlen("-x86_64-cpu"));
+    /* QEMU's answer for "host" without KVM. */
+    if (!strcmp(model, "host") && !kvm_enabled()) {
+        json_array_add_string_element(unavailable, "kvm");
+    }
+    d = json_object_new();
+    json_object_set_string_member(d, "name", model);
+    json_object_set_string_member(d, "typename", name);
+    json_object_set_array_member(d, "unavailable-features", unavailable);
+    json_object_set_boolean_member(d, "static", false);
+    json_object_set_boolean_member(d, "migration-safe",
+                                   !strcmp(model, "qemu64"));
+    json_object_set_boolean_member(d, "deprecated", false);
+    json_array_add_object_element(cl->list, d);
+    g_free(model);
+}
+
+bool qmp_query_cpu_definitions(JsonNode **ret, Error **errp)
+{
+    CpuListing cl = { .list = json_array_new() };
+
+    type_foreach(add_cpu_definition, &cl);
+    *ret = node_from_array(cl.list);
+    return true;
+}
+
+/*
+ * The options whose parameters are listed: those libvirt decides by.
+ * -sandbox only where this build can install the filter, so libvirt
+ * asks for one only where it works.
+ */
+static JsonObject *option_info(const char *name, const QemuOptDesc *desc)
+{
+    static const char *const types[] = {
+        [QEMU_OPT_STRING] = "string",
+        [QEMU_OPT_BOOL] = "boolean",
+        [QEMU_OPT_NUMBER] = "number",
+        [QEMU_OPT_SIZE] = "size",
+    };
+    JsonObject *o = json_object_new();
+    JsonArray *params = json_array_new();
+
+    for (; desc->name; desc++) {
+        JsonObject *p = json_object_new();
+
+        json_object_set_string_member(p, "name", desc->name);
+        json_object_set_string_member(p, "type", types[desc->type]);
+        json_array_add_object_element(params, p);
+    }
+    json_object_set_array_member(o, "parameters", params);
+    json_object_set_string_member(o, "option", name);
+    return o;
+}
+
+bool qmp_query_command_line_options(
+    const q_obj_query_command_line_options_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    if (seccomp_available() &&
+        (!args->option || !strcmp(args->option, "sandbox"))) {
+        json_array_add_object_element(list,
+                                      option_info("sandbox", sandbox_opts));
+    }
+    if (args->option && !json_array_get_length(list)) {
+        json_array_unref(list);
+        error_setg(errp, "invalid option name: %s", args->option);
+        return false;
+    }
+    *ret = node_from_array(list);
+    return true;
+}
+
+bool qmp_query_tpm_models(JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+bool qmp_query_tpm_types(JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+/* What migrate-set-capabilities set, by MigrationCapability. */
+static bool migrate_capabilities[MIGRATION_CAPABILITY__MAX];
+
+bool qmp_query_migrate_capabilities(JsonNode **ret, Error **errp)
+{
+    MigrationCapabilityStatusList *list = NULL;
+
+    for (int i = MIGRATION_CAPABILITY__MAX - 1; i >= 0; i--) {
+        MigrationCapabilityStatus *st = g_new0(MigrationCapabilityStatus, 1);
+        MigrationCapabilityStatusList *l = g_new0(
+            MigrationCapabilityStatusList, 1);
+
+        st->capability = i;
+        st->state = migrate_capabilities[i];
+        l->value = st;
+        l->next = list;
+        list = l;
+    }
+    *ret = qapi_out_MigrationCapabilityStatusList(list);
+    qapi_free_MigrationCapabilityStatusList(list);
+    return true;
+}
+
+bool qmp_migrate_set_capabilities(
+    const q_obj_migrate_set_capabilities_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    for (const MigrationCapabilityStatusList *l = args->capabilities; l;
+         l = l->next) {
+        migrate_capabilities[l->value->capability] = l->value->state;
+    }
+    return true;
+}
+
+bool qmp_query_named_block_nodes(
+    const q_obj_query_named_block_nodes_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
+}
+
+bool qmp_query_jobs(JsonNode **ret, Error **errp)
+{
+    *ret = node_from_array(json_array_new());
+    return true;
 }

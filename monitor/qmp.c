@@ -18,13 +18,7 @@
 #include "config-host.h"
 #include "monitor/json-streamer.h"
 #include "monitor/monitor.h"
-
-typedef struct QmpCommand {
-    char *name;
-    QmpCommandFunc *fn;
-    const QmpArg *args;
-    bool check_args;        /* args is the full list (NULL: none) */
-} QmpCommand;
+#include "qapi/qapi-commands.h"
 
 struct QmpSession {
     bool pretty;
@@ -41,15 +35,10 @@ typedef struct MonitorQMP {
     QmpSession *session;
 } MonitorQMP;
 
-static GHashTable *qmp_commands;        /* name -> QmpCommand */
-static GPtrArray *qmp_command_order;    /* of QmpCommand *, for listing */
+static GHashTable *qmp_commands;        /* name -> const QapiCommand * */
 static GList *qmp_sessions;             /* every live session, for events */
 static GList *qmp_monitors;             /* of MonitorQMP * */
-
-static const QmpArg qmp_capabilities_args[] = {
-    { "enable", QMP_ARG_ARRAY, true },
-    QMP_ARGS_END
-};
+static QmpSession *cur_session;         /* the one dispatching, if any */
 
 /* ---- JSON output, QEMU's layout (qobject/json-writer.c) ---- */
 
@@ -198,15 +187,7 @@ void qmp_json_append(GString *out, JsonNode *node, bool pretty)
     json_append_node(out, node, pretty, 0);
 }
 
-/* ---- the command table ---- */
-
-static void qmp_command_free(gpointer p)
-{
-    QmpCommand *cmd = p;
-
-    g_free(cmd->name);
-    g_free(cmd);
-}
+/* ---- the command table (generated from the qapi/ schema) ---- */
 
 static void qmp_commands_init(void)
 {
@@ -214,49 +195,16 @@ static void qmp_commands_init(void)
         return;
     }
     qmp_commands = g_hash_table_new(g_str_hash, g_str_equal);
-    qmp_command_order = g_ptr_array_new_with_free_func(qmp_command_free);
-    /* Handled by the session itself; registered so it is listed. */
-    qmp_register_command_args("qmp_capabilities", NULL,
-                              qmp_capabilities_args);
-}
-
-static void qmp_add_command(const char *name, QmpCommandFunc *fn,
-                            const QmpArg *args, bool check_args)
-{
-    QmpCommand *cmd;
-
-    qmp_commands_init();
-    cmd = g_hash_table_lookup(qmp_commands, name);
-    if (!cmd) {
-        cmd = g_new0(QmpCommand, 1);
-        cmd->name = g_strdup(name);
-        g_hash_table_insert(qmp_commands, cmd->name, cmd);
-        g_ptr_array_add(qmp_command_order, cmd);
+    for (const QapiCommand *c = qapi_commands; c->name; c++) {
+        g_hash_table_insert(qmp_commands, (char *)c->name, (void *)c);
     }
-    cmd->fn = fn;
-    cmd->args = args;
-    cmd->check_args = check_args;
-}
-
-void qmp_register_command(const char *name, QmpCommandFunc *fn)
-{
-    qmp_add_command(name, fn, NULL, false);
-}
-
-void qmp_register_command_args(const char *name, QmpCommandFunc *fn,
-                               const QmpArg *args)
-{
-    qmp_add_command(name, fn, args, true);
 }
 
 void qmp_command_foreach(void (*fn)(const char *name, void *opaque),
                          void *opaque)
 {
-    qmp_commands_init();
-    for (guint i = 0; i < qmp_command_order->len; i++) {
-        QmpCommand *cmd = g_ptr_array_index(qmp_command_order, i);
-
-        fn(cmd->name, opaque);
+    for (const QapiCommand *c = qapi_commands; c->name; c++) {
+        fn(c->name, opaque);
     }
 }
 
@@ -264,124 +212,25 @@ static void qmp_commands_cleanup(void)
 {
     if (qmp_commands) {
         g_hash_table_destroy(qmp_commands);
-        g_ptr_array_free(qmp_command_order, TRUE);
         qmp_commands = NULL;
-        qmp_command_order = NULL;
     }
 }
 
-static const char *qmp_arg_type_name(QmpArgType type)
-{
-    switch (type) {
-    case QMP_ARG_STR:
-        return "string";
-    case QMP_ARG_INT:
-        return "integer";
-    case QMP_ARG_NUMBER:
-        return "number";
-    case QMP_ARG_BOOL:
-        return "boolean";
-    case QMP_ARG_OBJECT:
-        return "object";
-    case QMP_ARG_ARRAY:
-        return "array";
-    case QMP_ARG_ANY:
-        break;
-    }
-    return "any";
-}
-
-static bool qmp_arg_type_ok(QmpArgType type, JsonNode *v)
-{
-    GType vt = JSON_NODE_HOLDS_VALUE(v) ? json_node_get_value_type(v)
-                                        : G_TYPE_INVALID;
-
-    switch (type) {
-    case QMP_ARG_STR:
-        return vt == G_TYPE_STRING;
-    case QMP_ARG_INT:
-        return vt == G_TYPE_INT64;
-    case QMP_ARG_NUMBER:
-        return vt == G_TYPE_INT64 || vt == G_TYPE_DOUBLE;
-    case QMP_ARG_BOOL:
-        return vt == G_TYPE_BOOLEAN;
-    case QMP_ARG_OBJECT:
-        return JSON_NODE_HOLDS_OBJECT(v);
-    case QMP_ARG_ARRAY:
-        return JSON_NODE_HOLDS_ARRAY(v);
-    case QMP_ARG_ANY:
-        break;
-    }
-    return true;
-}
-
-/*
- * As QEMU's input visitor: declared members in order (missing, then
- * wrong type), then anything left over.
- */
-static bool qmp_check_args(const QmpArg *spec, JsonObject *args,
-                           Error **errp)
-{
-    GList *members;
-    bool ok = true;
-
-    for (const QmpArg *a = spec; a && a->name; a++) {
-        JsonNode *v = json_object_get_member(args, a->name);
-
-        if (!v) {
-            if (!a->optional) {
-                error_setg(errp, "Parameter '%s' is missing", a->name);
-                return false;
-            }
-            continue;
-        }
-        if (!qmp_arg_type_ok(a->type, v)) {
-            error_setg(errp, "Invalid parameter type for '%s', expected: %s",
-                       a->name, qmp_arg_type_name(a->type));
-            return false;
-        }
-    }
-    members = json_object_get_members(args);
-    for (GList *l = members; l && ok; l = l->next) {
-        const QmpArg *a = spec;
-
-        while (a && a->name && strcmp(a->name, l->data)) {
-            a++;
-        }
-        if (!a || !a->name) {
-            error_setg(errp, "Parameter '%s' is unexpected",
-                       (const char *)l->data);
-            ok = false;
-        }
-    }
-    g_list_free(members);
-    return ok;
-}
-
-static QmpCommand *qmp_find_command(const char *name)
+static const QapiCommand *qmp_find_command(const char *name)
 {
     qmp_commands_init();
     return g_hash_table_lookup(qmp_commands, name);
 }
 
-static bool qmp_call(QmpCommand *cmd, JsonObject *args, JsonNode **ret,
-                     Error **errp)
-{
-    if (cmd->check_args && !qmp_check_args(cmd->args, args, errp)) {
-        return false;
-    }
-    return cmd->fn(args, ret, errp);
-}
-
 bool qmp_run_command(const char *name, JsonObject *args, JsonNode **ret,
                      Error **errp)
 {
-    QmpCommand *cmd = qmp_find_command(name);
+    const QapiCommand *cmd = qmp_find_command(name);
     JsonObject *empty = NULL;
     bool ok;
 
     *ret = NULL;
-    if (!cmd || !cmd->fn) {
+    if (!cmd) {
         error_set(errp, ERROR_CLASS_COMMAND_NOT_FOUND,
                   "The command %s has not been found", name);
         return false;
@@ -389,7 +238,7 @@ bool qmp_run_command(const char *name, JsonObject *args, JsonNode **ret,
     if (!args) {
         args = empty = json_object_new();
     }
-    ok = qmp_call(cmd, args, ret, errp);
+    ok = cmd->fn(args, ret, errp);
     if (empty) {
         json_object_unref(empty);
     }
@@ -460,43 +309,25 @@ static void qmp_session_greet(QmpSession *s)
 }
 
 /*
- * qmp_capabilities: the argument list was checked already; its items
- * are checked here as QEMU's enum visitor does (list items have no
- * name, hence QEMU's "Parameter 'null'").
+ * qmp_capabilities, for the session dispatching it (outside a session,
+ * as from HMP, there is nothing to negotiate).
  */
-static bool qmp_session_capabilities(QmpSession *s, JsonObject *args,
-                                     Error **errp)
+bool qmp_qmp_capabilities(const q_obj_qmp_capabilities_arg *args,
+                          JsonNode **ret, Error **errp)
 {
-    JsonArray *enable = NULL;
-    bool oob = false;
+    QmpSession *s = cur_session;
 
-    if (json_object_has_member(args, "enable")) {
-        enable = json_object_get_array_member(args, "enable");
-    }
-    for (guint i = 0; enable && i < json_array_get_length(enable); i++) {
-        JsonNode *v = json_array_get_element(enable, i);
-
-        if (!JSON_NODE_HOLDS_VALUE(v) ||
-            json_node_get_value_type(v) != G_TYPE_STRING) {
-            error_setg(errp, "Invalid parameter type for 'enable[%u]', "
-                       "expected: string", i);
-            return false;
-        }
-        if (strcmp(json_node_get_string(v), "oob")) {
-            error_setg(errp, "Parameter 'null' does not accept value '%s'",
-                       json_node_get_string(v));
-            return false;
-        }
-        oob = true;
-    }
-    if (s->negotiated) {
+    if (!s || s->negotiated) {
         error_set(errp, ERROR_CLASS_COMMAND_NOT_FOUND,
                   "Capabilities negotiation is already complete, command "
                   "ignored");
         return false;
     }
     s->negotiated = true;
-    s->oob_enabled = oob;
+    s->oob_enabled = false;
+    for (const QMPCapabilityList *l = args->enable; l; l = l->next) {
+        s->oob_enabled |= l->value == QMP_CAPABILITY_OOB;
+    }
     return true;
 }
 
@@ -515,7 +346,7 @@ static bool qmp_session_dispatch(QmpSession *s, JsonObject *req,
     const char *name = NULL;
     JsonObject *args = NULL;
     JsonObject *empty = NULL;
-    QmpCommand *cmd;
+    const QapiCommand *cmd;
     bool ok = false;
 
     for (GList *l = members; l; l = l->next) {
@@ -569,12 +400,9 @@ static bool qmp_session_dispatch(QmpSession *s, JsonObject *req,
         args = empty = json_object_new();
     }
     /* exec-oob runs like execute: every command here is quick. */
-    if (!strcmp(name, "qmp_capabilities")) {
-        ok = qmp_check_args(qmp_capabilities_args, args, errp) &&
-             qmp_session_capabilities(s, args, errp);
-    } else {
-        ok = qmp_call(cmd, args, ret, errp);
-    }
+    cur_session = s;
+    ok = cmd->fn(args, ret, errp);
+    cur_session = NULL;
 out:
     if (empty) {
         json_object_unref(empty);

@@ -13,6 +13,7 @@ typedef struct TypeInfo {
     char *name;
     char *parent;
     bool abstract;
+    const Property *props;      /* its own, or NULL */
 } TypeInfo;
 
 static Object *root;
@@ -433,7 +434,7 @@ bool object_property_parse(void *state, const Property *props,
 
 static void property_info_free(gpointer p)
 {
-    ObjectPropertyInfo *info = p;
+    ObjectPropertyDesc *info = p;
 
     g_free(info->type);
     g_free(info);
@@ -442,22 +443,22 @@ static void property_info_free(gpointer p)
 GPtrArray *object_property_list(Object *obj)
 {
     GPtrArray *list = g_ptr_array_new_with_free_func(property_info_free);
-    ObjectPropertyInfo *info;
+    ObjectPropertyDesc *info;
 
-    info = g_new0(ObjectPropertyInfo, 1);
+    info = g_new0(ObjectPropertyDesc, 1);
     info->name = "type";
     info->type = g_strdup("string");
     g_ptr_array_add(list, info);
     for (guint i = 0; i < obj->children->len; i++) {
         Object *c = g_ptr_array_index(obj->children, i);
 
-        info = g_new0(ObjectPropertyInfo, 1);
+        info = g_new0(ObjectPropertyDesc, 1);
         info->name = c->name;
         info->type = g_strdup_printf("child<%s>", c->type);
         g_ptr_array_add(list, info);
     }
     for (const Property *p = obj->props; p && p->name; p++) {
-        info = g_new0(ObjectPropertyInfo, 1);
+        info = g_new0(ObjectPropertyDesc, 1);
         info->name = p->name;
         info->type = g_strdup(prop_type_name(p->type));
         info->description = p->description;
@@ -601,6 +602,67 @@ void type_register(const char *name, const char *parent, bool abstract)
     t->parent = g_strdup(parent);
     t->abstract = abstract;
     g_ptr_array_add(types, t);
+}
+
+static TypeInfo *type_find(const char *name)
+{
+    for (guint i = 0; types && i < types->len; i++) {
+        TypeInfo *t = g_ptr_array_index(types, i);
+
+        if (!strcmp(t->name, name)) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
+void type_set_properties(const char *name, const Property *props)
+{
+    TypeInfo *t = type_find(name);
+
+    g_assert(t);
+    t->props = props;
+}
+
+bool type_exists(const char *name, bool *abstract)
+{
+    TypeInfo *t = type_find(name);
+
+    if (t && abstract) {
+        *abstract = t->abstract;
+    }
+    return t != NULL;
+}
+
+bool type_is_a(const char *name, const char *ancestor)
+{
+    /* Bounded: a registry with a parent cycle must not hang us. */
+    for (guint n = 0; name && types && n <= types->len; n++) {
+        TypeInfo *t = type_find(name);
+
+        if (!strcmp(name, ancestor)) {
+            return true;
+        }
+        name = t ? t->parent : NULL;
+    }
+    return false;
+}
+
+void type_property_foreach(const char *name,
+                           void (*fn)(const Property *p, void *opaque),
+                           void *opaque)
+{
+    for (guint n = 0; name && types && n <= types->len; n++) {
+        TypeInfo *t = type_find(name);
+
+        if (!t) {
+            break;
+        }
+        for (const Property *p = t->props; p && p->name; p++) {
+            fn(p, opaque);
+        }
+        name = t->parent;
+    }
 }
 
 void type_foreach(void (*fn)(const char *name, const char *parent,

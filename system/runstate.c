@@ -9,7 +9,7 @@
 #include <glib.h>
 
 #include "hw/qdev.h"
-#include "monitor/monitor.h"
+#include "qapi/qapi-commands.h"
 #include "qemu/timer.h"
 #include "system/cpus.h"
 #include "system/runstate.h"
@@ -31,36 +31,14 @@ typedef struct Handler {
 static GArray *reset_handlers;          /* of Handler */
 static Handler powerdown_handler;
 
-static const char *const runstate_names[RUN_STATE__MAX] = {
-    [RUN_STATE_PRELAUNCH] = "prelaunch",
-    [RUN_STATE_RUNNING] = "running",
-    [RUN_STATE_PAUSED] = "paused",
-    [RUN_STATE_INTERNAL_ERROR] = "internal-error",
-    [RUN_STATE_GUEST_PANICKED] = "guest-panicked",
-    [RUN_STATE_SHUTDOWN] = "shutdown",
-};
-
-static const char *const shutdown_cause_names[SHUTDOWN_CAUSE__MAX] = {
-    [SHUTDOWN_CAUSE_NONE] = "none",
-    [SHUTDOWN_CAUSE_HOST_ERROR] = "host-error",
-    [SHUTDOWN_CAUSE_HOST_QMP_QUIT] = "host-qmp-quit",
-    [SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET] = "host-qmp-system-reset",
-    [SHUTDOWN_CAUSE_HOST_SIGNAL] = "host-signal",
-    [SHUTDOWN_CAUSE_HOST_UI] = "host-ui",
-    [SHUTDOWN_CAUSE_GUEST_SHUTDOWN] = "guest-shutdown",
-    [SHUTDOWN_CAUSE_GUEST_RESET] = "guest-reset",
-    [SHUTDOWN_CAUSE_GUEST_PANIC] = "guest-panic",
-    [SHUTDOWN_CAUSE_SUBSYSTEM_RESET] = "subsystem-reset",
-};
-
 const char *runstate_name(RunState state)
 {
-    return runstate_names[state];
+    return RunState_lookup[state];
 }
 
 const char *shutdown_cause_name(ShutdownCause cause)
 {
-    return shutdown_cause_names[cause];
+    return ShutdownCause_lookup[cause];
 }
 
 RunState runstate_get(void)
@@ -77,15 +55,6 @@ static bool cause_is_guest(ShutdownCause cause)
 {
     return cause >= SHUTDOWN_CAUSE_GUEST_SHUTDOWN &&
            cause <= SHUTDOWN_CAUSE_GUEST_PANIC;
-}
-
-static void emit_shutdown_like(const char *event, ShutdownCause cause)
-{
-    JsonObject *data = json_object_new();
-
-    json_object_set_boolean_member(data, "guest", cause_is_guest(cause));
-    json_object_set_string_member(data, "reason", shutdown_cause_name(cause));
-    qmp_event_send(event, data);
 }
 
 void qemu_system_shutdown_request(ShutdownCause cause, int exit_status)
@@ -128,7 +97,7 @@ static void do_vm_stop(RunState state, bool send_stop)
     qemu_clock_enable_virtual(false);
     current_state = state;
     if (send_stop) {
-        qmp_event_send("STOP", NULL);
+        qapi_event_send_stop();
     }
 }
 
@@ -142,7 +111,7 @@ void vm_start(void)
     if (current_state == RUN_STATE_RUNNING) {
         return;
     }
-    qmp_event_send("RESUME", NULL);
+    qapi_event_send_resume();
     current_state = RUN_STATE_RUNNING;
     qemu_clock_enable_virtual(true);
     vcpus_resume();
@@ -216,7 +185,7 @@ static void system_reset(ShutdownCause cause)
 
         h->fn(h->opaque);
     }
-    emit_shutdown_like("RESET", cause);
+    qapi_event_send_reset(cause_is_guest(cause), cause);
     /* A guest that was shut down (-no-shutdown) starts over. */
     if (current_state == RUN_STATE_SHUTDOWN ||
         current_state == RUN_STATE_INTERNAL_ERROR ||
@@ -231,7 +200,7 @@ static void system_reset(ShutdownCause cause)
 void qemu_system_guest_shutdown(int exit_status)
 {
     if (no_shutdown) {
-        emit_shutdown_like("SHUTDOWN", SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
+        qapi_event_send_shutdown(true, SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
         vm_stop(RUN_STATE_SHUTDOWN);
         return;
     }
@@ -241,7 +210,8 @@ void qemu_system_guest_shutdown(int exit_status)
 bool main_loop_should_exit(void)
 {
     if (shutdown_cause != SHUTDOWN_CAUSE_NONE) {
-        emit_shutdown_like("SHUTDOWN", shutdown_cause);
+        qapi_event_send_shutdown(cause_is_guest(shutdown_cause),
+                                 shutdown_cause);
         /* As QEMU: the VM stops on the way out without a STOP event. */
         do_vm_stop(RUN_STATE_SHUTDOWN, false);
         return true;
@@ -260,7 +230,7 @@ bool main_loop_should_exit(void)
     }
     if (powerdown_requested) {
         powerdown_requested = false;
-        qmp_event_send("POWERDOWN", NULL);
+        qapi_event_send_powerdown();
         if (powerdown_handler.fn) {
             powerdown_handler.fn(powerdown_handler.opaque);
         }

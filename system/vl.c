@@ -4,6 +4,7 @@
  * qemu_init() and its mirror in qemu_cleanup().
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,6 @@
 #include "hw/boards.h"
 #include "block/block.h"
 #include "block/blockdev.h"
-#include "hw/block/block-qmp.h"
 #include "hw/pci/pci.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
@@ -32,6 +32,9 @@
 #include "system/main-loop.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
+#include "qemu/fdset.h"
+#include "system/seccomp.h"
+#include "system/secret.h"
 #include "system/system.h"
 #include "system/vl.h"
 #include "system/vm-config.h"
@@ -193,6 +196,26 @@ static CmdlineItem *take_opts(const char *arg, const char *implied,
     return cmdline_item_new(opts);
 }
 
+/*
+ * For the options QEMU also takes as JSON (-object, -device,
+ * -audiodev): an argument that starts with '{' is a JSON object.
+ */
+static CmdlineItem *take_opts_or_json(const char *arg, const char *implied,
+                                      const QemuOptDesc *desc, Error **errp)
+{
+    QemuOpts *opts;
+
+    if (arg[0] != '{') {
+        return take_opts(arg, implied, desc, errp);
+    }
+    opts = qemu_opts_from_json(arg, errp);
+    if (!opts || (desc && !qemu_opts_validate(opts, desc, errp))) {
+        qemu_opts_free(opts);
+        return NULL;
+    }
+    return cmdline_item_new(opts);
+}
+
 static bool parse_name(const char *arg, Error **errp)
 {
     static const QemuOptDesc desc[] = {
@@ -286,26 +309,51 @@ static bool parse_display(const char *arg, Error **errp)
 
 static bool parse_sandbox(const char *arg, Error **errp)
 {
-    static const QemuOptDesc desc[] = {
-        { "enable", QEMU_OPT_BOOL },
-        { "obsolete", QEMU_OPT_STRING },
-        { "elevateprivileges", QEMU_OPT_STRING },
-        { "spawn", QEMU_OPT_STRING },
-        { "resourcecontrol", QEMU_OPT_STRING },
-        { NULL },
-    };
-    CmdlineItem *it = take_opts(arg, "enable", desc, errp);
+    CmdlineItem *it = take_opts(arg, "enable", sandbox_opts, errp);
     bool enable = false;
     bool ok;
 
     if (!it) {
         return false;
     }
-    ok = qemu_opt_get_bool(it->opts, "enable", &enable, errp);
-    if (ok && enable) {
+    ok = seccomp_parse(it->opts, &enable, errp);
+    if (ok && enable && !seccomp_available()) {
         /* A sandbox we cannot install must not look installed. */
         error_setg(errp, "seccomp support is disabled");
         ok = false;
+    }
+    cmdline_item_free(it);
+    return ok;
+}
+
+static bool parse_add_fd(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "fd", QEMU_OPT_NUMBER },
+        { "set", QEMU_OPT_NUMBER },
+        { "opaque", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts(arg, NULL, desc, errp);
+    uint64_t fd = 0, set = 0;
+    bool ok = false;
+
+    if (!it) {
+        return false;
+    }
+    if (!qemu_opt_get(it->opts, "fd")) {
+        error_setg(errp, "fd option is required and must be non-negative");
+    } else if (!qemu_opt_get(it->opts, "set")) {
+        error_setg(errp, "set option is required and must be non-negative");
+    } else if (qemu_opt_get_number(it->opts, "fd", &fd, errp) &&
+               qemu_opt_get_number(it->opts, "set", &set, errp)) {
+        if (fd > INT_MAX) {
+            error_setg(errp, "fd option is required and must be "
+                       "non-negative");
+        } else {
+            ok = fdset_add_fd((int)fd, (int64_t)set,
+                              qemu_opt_get(it->opts, "opaque"), errp);
+        }
     }
     cmdline_item_free(it);
     return ok;
@@ -334,6 +382,42 @@ static bool parse_audio(const char *arg, Error **errp)
                    "is", drv);
     } else if (qemu_opt_get(it->opts, "model")) {
         error_setg(errp, "no sound devices are available in this release");
+    } else {
+        ok = true;
+    }
+    cmdline_item_free(it);
+    return ok;
+}
+
+/*
+ * -audiodev [driver=]none,id=ID, or its JSON form: only the backend that
+ * plays nothing exists, and nothing uses it yet.
+ */
+static bool parse_audiodev(const char *arg, Error **errp)
+{
+    static const QemuOptDesc desc[] = {
+        { "driver", QEMU_OPT_STRING },
+        { "id", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it = take_opts_or_json(arg, "driver", NULL, errp);
+    const char *unknown, *drv;
+    bool ok = false;
+
+    if (!it) {
+        return false;
+    }
+    unknown = qemu_opts_find_unknown(it->opts, desc);
+    drv = qemu_opt_get(it->opts, "driver");
+    if (unknown) {
+        error_setg(errp, "Parameter '%s' is unexpected", unknown);
+    } else if (!drv) {
+        error_setg(errp, "Parameter 'driver' is missing");
+    } else if (strcmp(drv, "none")) {
+        error_setg(errp, "Parameter 'driver' does not accept value '%s'",
+                   drv);
+    } else if (!qemu_opt_get(it->opts, "id")) {
+        error_setg(errp, "Parameter 'id' is missing");
     } else {
         ok = true;
     }
@@ -466,7 +550,7 @@ static bool parse_device(const char *arg, Error **errp)
         device_print_help();
         exit(0);
     }
-    it = take_opts(arg, "driver", NULL, errp);
+    it = take_opts_or_json(arg, "driver", NULL, errp);
     if (!it) {
         return false;
     }
@@ -499,10 +583,11 @@ static bool parse_object(const char *arg, Error **errp)
         printf("List of user creatable objects:\n"
                "  memory-backend-file\n"
                "  memory-backend-memfd\n"
-               "  memory-backend-ram\n");
+               "  memory-backend-ram\n"
+               "  secret\n");
         exit(0);
     }
-    it = take_opts(arg, "qom-type", NULL, errp);
+    it = take_opts_or_json(arg, "qom-type", NULL, errp);
     if (!it) {
         return false;
     }
@@ -624,6 +709,13 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return rtc_parse(optarg, &config.rtc, errp);
     case QEMU_OPTION_audio:
         return parse_audio(optarg, errp);
+    case QEMU_OPTION_add_fd:
+        return parse_add_fd(optarg, errp);
+    case QEMU_OPTION_audiodev:
+        return parse_audiodev(optarg, errp);
+    case QEMU_OPTION_no_acpi:
+        qemu_opts_set(config.machine.opts, "acpi", "off");
+        return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
     case QEMU_OPTION_kernel:
@@ -820,7 +912,7 @@ static const char *default_ram_id(const MachineClass *mc)
 }
 
 /*
- * -object memory-backend-*: after mlockall, so that mem-lock=on locks
+ * -object memory-backend-* and secret: after mlockall, so that mem-lock=on locks
  * (and populates) them as they are mapped, and before the machine.
  */
 static bool create_memory_backends(const HostMemoryDefaults *d,
@@ -830,7 +922,11 @@ static bool create_memory_backends(const HostMemoryDefaults *d,
         CmdlineItem *it = g_ptr_array_index(config.objects, i);
 
         loc_restore(&it->loc);
-        if (!host_memory_backend_create(it->opts, d, errp)) {
+        if (!strcmp(qemu_opt_get(it->opts, "qom-type"), "secret")) {
+            if (!secret_create(it->opts, errp)) {
+                return false;
+            }
+        } else if (!host_memory_backend_create(it->opts, d, errp)) {
             return false;
         }
     }
@@ -1040,6 +1136,8 @@ static bool create_backends(const MachineClass *mc, Error **errp)
 
 static void register_types(void)
 {
+    static const char *const accel_types[] = { "kvm", "tcg", "qtest" };
+
     type_register("container", NULL, false);
     type_register("machine", NULL, true);
     type_register("device", NULL, true);
@@ -1051,6 +1149,29 @@ static void register_types(void)
     type_register("memory-backend-ram", "memory-backend", false);
     type_register("memory-backend-file", "memory-backend", false);
     type_register("memory-backend-memfd", "memory-backend", false);
+    type_register("secret", NULL, false);
+    type_set_properties("memory-backend-ram", memory_backend_ram_class.props);
+    type_set_properties("memory-backend-file",
+                        memory_backend_file_class.props);
+    type_set_properties("memory-backend-memfd",
+                        memory_backend_memfd_class.props);
+    type_set_properties("machine", machine_properties());
+    for (size_t i = 0; i < G_N_ELEMENTS(accel_types); i++) {
+        if (accel_find(accel_types[i])) {
+            char *name = g_strdup_printf("%s-accel", accel_types[i]);
+
+            type_register(name, "accel", false);
+            g_free(name);
+        }
+    }
+    /* The CPU models (-cpu), as QEMU names their types. */
+    type_register("x86_64-cpu", "device", true);
+    for (int i = 0; cpu_models[i]; i++) {
+        char *name = g_strdup_printf("%s-x86_64-cpu", cpu_models[i]);
+
+        type_register(name, "x86_64-cpu", false);
+        g_free(name);
+    }
 }
 
 static void register_machine_type(const MachineClass *mc, void *opaque)
@@ -1064,6 +1185,7 @@ static void register_machine_type(const MachineClass *mc, void *opaque)
 static void register_device_type(const DeviceClass *dc, void *opaque)
 {
     type_register(dc->name, dc->parent ? dc->parent : "device", false);
+    type_set_properties(dc->name, dc->props);
 }
 
 /* -global values, which qdev_new() applies to every device it makes. */
@@ -1157,6 +1279,10 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (config.daemonize && !os_daemonize(errp)) {
         return false;
     }
+    /* After the fork and setsid of -daemonize, before anything runs. */
+    if (!seccomp_install(errp)) {
+        return false;
+    }
     if (config.pidfile && !os_write_pidfile(config.pidfile, errp)) {
         return false;
     }
@@ -1174,10 +1300,6 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     register_types();
     machine_foreach(register_machine_type, NULL);
     device_class_foreach(register_device_type, NULL);
-    qmp_register_commands();
-    qdev_monitor_register();
-    pci_monitor_register();
-    block_qmp_register();
     chr_mux_exit_hook = mux_exit;
 
     current_machine.mc = mc;
@@ -1253,6 +1375,8 @@ void qemu_cleanup(void)
     memory_cleanup();
     /* After the machine and devices, which map it; see ram_block_free(). */
     host_memory_backends_cleanup();
+    secrets_cleanup();
+    fdsets_cleanup();
     ram_discard_run_deferred();
     qemu_chr_cleanup_all();
     if (serial_chardevs) {

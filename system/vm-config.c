@@ -7,6 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <json-glib/json-glib.h>
+
+#include "system/secret.h"
 #include "system/vm-config.h"
 
 void vm_config_init(VmConfig *cfg)
@@ -561,13 +564,17 @@ static const QemuOptDesc backend_common[] = {
 static const struct {
     const char *type;
     const char *const *only;    /* keys that belong to this type alone */
+    const QemuOptDesc *props;
 } object_types[] = {
-    { "memory-backend-ram", NULL },
+    { "memory-backend-ram", NULL, backend_common },
     { "memory-backend-file",
       (const char *const[]){ "mem-path", "discard-data", "align",
-                             "readonly", "pmem", "rom", NULL } },
+                             "readonly", "pmem", "rom", NULL },
+      backend_common },
     { "memory-backend-memfd",
-      (const char *const[]){ "hugetlb", "hugetlbsize", "seal", NULL } },
+      (const char *const[]){ "hugetlb", "hugetlbsize", "seal", NULL },
+      backend_common },
+    { "secret", NULL, secret_props },
 };
 
 static bool key_belongs(const char *key, const char *type)
@@ -630,12 +637,71 @@ bool object_check(const QemuOpts *opts, GPtrArray *objects, Error **errp)
         }
     }
     {
-        const char *unknown = qemu_opts_find_unknown(opts, backend_common);
+        const char *unknown = qemu_opts_find_unknown(opts,
+                                                     object_types[t].props);
 
         if (unknown) {
             error_setg(errp, "Property '%s.%s' not found", type, unknown);
             return false;
         }
     }
-    return qemu_opts_validate(opts, backend_common, errp);
+    return qemu_opts_validate(opts, object_types[t].props, errp);
+}
+
+/*
+ * The JSON form of an option argument ({"id": "a", "size": 1048576,
+ * "share": true}) as the QemuOpts its key=value form would give: strings
+ * as they are, numbers in decimal, booleans as on/off. Values must be
+ * scalars: no option parsed this way has nested members.
+ */
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
+{
+    QemuOpts *opts = qemu_opts_new();
+    GList *members = json_object_get_members(obj);
+
+    for (GList *l = members; l; l = l->next) {
+        JsonNode *v = json_object_get_member(obj, l->data);
+        GType t = JSON_NODE_HOLDS_VALUE(v) ? json_node_get_value_type(v)
+                                           : G_TYPE_INVALID;
+        char *text = t == G_TYPE_STRING ? g_strdup(json_node_get_string(v)) :
+                     t == G_TYPE_BOOLEAN ?
+                         g_strdup(json_node_get_boolean(v) ? "on" : "off") :
+                     t == G_TYPE_INT64 ?
+                         g_strdup_printf("%" G_GINT64_FORMAT,
+                                         json_node_get_int(v)) : NULL;
+
+        if (!text) {
+            error_setg(errp, "Parameter '%s' expects a string, number or "
+                       "boolean", (const char *)l->data);
+            qemu_opts_free(opts);
+            opts = NULL;
+            break;
+        }
+        qemu_opts_set(opts, l->data, text);
+        g_free(text);
+    }
+    g_list_free(members);
+    return opts;
+}
+
+QemuOpts *qemu_opts_from_json(const char *json, Error **errp)
+{
+    JsonParser *parser = json_parser_new_immutable();
+    GError *gerr = NULL;
+    JsonNode *root;
+    QemuOpts *opts = NULL;
+
+    if (!json_parser_load_from_data(parser, json, -1, &gerr)) {
+        const char *p = strstr(gerr->message, "Parse error: ");
+
+        error_setg(errp, "JSON parse error, %s", p ? p + 13 : gerr->message);
+        g_error_free(gerr);
+    } else if (!(root = json_parser_get_root(parser)) ||
+               !JSON_NODE_HOLDS_OBJECT(root)) {
+        error_setg(errp, "JSON argument must be an object");
+    } else {
+        opts = qemu_opts_from_json_object(json_node_get_object(root), errp);
+    }
+    g_object_unref(parser);
+    return opts;
 }

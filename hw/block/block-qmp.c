@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "block/block.h"
-#include "hw/block/block-qmp.h"
+#include "qapi/qapi-commands.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qom/object.h"
@@ -87,7 +87,7 @@ static void add_backend(BlockBackend *blk, void *opaque)
     json_array_add_object_element(opaque, o);
 }
 
-static bool qmp_query_block(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_block(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
 
@@ -97,9 +97,3 @@ static bool qmp_query_block(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-void block_qmp_register(void)
-{
-    static const QmpArg no_args[] = { QMP_ARGS_END };
-
-    qmp_register_command_args("query-block", qmp_query_block, no_args);
-}

@@ -70,8 +70,39 @@ static const QemuOptDesc machine_props[] = {
     { "dump-guest-core", QEMU_OPT_BOOL },
     { "mem-merge", QEMU_OPT_BOOL },
     { "pit", QEMU_OPT_BOOL },           /* pc only */
+    { "acpi", QEMU_OPT_STRING },        /* pc only: on, off, auto */
+    { "usb", QEMU_OPT_BOOL },
     { NULL },
 };
+
+/*
+ * The -machine options as properties of the machine types, for
+ * qom-list-properties: made once from machine_props, so the two never
+ * disagree.
+ */
+const Property *machine_properties(void)
+{
+    static const PropType types[] = {
+        [QEMU_OPT_STRING] = PROP_TYPE_STRING,
+        [QEMU_OPT_BOOL] = PROP_TYPE_BOOL,
+        [QEMU_OPT_NUMBER] = PROP_TYPE_UINT64,
+        [QEMU_OPT_SIZE] = PROP_TYPE_SIZE,
+    };
+    static Property props[G_N_ELEMENTS(machine_props)];
+
+    if (!props[0].name) {
+        Property *p = props;
+
+        for (const QemuOptDesc *d = machine_props; d->name; d++) {
+            if (strcmp(d->name, "type")) {
+                p->name = d->name;
+                p->type = types[d->type];
+                p++;
+            }
+        }
+    }
+    return props;
+}
 
 bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
                            Error **errp)
@@ -80,9 +111,9 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
     const char *s;
 
     /* Properties only the PC has. */
-    if (!unknown && mc != &pc_i440fx_machine_class &&
-        qemu_opt_get(mo->opts, "pit")) {
-        unknown = "pit";
+    if (!unknown && mc != &pc_i440fx_machine_class) {
+        unknown = qemu_opt_get(mo->opts, "pit") ? "pit" :
+                  qemu_opt_get(mo->opts, "acpi") ? "acpi" : NULL;
     }
     if (unknown) {
         char *type = machine_type_name(mc);
@@ -96,6 +127,22 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
         !qemu_opt_get_bool(mo->opts, "mem-merge", &mo->mem_merge, errp) ||
         !qemu_opt_get_bool(mo->opts, "pit", &(bool){ true }, errp)) {
         return false;
+    }
+    if (!qemu_opt_get_bool(mo->opts, "usb", &mo->usb, errp)) {
+        return false;
+    }
+    if (mo->usb) {
+        error_setg(errp, "USB is not available in this release yet; "
+                   "usb=off is the only value");
+        return false;
+    }
+    mo->acpi = true;
+    if ((s = qemu_opt_get(mo->opts, "acpi")) && strcmp(s, "auto")) {
+        if (!qemu_parse_bool("acpi", s, &mo->acpi, NULL)) {
+            error_setg(errp, "Parameter 'acpi' does not accept value '%s'",
+                       s);
+            return false;
+        }
     }
     if ((s = qemu_opt_get(mo->opts, "kernel-irqchip"))) {
         bool on;

@@ -1,7 +1,7 @@
 /*
- * The device registry as the user asks about it: QMP
- * device-list-properties and -device DRIVER,help, both from the
- * classes' property tables, in QEMU's shapes.
+ * The device registry as the user asks about it: -device DRIVER,help
+ * from the classes' property tables, in QEMU's layout (QMP's
+ * device-list-properties is monitor/qmp-cmds-qom.c's).
  */
 #include <stdio.h>
 #include <string.h>
@@ -41,79 +41,6 @@ static JsonNode *prop_default(const Property *p)
         break;
     }
     return n;
-}
-
-static const DeviceClass *device_class_lookup(const char *name, Error **errp)
-{
-    const DeviceClass *dc = device_class_find(name);
-
-    if (!dc) {
-        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND, "Device '%s' not found",
-                  name);
-    }
-    return dc;
-}
-
-static bool is_abstract_device(const char *name)
-{
-    static const char *const abstract[] = {
-        "device", "sys-bus-device", "isa-device", "pci-device",
-    };
-
-    for (size_t i = 0; i < G_N_ELEMENTS(abstract); i++) {
-        if (!strcmp(name, abstract[i])) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static const QmpArg device_list_properties_args[] = {
-    { "typename", QMP_ARG_STR },
-    QMP_ARGS_END
-};
-
-static bool qmp_device_list_properties(JsonObject *args, JsonNode **ret,
-                                       Error **errp)
-{
-    const char *name = json_object_get_string_member(args, "typename");
-    const DeviceClass *dc;
-    JsonArray *list;
-
-    if (is_abstract_device(name)) {
-        error_setg(errp, "Parameter 'typename' expects a non-abstract "
-                   "device type");
-        return false;
-    }
-    dc = device_class_lookup(name, errp);
-    if (!dc) {
-        return false;
-    }
-    list = json_array_new();
-    for (const Property *p = dc->props; p && p->name; p++) {
-        JsonObject *o = json_object_new();
-        JsonNode *def = prop_default(p);
-
-        json_object_set_string_member(o, "name", p->name);
-        json_object_set_string_member(o, "type", prop_type_name(p->type));
-        if (p->description) {
-            json_object_set_string_member(o, "description", p->description);
-        }
-        if (def) {
-            json_object_set_member(o, "default-value", def);
-        }
-        json_array_add_object_element(list, o);
-    }
-    *ret = json_node_init_array(json_node_alloc(), list);
-    json_array_unref(list);
-    return true;
-}
-
-void qdev_monitor_register(void)
-{
-    qmp_register_command_args("device-list-properties",
-                              qmp_device_list_properties,
-                              device_list_properties_args);
 }
 
 static gint by_prop_name(gconstpointer a, gconstpointer b)

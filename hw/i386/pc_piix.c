@@ -567,13 +567,22 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     if (!pc_init_pit(pcms, errp)) {
         return false;
     }
-    /* 0xcf9 shares the host bridge's CONFADD dword: it forwards it. */
-    pm = pc_create("acpi-pm", NULL, NULL, (const char *const[]){
-        "reset-port", "0", NULL }, errp);
-    if (!pm || !pc_create("i8042", NULL, NULL, NULL, errp)) {
+    /*
+     * -no-acpi: no PM device (so no power button, no 0xcf9 reset) and no
+     * tables. 0xcf9 shares the host bridge's CONFADD dword: it forwards
+     * it.
+     */
+    if (ms->cfg->machine.acpi) {
+        pm = pc_create("acpi-pm", NULL, NULL, (const char *const[]){
+            "reset-port", "0", NULL }, errp);
+        if (!pm) {
+            return false;
+        }
+        i440fx_host_set_cf9(pcms->pci_host, &acpi_pm_reset_ops, pm);
+    }
+    if (!pc_create("i8042", NULL, NULL, NULL, errp)) {
         return false;
     }
-    i440fx_host_set_cf9(pcms->pci_host, &acpi_pm_reset_ops, pm);
     fw = pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
                    NULL, errp);
     if (!fw) {
@@ -642,7 +651,7 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (fw) {
         pc_publish_e820(pcms, fw);
     }
-    if (!pc_build_acpi(pcms, ms, errp)) {
+    if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
         return false;
     }
     pc_place_acpi(pcms);

@@ -5,6 +5,7 @@
  */
 #include "hw/pci/pci.h"
 #include "monitor/monitor.h"
+#include "qapi/qapi-commands.h"
 
 /* QEMU's names for PCI classes (base class and subclass). */
 static const struct {
@@ -106,7 +107,7 @@ static JsonObject *pci_device_info(const PCIDevice *d, int bus_num)
     return o;
 }
 
-static bool qmp_query_pci(JsonObject *args, JsonNode **ret, Error **errp)
+bool qmp_query_pci(JsonNode **ret, Error **errp)
 {
     JsonArray *list = json_array_new();
     PCIBus *bus = pci_bus_default();
@@ -130,9 +131,3 @@ static bool qmp_query_pci(JsonObject *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-void pci_monitor_register(void)
-{
-    static const QmpArg no_args[] = { QMP_ARGS_END };
-
-    qmp_register_command_args("query-pci", qmp_query_pci, no_args);
-}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "qemu/error.h"
+#include "qom/object.h"
 #include "system/vm-config.h"
 
 typedef struct MachineClass MachineClass;
@@ -57,5 +58,8 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
  */
 bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
                                Error **errp);
+
+/* The -machine options as QOM properties (ending in PROP_END). */
+const Property *machine_properties(void);
 
 #endif

@@ -58,8 +58,6 @@ void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
 void device_print_help(void);
 /* -device DRIVER,help: the class's properties in QEMU's layout. */
 void device_print_props(const DeviceClass *dc);
-/* QMP device-list-properties (hw/core/qdev-monitor.c). */
-void qdev_monitor_register(void);
 
 /* Allocate a device with its defaults; -global values are applied. */
 DeviceState *qdev_new(const char *type, Error **errp);

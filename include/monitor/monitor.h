@@ -24,40 +24,12 @@ void monitor_cleanup(void);
 void qmp_event_send(const char *name, JsonObject *data);
 
 /*
- * A QMP command: args is the "arguments" object (never NULL; empty when
- * absent); on success set *ret (NULL means {}) and return true.
+ * The commands are declared in the schema (qapi/); scripts/qapi-gen.py makes
+ * their table, argument checking and handler prototypes
+ * (build/qapi/qapi-commands.h): a handler receives its arguments as a
+ * C struct, already checked as QEMU's marshallers do.
  */
-typedef bool QmpCommandFunc(JsonObject *args, JsonNode **ret, Error **errp);
-void qmp_register_command(const char *name, QmpCommandFunc *fn);
-/*
- * Commands that declare their arguments: the dispatcher checks them as
- * QEMU's QAPI marshallers do ("Parameter 'x' is missing", "Invalid
- * parameter type for 'x', expected: string", "Parameter 'y' is
- * unexpected") before calling fn. args ends with QMP_ARGS_END; NULL
- * means the command takes no arguments. qmp_register_command() leaves
- * the checking to fn.
- */
-typedef enum QmpArgType {
-    QMP_ARG_STR,
-    QMP_ARG_INT,
-    QMP_ARG_NUMBER,
-    QMP_ARG_BOOL,
-    QMP_ARG_OBJECT,
-    QMP_ARG_ARRAY,
-    QMP_ARG_ANY,
-} QmpArgType;
-
-typedef struct QmpArg {
-    const char *name;
-    QmpArgType type;
-    bool optional;
-} QmpArg;
-
-#define QMP_ARGS_END { .name = NULL }
-
-void qmp_register_command_args(const char *name, QmpCommandFunc *fn,
-                               const QmpArg *args);
-/* Call fn for each registered command, in registration order. */
+/* Call fn for each command, in schema order. */
 void qmp_command_foreach(void (*fn)(const char *name, void *opaque),
                          void *opaque);
 /*
@@ -91,9 +63,6 @@ void qmp_session_open(QmpSession *s);
 void qmp_session_close(QmpSession *s);
 void qmp_session_feed(QmpSession *s, const void *buf, size_t len);
 
-
-/* Register every command of monitor/qmp-cmds.c. */
-void qmp_register_commands(void);
 /* Run an HMP command line, returning its output (human-monitor-command). */
 char *hmp_run_command(const char *cmdline, Error **errp);
 /* Free the human monitors (part of monitor_cleanup()). */

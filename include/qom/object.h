@@ -98,11 +98,11 @@ bool object_property_parse(void *state, const Property *props,
                            const char *value, Error **errp);
 
 /* QMP's view. */
-typedef struct ObjectPropertyInfo {
+typedef struct ObjectPropertyDesc {
     const char *name;
     char *type;             /* "bool", "uint32", "string", "child<...>" */
     const char *description;
-} ObjectPropertyInfo;
+} ObjectPropertyDesc;
 /* Children and properties of obj, "type" first; free with g_ptr_array_unref. */
 GPtrArray *object_property_list(Object *obj);
 JsonNode *object_property_get(Object *obj, const char *name, Error **errp);
@@ -113,6 +113,15 @@ const char *prop_type_name(PropType type);
 
 /* Types, for qom-list-types and -device/-object help. */
 void type_register(const char *name, const char *parent, bool abstract);
+/* The properties instances of a registered type take (-device, -object). */
+void type_set_properties(const char *name, const Property *props);
+bool type_exists(const char *name, bool *abstract);
+/* Whether name is ancestor or derives from it. */
+bool type_is_a(const char *name, const char *ancestor);
+/* Each property of the type and of its ancestors, the type's first. */
+void type_property_foreach(const char *name,
+                           void (*fn)(const Property *p, void *opaque),
+                           void *opaque);
 void type_foreach(void (*fn)(const char *name, const char *parent,
                              bool abstract, void *opaque), void *opaque);
 

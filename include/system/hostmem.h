@@ -110,6 +110,11 @@ void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
  * Release every backend's RAM through the discard policy, newest first.
  * After the devices and the machine, before the process exits.
  */
+/*
+ * object-del: false when there is no backend id; true when there is
+ * (then errp is set if the machine uses it, which keeps it).
+ */
+bool host_memory_backend_delete(const char *id, Error **errp);
 void host_memory_backends_cleanup(void);
 
 /* Shared by the backend types: the page size of the file behind fd. */

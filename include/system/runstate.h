@@ -7,31 +7,13 @@
 
 #include <stdbool.h>
 
-typedef enum RunState {
-    RUN_STATE_PRELAUNCH,
-    RUN_STATE_RUNNING,
-    RUN_STATE_PAUSED,
-    RUN_STATE_INTERNAL_ERROR,
-    RUN_STATE_GUEST_PANICKED,
-    RUN_STATE_SHUTDOWN,
-    RUN_STATE__MAX,
-} RunState;
+#include "qapi/qapi-types.h"
 
-/* The SHUTDOWN event's "reason", as QMP spells it. */
-typedef enum ShutdownCause {
-    SHUTDOWN_CAUSE_NONE,
-    SHUTDOWN_CAUSE_HOST_ERROR,
-    SHUTDOWN_CAUSE_HOST_QMP_QUIT,
-    SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET,
-    SHUTDOWN_CAUSE_HOST_SIGNAL,
-    SHUTDOWN_CAUSE_HOST_UI,
-    SHUTDOWN_CAUSE_GUEST_SHUTDOWN,
-    SHUTDOWN_CAUSE_GUEST_RESET,
-    SHUTDOWN_CAUSE_GUEST_PANIC,
-    SHUTDOWN_CAUSE_SUBSYSTEM_RESET,
-    SHUTDOWN_CAUSE__MAX,
-} ShutdownCause;
-
+/*
+ * RunState (RUN_STATE_*) and ShutdownCause (SHUTDOWN_CAUSE_*, the
+ * SHUTDOWN event's "reason") are declared in the QMP schema
+ * (qapi/run-state.json).
+ */
 const char *runstate_name(RunState state);
 const char *shutdown_cause_name(ShutdownCause cause);
 

@@ -33,6 +33,8 @@ typedef struct MachineOptions {
     KernelIrqchip kernel_irqchip;
     bool dump_guest_core;
     bool mem_merge;
+    bool acpi;                  /* acpi=on|auto (default), off; -no-acpi */
+    bool usb;                   /* usb=on is refused: no USB yet */
 } MachineOptions;
 
 typedef struct SmpOptions {
@@ -126,5 +128,15 @@ bool boot_parse(const char *arg, BootOptions *boot, Error **errp);
 bool rtc_parse(const char *arg, RtcOptions *rtc, Error **errp);
 bool global_parse(const char *arg, QemuOpts **out, Error **errp);
 bool object_check(const QemuOpts *opts, GPtrArray *objects, Error **errp);
+
+/*
+ * An option argument in JSON ({"id": "a", "share": true}) as the
+ * QemuOpts of its key=value form; libvirt writes -audiodev (and, when
+ * the schema says so, -object and -device) this way.
+ */
+QemuOpts *qemu_opts_from_json(const char *json, Error **errp);
+/* The same from a parsed object (object-add's arguments). */
+typedef struct _JsonObject JsonObject;
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp);
 
 #endif

@@ -199,7 +199,10 @@ static const struct {
       "accept value 'foo'" },
     { "-M none -display gtk", "-display gtk: Display 'gtk' is not "
       "available" },
-    { "-M none -sandbox on", "-sandbox on: seccomp support is disabled" },
+    { "-M none -sandbox on,spawn=maybe", "-sandbox on,spawn=maybe: invalid "
+      "argument for spawn" },
+    { "-M none -sandbox on,obsolete=children", "-sandbox on,obsolete="
+      "children: invalid argument for obsolete" },
     { "-M none -global foo", "-global foo: Invalid parameter 'foo'" },
     { "-M none -d foo", "-d foo: unknown log item 'foo'; '-d help' lists "
       "them" },
@@ -212,6 +215,38 @@ static const struct {
     { "-M none -audio foo", "-audio foo: audio driver 'foo' is not "
       "available; only 'none' is" },
     { "-M none -chardev null", "-chardev null: chardev: no id specified" },
+    { "-M none -object {\"qom-type\":\"secret\",\"id\":\"s\",\"data\":"
+      "\"x\",\"bogus\":1}", "-object {\"qom-type\":\"secret\",\"id\":"
+      "\"s\",\"data\":\"x\",\"bogus\":1}: Property 'secret.bogus' not "
+      "found" },
+    { "-M none -device {\"driver\":\"isa-serial\",\"chardev\":[1]}",
+      "-device {\"driver\":\"isa-serial\",\"chardev\":[1]}: Parameter "
+      "'chardev' expects a string, number or boolean" },
+    { "-M none -add-fd set=0,fd=99", "-add-fd set=0,fd=99: error "
+      "duplicating fd: Bad file descriptor" },
+    { "-M none -add-fd set=0", "-add-fd set=0: fd option is required and "
+      "must be non-negative" },
+    { "-M none -chardev file,id=c0,path=/dev/fdset/3", "-chardev file,id=c0,"
+      "path=/dev/fdset/3: Could not open '/dev/fdset/3': Permission "
+      "denied" },
+    { "-M none -audiodev driver=none", "-audiodev driver=none: Parameter "
+      "'id' is missing" },
+    { "-M none -audiodev none,id=a,foo=1", "-audiodev none,id=a,foo=1: "
+      "Parameter 'foo' is unexpected" },
+    { "-M none -audiodev {\"id\":\"a\",\"driver\":\"alsa\"}",
+      "-audiodev {\"id\":\"a\",\"driver\":\"alsa\"}: Parameter 'driver' "
+      "does not accept value 'alsa'" },
+    { "-M none,usb=on", "-M none,usb=on: USB is not available in this "
+      "release yet; usb=off is the only value" },
+    { "-M none,acpi=on", "-M none,acpi=on: Property 'none-machine.acpi' "
+      "not found" },
+    { "-M pc,acpi=maybe", "-M pc,acpi=maybe: Parameter 'acpi' does not "
+      "accept value 'maybe'" },
+    { "-M none -object secret,id=s0", "-object secret,id=s0: Either 'file' "
+      "or 'data' must be provided" },
+    { "-M none -object secret,id=s0,data=x,format=hex",
+      "-object secret,id=s0,data=x,format=hex: Parameter 'format' does not "
+      "accept value 'hex'" },
     { "-M none -mon chardev=c,mode=x", "-mon chardev=c,mode=x: unknown "
       "monitor mode 'x'" },
     { "-M none -pidfile /nonexistent/dir/pid", "cannot create PID file: "
@@ -538,6 +573,77 @@ static void test_nographic_escapes(void)
     g_free(out);
 }
 
+/*
+ * -sandbox on, as libvirt asks for it: a seccomp filter is installed on
+ * every thread (the kernel counts it in /proc/PID/status), the VM keeps
+ * working, and quit still exits 0 (the teardown's helper fork is
+ * refused, not fatal). Skipped in builds without libseccomp.
+ */
+static void test_sandbox(void)
+{
+    QemuVm *vm;
+    char *path, *status, *line, *state;
+
+    /* -sandbox is handled before -machine help exits. */
+    if (qemu_run("-sandbox on -machine help", NULL, NULL) != 0) {
+        g_test_skip("built without libseccomp");
+        return;
+    }
+    vm = vm_startf(VM_QMP, "-M pc -accel qtest -display none -sandbox "
+                   "on,obsolete=deny,elevateprivileges=deny,spawn=deny,"
+                   "resourcecontrol=deny");
+    path = g_strdup_printf("/proc/%d/status", (int)vm_pid(vm));
+    g_assert_true(g_file_get_contents(path, &status, NULL, NULL));
+    line = strstr(status, "\nSeccomp:");
+    g_assert_nonnull(line);
+    g_assert_true(g_str_has_prefix(line, "\nSeccomp:\t2\n"));
+    g_assert_null(strstr(status, "Seccomp_filters:\t0"));
+    state = vm_status(vm);
+    g_assert_cmpstr(state, ==, "running");
+    g_free(state);
+    vm_quit(vm);
+    vm_free(vm);
+    g_free(status);
+    g_free(path);
+}
+
+/*
+ * The JSON forms of -object, -device and -audiodev, as libvirt writes
+ * them: the same objects and devices as their key=value forms.
+ */
+static void test_json_forms(void)
+{
+    QemuVm *vm = vm_startf(VM_QMP, "-M pc,memory-backend=pc.ram -accel qtest "
+        "-display none -m 64 "
+        "-object {\"qom-type\":\"memory-backend-ram\",\"id\":\"pc.ram\","
+        "\"size\":67108864,\"share\":true} "
+        "-object {\"qom-type\":\"secret\",\"id\":\"k0\",\"data\":\"x\"} "
+        "-device {\"driver\":\"isa-debug-exit\",\"id\":\"dbg\","
+        "\"iobase\":1281} "
+        "-audiodev {\"id\":\"audio1\",\"driver\":\"none\"}");
+    JsonNode *ret = vm_qmp_return(vm, "query-memdev");
+    JsonObject *m = json_array_get_object_element(json_node_get_array(ret),
+                                                  0);
+    JsonNode *r;
+
+    g_assert_cmpstr(json_object_get_string_member(m, "id"), ==, "pc.ram");
+    g_assert_cmpint(json_object_get_int_member(m, "size"), ==, 64 << 20);
+    g_assert_true(json_object_get_boolean_member(m, "share"));
+    json_node_unref(ret);
+    r = vm_qmp(vm, "{\"execute\": \"qom-get\", \"arguments\": "
+               "{\"path\": \"/machine/peripheral/dbg\", "
+               "\"property\": \"iobase\"}}");
+    g_assert_cmpint(json_object_get_int_member(json_node_get_object(r),
+                                               "return"), ==, 1281);
+    json_node_unref(r);
+    r = vm_qmp(vm, "{\"execute\": \"qom-list\", \"arguments\": "
+               "{\"path\": \"/objects/k0\"}}");
+    g_assert_true(json_object_has_member(json_node_get_object(r), "return"));
+    json_node_unref(r);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -567,6 +673,8 @@ int main(int argc, char **argv)
                          "-nodefaults -nographic", test_daemonize);
     g_test_add_func("/cmdline/daemonize/failure", test_daemonize_failure);
     g_test_add_func("/cmdline/msg/timestamp", test_msg_timestamp);
+    g_test_add_func("/cmdline/sandbox", test_sandbox);
+    g_test_add_func("/cmdline/json-forms", test_json_forms);
     g_test_add_func("/cmdline/nographic/escapes", test_nographic_escapes);
     g_test_add_func("/cmdline/accel/enable-kvm",
                     test_enable_kvm_is_machine_accel);

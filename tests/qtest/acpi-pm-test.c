@@ -4,6 +4,7 @@
  * TMR_STS, the SCI on ISA IRQ 9 (intercepted at the I/O APIC), the power
  * button pressed by QMP system_powerdown, and the reset register 0xcf9.
  */
+#include <string.h>
 #include <sys/wait.h>
 
 #include <glib.h>
@@ -304,6 +305,29 @@ static void test_properties(void)
     qtest_quit(s);
 }
 
+/*
+ * -no-acpi (libvirt's default for a domain without <acpi/>): no PM
+ * device, so its ports are unassigned; usb=off is accepted on the way.
+ */
+static void test_no_acpi(void)
+{
+    QTestState *s = qtest_init(PM_ARGS ",usb=off -no-acpi");
+    char *qtree = qtest_hmp(s, "info qtree");
+
+    g_assert_cmphex(qtest_inw(s, PM1_CNT), ==, 0xffff);
+    g_assert_cmphex(qtest_inw(s, PM1_STS), ==, 0xffff);
+    g_assert_null(strstr(qtree, "acpi-pm"));
+    g_assert_nonnull(strstr(qtree, "i8042"));
+    g_free(qtree);
+    qtest_quit(s);
+    s = qtest_init(PM_ARGS ",acpi=off");
+    g_assert_cmphex(qtest_inw(s, PM1_CNT), ==, 0xffff);
+    qtest_quit(s);
+    s = qtest_init(PM_ARGS ",acpi=auto");
+    g_assert_cmphex(qtest_inw(s, PM1_CNT), ==, SCI_EN);
+    qtest_quit(s);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -319,5 +343,6 @@ int main(int argc, char **argv)
     qtest_add_func("/acpi-pm/reset-no-reboot", test_reset_no_reboot);
     qtest_add_func("/acpi-pm/reset", test_reset);
     qtest_add_func("/acpi-pm/properties", test_properties);
+    qtest_add_func("/acpi-pm/no-acpi", test_no_acpi);
     return g_test_run();
 }

@@ -2,11 +2,17 @@
  * The rest of the emulator as the QMP dispatcher test sees it: no memory
  * backends, no vCPUs.
  */
+#include <string.h>
+
 #include <glib.h>
 
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/os-posix.h"
+#include "system/seccomp.h"
+#include "system/secret.h"
+#include "system/vm-config.h"
+#include "qapi/qapi-commands.h"
 
 void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
                                             void *opaque), void *opaque)
@@ -32,4 +38,67 @@ JsonArray *cpus_query_fast(void)
 bool vcpus_dump(int index, GString *out)
 {
     return false;
+}
+
+/* A build with libseccomp: -sandbox is listed. */
+const QemuOptDesc sandbox_opts[] = {
+    { "enable", QEMU_OPT_BOOL },
+    { "spawn", QEMU_OPT_STRING },
+    { NULL },
+};
+
+bool seccomp_available(void)
+{
+    return true;
+}
+
+/* object-add and object-del: secrets are taken, backends refused. */
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
+{
+    return qemu_opts_new();
+}
+
+bool secret_create(const QemuOpts *opts, Error **errp)
+{
+    return true;
+}
+
+bool secret_delete(const char *id)
+{
+    return !strcmp(id, "k0");
+}
+
+HostMemoryBackend *host_memory_backend_create(const QemuOpts *opts,
+                                              const HostMemoryDefaults *d,
+                                              Error **errp)
+{
+    error_setg(errp, "no memory here");
+    return NULL;
+}
+
+bool host_memory_backend_delete(const char *id, Error **errp)
+{
+    return false;
+}
+
+/* No PCI bus and no drives: the handlers of hw/ answer empty lists. */
+static JsonNode *empty_list(void)
+{
+    JsonArray *a = json_array_new();
+    JsonNode *n = json_node_init_array(json_node_alloc(), a);
+
+    json_array_unref(a);
+    return n;
+}
+
+bool qmp_query_pci(JsonNode **ret, Error **errp)
+{
+    *ret = empty_list();
+    return true;
+}
+
+bool qmp_query_block(JsonNode **ret, Error **errp)
+{
+    *ret = empty_list();
+    return true;
 }

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -886,6 +887,144 @@ static void test_socket_errors(void)
     g_assert_null(qemu_chr_find("e0"));
 }
 
+/*
+ * fd=N: a listening socket made and connected to before the chardev
+ * exists, as libvirt passes the monitor's; the file stays (not ours).
+ */
+static void test_unix_server_inherited_fd(void)
+{
+    char *path = tmp_path("inh.sock");
+    int lfd = unix_listen(path);
+    int c1 = unix_connect(path);
+    char *args = g_strdup_printf("socket,id=u9,fd=%d,server=on,wait=off",
+                                 lfd);
+    char *name;
+    Chardev *chr;
+    TestFe fe;
+
+    g_assert_cmpint(c1, >=, 0);
+    chr = chr_ok(args);
+    fe_attach(&fe, chr);
+    WAIT_FOR(fe.opened == 1);
+    name = g_strdup_printf("unix:%s,server=on", path);
+    assert_filename(chr, name);
+    g_free(name);
+    send_all(c1, "hi");
+    WAIT_FOR(fe.got->len == 2);
+    fe_puts(&fe, "ho");
+    recv_expect(c1, "ho");
+    close(c1);
+    WAIT_FOR(fe.closed == 1);
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+    g_assert_cmpint(fcntl(lfd, F_GETFD), <, 0);     /* closed with it */
+    unlink(path);
+    g_free(args);
+    g_free(path);
+}
+
+static void test_socket_fd_errors(void)
+{
+    int pipefd[2];
+    char *path = tmp_path("nl.sock");
+    int lfd = unix_listen(path);
+    char *args;
+    char msg[128];
+
+    g_assert_cmpint(pipe(pipefd), ==, 0);
+    args = g_strdup_printf("socket,id=e1,fd=%d,server=on", pipefd[0]);
+    g_snprintf(msg, sizeof(msg), "File descriptor '%d' is not a stream "
+               "socket", pipefd[0]);
+    chr_fails(args, msg);
+    g_free(args);
+    args = g_strdup_printf("socket,id=e1,fd=%d", lfd);
+    g_snprintf(msg, sizeof(msg), "File descriptor '%d' is a listening "
+               "socket, but server=off", lfd);
+    chr_fails(args, msg);
+    g_free(args);
+    chr_fails("socket,id=e1,fd=999,server=on",
+              "Parameter 'fd' expects an open file descriptor number; "
+              "'999' is not");
+    chr_fails("socket,id=e1,fd=x,server=on",
+              "Parameter 'fd' expects an open file descriptor number; "
+              "'x' is not");
+    args = g_strdup_printf("socket,id=e1,fd=%d,path=/tmp/y,server=on", lfd);
+    chr_fails(args, "chardev: socket: 'fd' cannot be used with 'path', "
+              "'host' or 'port'");
+    g_free(args);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    close(lfd);
+    unlink(path);
+    g_free(path);
+}
+
+/* logfile=: a copy of the output, truncated or appended to. */
+static void test_logfile(void)
+{
+    char *path = tmp_path("chr.log");
+    char *args = g_strdup_printf("null,id=l0,logfile=%s", path);
+    char *text;
+    TestFe fe;
+
+    fe_attach(&fe, chr_ok(args));
+    fe_puts(&fe, "one ");
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_free(args);
+    args = g_strdup_printf("pty,id=l1,logfile=%s,logappend=on", path);
+    fe_attach(&fe, chr_ok(args));
+    fe_puts(&fe, "two");
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_assert_cmpstr(text, ==, "one two");
+    g_free(text);
+    g_free(args);
+    args = g_strdup_printf("null,id=l2,logfile=%s", path);
+    fe_attach(&fe, chr_ok(args));
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    g_assert_cmpstr(text, ==, "");
+    g_free(text);
+    chr_fails("null,id=l3,logfile=/nonexistent-dir/log",
+              "Unable to open logfile /nonexistent-dir/log: No such file or "
+              "directory");
+    g_unlink(path);
+    g_free(args);
+    g_free(path);
+}
+
+/* pty: a terminal whose slave side a reader (virsh console) opens. */
+static void test_pty(void)
+{
+    Chardev *chr = chr_ok("pty,id=p0");
+    char *name = qemu_chr_get_filename(chr);
+    struct termios tty;
+    TestFe fe;
+    int fd;
+
+    g_assert_true(g_str_has_prefix(name, "pty:/dev/pts/"));
+    fe_attach(&fe, chr);
+    /* Output before anyone reads waits in the terminal. */
+    fe_puts(&fe, "early ");
+    fd = open(name + 4, O_RDWR | O_NOCTTY);
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(tcgetattr(fd, &tty), ==, 0);
+    g_assert_false(tty.c_lflag & (ICANON | ECHO));      /* raw */
+    fe_puts(&fe, "out\n");
+    recv_expect(fd, "early out\n");
+    g_assert_cmpint(write(fd, "in", 2), ==, 2);
+    WAIT_FOR(fe.got->len == 2);
+    g_assert_cmpstr(fe.got->str, ==, "in");
+    close(fd);
+    fe_free(&fe);
+    qemu_chr_cleanup_all();
+    g_free(name);
+}
+
 /* --- mux ----------------------------------------------------------------- */
 
 static int exit_requests;
@@ -1205,6 +1344,11 @@ int main(int argc, char **argv)
     g_test_add_func("/char/socket/can-read-flow-control",
                     test_can_read_flow_control);
     g_test_add_func("/char/socket/errors", test_socket_errors);
+    g_test_add_func("/char/socket/unix-server-inherited-fd",
+                    test_unix_server_inherited_fd);
+    g_test_add_func("/char/socket/fd-errors", test_socket_fd_errors);
+    g_test_add_func("/char/pty", test_pty);
+    g_test_add_func("/char/logfile", test_logfile);
     g_test_add_func("/char/mux/focus", test_mux_focus);
     g_test_add_func("/char/mux/exit-and-timestamps",
                     test_mux_exit_and_timestamps);

@@ -394,6 +394,84 @@ static void test_commands(void)
           "\"device\"}, {\"name\": \"isa-serial\", \"parent\": "
           "\"isa-device\"}]}\r\n");
 
+    check(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+          "{\"typename\": \"isa-serial\"}}",
+          "{\"return\": [{\"name\": \"chardev\", \"type\": \"str\"}, "
+          "{\"name\": \"index\", \"type\": \"uint32\", "
+          "\"default-value\": 0}]}\r\n");
+    check(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+          "{\"typename\": \"virtio-blk-pci\"}}",
+          "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
+          "\"Device 'virtio-blk-pci' not found\"}}\r\n");
+    check_error(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+                "{\"typename\": \"isa-device\"}}",
+                "Parameter 'typename' expects a non-abstract device type");
+    check_error(c, "{\"execute\": \"device-list-properties\", \"arguments\": "
+                "{\"typename\": \"container\"}}",
+                "Parameter 'typename' expects a non-abstract device type");
+    check(c, "{\"execute\": \"qom-list-properties\", \"arguments\": "
+          "{\"typename\": \"container\"}}",
+          "{\"return\": [{\"name\": \"type\", \"type\": \"string\"}]}\r\n");
+    check(c, "{\"execute\": \"qom-list-properties\", \"arguments\": "
+          "{\"typename\": \"nope\"}}",
+          "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
+          "\"Class 'nope' not found\"}}\r\n");
+
+    /* migration capabilities: kept and reported (libvirt sets events) */
+    check(c, "{\"execute\": \"query-migrate-capabilities\"}",
+          "{\"return\": [{\"capability\": \"events\", "
+          "\"state\": false}]}\r\n");
+    check(c, "{\"execute\": \"migrate-set-capabilities\", \"arguments\": "
+          "{\"capabilities\": [{\"capability\": \"events\", "
+          "\"state\": true}]}}", RETURN_EMPTY);
+    check(c, "{\"execute\": \"query-migrate-capabilities\"}",
+          "{\"return\": [{\"capability\": \"events\", "
+          "\"state\": true}]}\r\n");
+    check_error(c, "{\"execute\": \"migrate-set-capabilities\", "
+                "\"arguments\": {\"capabilities\": [{\"capability\": "
+                "\"xbzrle\", \"state\": true}]}}",
+                "Parameter 'capability' does not accept value 'xbzrle'");
+    check(c, "{\"execute\": \"query-block\"}", "{\"return\": []}\r\n");
+    /* object-add: ObjectOptions, a union on qom-type */
+    check(c, "{\"execute\": \"object-add\", \"arguments\": {\"qom-type\": "
+          "\"secret\", \"id\": \"k0\", \"data\": \"x\"}}", RETURN_EMPTY);
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"secret\", \"id\": \"k1\", \"size\": 1}}",
+                "Parameter 'size' is unexpected");
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"iothread\", \"id\": \"i\"}}",
+                "Parameter 'qom-type' does not accept value 'iothread'");
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"memory-backend-ram\", \"id\": \"m\"}}",
+                "Parameter 'size' is missing");
+    check_error(c, "{\"execute\": \"object-add\", \"arguments\": "
+                "{\"qom-type\": \"memory-backend-ram\", \"id\": \"m\", "
+                "\"size\": 4096}}", "no memory here");
+    check(c, "{\"execute\": \"object-del\", \"arguments\": {\"id\": \"k0\"}}",
+          RETURN_EMPTY);
+    check_error(c, "{\"execute\": \"device_add\", \"arguments\": "
+                "{\"driver\": \"isa-serial\", \"id\": \"s9\", \"index\": 3}}",
+                "Bus 'isa.0' does not support hotplugging");
+    check_error(c, "{\"execute\": \"device_add\", \"arguments\": "
+                "{\"driver\": \"virtio-blk-pci\"}}",
+                "'virtio-blk-pci' is not a valid device model name");
+    check_error(c, "{\"execute\": \"device_add\", \"arguments\": "
+                "{\"driver\": \"isa-device\"}}",
+                "Parameter 'driver' expects a non-abstract device type");
+    check(c, "{\"execute\": \"device_del\", \"arguments\": {\"id\": \"x\"}}",
+          "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
+          "\"Device 'x' not found\"}}\r\n");
+    check_error(c, "{\"execute\": \"object-del\", \"arguments\": "
+                "{\"id\": \"k9\"}}", "object 'k9' not found");
+    check(c, "{\"execute\": \"query-command-line-options\", \"arguments\": "
+          "{\"option\": \"sandbox\"}}",
+          "{\"return\": [{\"parameters\": [{\"name\": \"enable\", "
+          "\"type\": \"boolean\"}, {\"name\": \"spawn\", \"type\": "
+          "\"string\"}], \"option\": \"sandbox\"}]}\r\n");
+    check_error(c, "{\"execute\": \"query-command-line-options\", "
+                "\"arguments\": {\"option\": \"m\"}}",
+                "invalid option name: m");
+
     /* run state */
     stub_runstate = RUN_STATE_INTERNAL_ERROR;
     check_error(c, "{\"execute\": \"cont\"}",
@@ -463,6 +541,285 @@ static void test_human_monitor_command(void)
     client_free(c);
 }
 
+/*
+ * Every command of the schema, driven by its own query-qmp-schema
+ * entry: it exists, and its arguments are checked as QEMU checks them
+ * (a missing one, an extra one, each one of the wrong JSON type).
+ */
+typedef struct SchemaTest {
+    Client *c;
+    GHashTable *types;          /* introspection name -> entry */
+} SchemaTest;
+
+static JsonObject *schema_type(SchemaTest *t, const char *name)
+{
+    JsonObject *e = g_hash_table_lookup(t->types, name);
+
+    g_assert_nonnull(e);
+    return e;
+}
+
+static const char *meta_type(JsonObject *e)
+{
+    return json_object_get_string_member(e, "meta-type");
+}
+
+static void add_required(SchemaTest *t, JsonObject *obj, JsonObject *type);
+
+/* A JSON text of type name that the visitors accept. */
+static char *valid_value(SchemaTest *t, const char *name)
+{
+    JsonObject *e = schema_type(t, name);
+    const char *meta = meta_type(e);
+
+    if (!strcmp(meta, "builtin")) {
+        const char *jt = json_object_get_string_member(e, "json-type");
+
+        return g_strdup(!strcmp(jt, "string") ? "\"x\"" :
+                        !strcmp(jt, "boolean") ? "false" :
+                        !strcmp(jt, "null") ? "null" : "0");
+    }
+    if (!strcmp(meta, "enum")) {
+        return g_strdup_printf("\"%s\"", json_array_get_string_element(
+            json_object_get_array_member(e, "values"), 0));
+    }
+    if (!strcmp(meta, "array")) {
+        return g_strdup("[]");
+    }
+    if (!strcmp(meta, "alternate")) {
+        return valid_value(t, json_object_get_string_member(
+            json_array_get_object_element(
+                json_object_get_array_member(e, "members"), 0), "type"));
+    }
+    {
+        JsonObject *obj = json_object_new();
+        JsonNode *n;
+        char *text;
+
+        add_required(t, obj, e);
+        n = json_node_init_object(json_node_alloc(), obj);
+        text = json_to_string(n, FALSE);
+        json_node_unref(n);
+        json_object_unref(obj);
+        return text;
+    }
+}
+
+/* A JSON text of the wrong kind for type name, and what QEMU expects. */
+static const char *wrong_value(SchemaTest *t, const char *name,
+                               const char **expected)
+{
+    JsonObject *e = schema_type(t, name);
+    const char *meta = meta_type(e);
+
+    *expected = NULL;
+    if (!strcmp(meta, "builtin")) {
+        static const char *const kinds[][3] = {
+            { "string", "1", "string" },
+            { "int", "\"x\"", "integer" },
+            { "number", "\"x\"", "number" },
+            { "boolean", "\"x\"", "boolean" },
+        };
+        const char *jt = json_object_get_string_member(e, "json-type");
+
+        for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+            if (!strcmp(jt, kinds[i][0])) {
+                *expected = kinds[i][2];
+                return kinds[i][1];
+            }
+        }
+        return NULL;                    /* any, null: nothing is wrong */
+    }
+    *expected = !strcmp(meta, "enum") ? "string" :
+                !strcmp(meta, "array") ? "array" :
+                !strcmp(meta, "object") ? "object" : NULL;
+    return !strcmp(meta, "enum") ? "1" : *expected ? "\"x\"" : NULL;
+}
+
+static void add_required(SchemaTest *t, JsonObject *obj, JsonObject *type)
+{
+    JsonArray *members = json_object_get_array_member(type, "members");
+
+    for (guint i = 0; i < json_array_get_length(members); i++) {
+        JsonObject *m = json_array_get_object_element(members, i);
+        char *text;
+
+        if (json_object_has_member(m, "default")) {
+            continue;
+        }
+        text = valid_value(t, json_object_get_string_member(m, "type"));
+        json_object_set_member(obj, json_object_get_string_member(m, "name"),
+                               json_from_string(text, NULL));
+        g_free(text);
+    }
+    /* A union: the branch of the tag's value brings its own members. */
+    if (json_object_has_member(type, "variants")) {
+        const char *tag = json_object_get_string_member(type, "tag");
+        const char *value = json_object_get_string_member(obj, tag);
+        JsonArray *v = json_object_get_array_member(type, "variants");
+
+        for (guint i = 0; i < json_array_get_length(v); i++) {
+            JsonObject *c = json_array_get_object_element(v, i);
+
+            if (!strcmp(json_object_get_string_member(c, "case"), value)) {
+                add_required(t, obj, schema_type(t,
+                    json_object_get_string_member(c, "type")));
+            }
+        }
+    }
+}
+
+/* Send name with args (a JsonObject, consumed); the reply's error text. */
+static char *schema_call(SchemaTest *t, const char *name, JsonObject *args,
+                         char **cls)
+{
+    JsonObject *req = json_object_new();
+    JsonNode *n, *reply;
+    char *text, *got, *desc = NULL;
+
+    json_object_set_string_member(req, "execute", name);
+    json_object_set_object_member(req, "arguments", args);
+    n = json_node_init_object(json_node_alloc(), req);
+    text = json_to_string(n, FALSE);
+    got = client_send(t->c, text);
+    /* events may come first; the reply is the last line */
+    *strrchr(got, '\r') = 0;
+    reply = json_from_string(strrchr(got, '\n') ? strrchr(got, '\n') + 1
+                                                : got, NULL);
+    g_assert_nonnull(reply);
+    if (json_object_has_member(json_node_get_object(reply), "error")) {
+        JsonObject *e = json_object_get_object_member(
+            json_node_get_object(reply), "error");
+
+        desc = g_strdup(json_object_get_string_member(e, "desc"));
+        *cls = g_strdup(json_object_get_string_member(e, "class"));
+    }
+    json_node_unref(reply);
+    json_node_unref(n);
+    json_object_unref(req);
+    g_free(text);
+    g_free(got);
+    return desc;
+}
+
+static JsonObject *required_args(SchemaTest *t, JsonObject *argtype)
+{
+    JsonObject *args = json_object_new();
+
+    add_required(t, args, argtype);
+    return args;
+}
+
+static void expect_error(SchemaTest *t, const char *cmd, JsonObject *args,
+                         const char *want)
+{
+    char *cls = NULL;
+    char *desc = schema_call(t, cmd, args, &cls);
+
+    if (g_test_verbose()) {
+        g_test_message("%s: %s", cmd, want);
+    }
+    g_assert_cmpstr(desc, ==, want);
+    g_free(desc);
+    g_free(cls);
+}
+
+static void check_command_args(SchemaTest *t, JsonObject *cmd)
+{
+    const char *name = json_object_get_string_member(cmd, "name");
+    JsonObject *at = schema_type(t,
+        json_object_get_string_member(cmd, "arg-type"));
+    JsonArray *members = json_object_get_array_member(at, "members");
+    char *cls = NULL, *desc, *want;
+    JsonObject *args;
+
+    /* It exists, and with its required arguments it is not "missing". */
+    desc = schema_call(t, name, required_args(t, at), &cls);
+    if (strcmp(name, "qmp_capabilities")) {     /* negotiated already */
+        g_assert_cmpstr(cls, !=, "CommandNotFound");
+    }
+    g_assert_false(desc && g_str_has_suffix(desc, "is missing"));
+    g_free(desc);
+    g_free(cls);
+    /*
+     * device_add ('gen': false) checks its own arguments, as QEMU's does:
+     * the driver first, then the driver's properties.
+     */
+    if (!strcmp(name, "device_add")) {
+        expect_error(t, name, json_object_new(),
+                     "Parameter 'driver' is missing");
+        return;
+    }
+    for (guint i = 0; i < json_array_get_length(members); i++) {
+        JsonObject *m = json_array_get_object_element(members, i);
+        const char *mname = json_object_get_string_member(m, "name");
+        const char *expected;
+        const char *wrong = wrong_value(t,
+            json_object_get_string_member(m, "type"), &expected);
+
+        if (!json_object_has_member(m, "default")) {
+            args = required_args(t, at);
+            json_object_remove_member(args, mname);
+            want = g_strdup_printf("Parameter '%s' is missing", mname);
+            expect_error(t, name, args, want);
+            g_free(want);
+        }
+        if (wrong) {
+            args = required_args(t, at);
+            json_object_set_member(args, mname, json_from_string(wrong,
+                                                                 NULL));
+            want = g_strdup_printf("Invalid parameter type for '%s', "
+                                   "expected: %s", mname, expected);
+            expect_error(t, name, args, want);
+            g_free(want);
+        }
+    }
+    args = required_args(t, at);
+    json_object_set_int_member(args, "zzz-extra", 1);
+    expect_error(t, name, args, "Parameter 'zzz-extra' is unexpected");
+}
+
+static void test_schema_commands(void)
+{
+    SchemaTest t = { .c = client_negotiated() };
+    JsonNode *root = NULL;
+    Error *err = NULL;
+    JsonArray *schema;
+    unsigned commands = 0;
+
+    g_assert_true(qmp_run_command("query-qmp-schema", NULL, &root, &err));
+    schema = json_node_get_array(root);
+    t.types = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < json_array_get_length(schema); i++) {
+        JsonObject *e = json_array_get_object_element(schema, i);
+
+        g_hash_table_insert(t.types,
+                            (char *)json_object_get_string_member(e, "name"),
+                            e);
+    }
+    stub_runstate = RUN_STATE_RUNNING;
+    for (guint i = 0; i < json_array_get_length(schema); i++) {
+        JsonObject *e = json_array_get_object_element(schema, i);
+
+        if (!strcmp(meta_type(e), "command")) {
+            check_command_args(&t, e);
+            commands++;
+        }
+    }
+    /* query-commands lists the same commands */
+    {
+        JsonNode *list = NULL;
+
+        g_assert_true(qmp_run_command("query-commands", NULL, &list, &err));
+        g_assert_cmpuint(json_array_get_length(json_node_get_array(list)),
+                         ==, commands);
+        json_node_unref(list);
+    }
+    g_hash_table_destroy(t.types);
+    json_node_unref(root);
+    client_free(t.c);
+}
+
 /* The chardev glue: greeting on connect, a new client starts over. */
 static void test_chardev_qmp(void)
 {
@@ -495,7 +852,6 @@ static void test_chardev_qmp(void)
                     "\"Expecting capabilities negotiation with "
                     "'qmp_capabilities'\"}}\r\n");
     monitor_cleanup();
-    qmp_register_commands();
 }
 
 static void test_chardev_hmp(void)
@@ -525,14 +881,12 @@ static void test_chardev_hmp(void)
     g_assert_cmpstr(stub_chr_out->str, ==, "q\r\n");
     g_assert_cmpint(stub_shutdown, ==, SHUTDOWN_CAUSE_HOST_QMP_QUIT);
     monitor_cleanup();
-    qmp_register_commands();
 }
 
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     stub_chr_out = g_string_new(NULL);
-    qmp_register_commands();
     g_test_add_func("/qmp/greeting", test_greeting);
     g_test_add_func("/qmp/negotiation", test_negotiation);
     g_test_add_func("/qmp/id-echo", test_id_echo);
@@ -544,6 +898,7 @@ int main(int argc, char **argv)
     g_test_add_func("/qmp/commands", test_commands);
     g_test_add_func("/qmp/human-monitor-command",
                     test_human_monitor_command);
+    g_test_add_func("/qmp/schema-commands", test_schema_commands);
     g_test_add_func("/qmp/chardev-qmp", test_chardev_qmp);
     g_test_add_func("/qmp/chardev-hmp", test_chardev_hmp);
     return g_test_run();
@@ -707,7 +1062,7 @@ Object *object_resolve_path(const char *path, bool *ambiguous)
 
 static void prop_info_free(gpointer p)
 {
-    ObjectPropertyInfo *info = p;
+    ObjectPropertyDesc *info = p;
 
     g_free(info->type);
     g_free(info);
@@ -716,7 +1071,7 @@ static void prop_info_free(gpointer p)
 GPtrArray *object_property_list(Object *obj)
 {
     GPtrArray *list = g_ptr_array_new_with_free_func(prop_info_free);
-    ObjectPropertyInfo *info = g_new0(ObjectPropertyInfo, 1);
+    ObjectPropertyDesc *info = g_new0(ObjectPropertyDesc, 1);
 
     info->name = "type";
     info->type = g_strdup("string");
@@ -745,13 +1100,77 @@ bool object_property_set(Object *obj, const char *name, JsonNode *value,
     return true;
 }
 
+/* The types: device <- isa-device <- isa-serial, and container. */
+static const struct {
+    const char *name, *parent;
+    bool abstract;
+} stub_types[] = {
+    { "device", NULL, true },
+    { "isa-device", "device", true },
+    { "isa-serial", "isa-device", false },
+    { "container", NULL, false },
+};
+
+static const Property stub_serial_props[] = {
+    { .name = "chardev", .type = PROP_TYPE_CHR },
+    { .name = "index", .type = PROP_TYPE_UINT32, .defval = 0 },
+    PROP_END,
+};
+
+bool type_exists(const char *name, bool *abstract)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(stub_types); i++) {
+        if (!strcmp(stub_types[i].name, name)) {
+            if (abstract) {
+                *abstract = stub_types[i].abstract;
+            }
+            return true;
+        }
+    }
+    return false;
+}
+
+bool type_is_a(const char *name, const char *ancestor)
+{
+    while (name) {
+        const char *parent = NULL;
+
+        if (!strcmp(name, ancestor)) {
+            return true;
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(stub_types); i++) {
+            if (!strcmp(stub_types[i].name, name)) {
+                parent = stub_types[i].parent;
+            }
+        }
+        name = parent;
+    }
+    return false;
+}
+
+void type_property_foreach(const char *name,
+                           void (*fn)(const Property *p, void *opaque),
+                           void *opaque)
+{
+    if (!strcmp(name, "isa-serial")) {
+        for (const Property *p = stub_serial_props; p->name; p++) {
+            fn(p, opaque);
+        }
+    }
+}
+
+const char *prop_type_name(PropType type)
+{
+    return type == PROP_TYPE_UINT32 ? "uint32" : "str";
+}
+
 void type_foreach(void (*fn)(const char *name, const char *parent,
                              bool abstract, void *opaque), void *opaque)
 {
-    fn("device", NULL, true, opaque);
-    fn("isa-device", "device", true, opaque);
-    fn("isa-serial", "isa-device", false, opaque);
-    fn("container", NULL, false, opaque);
+    for (size_t i = 0; i < G_N_ELEMENTS(stub_types); i++) {
+        fn(stub_types[i].name, stub_types[i].parent, stub_types[i].abstract,
+           opaque);
+    }
 }
 
 void memory_info_mtree(GString *out)

@@ -11,6 +11,9 @@
 
 #include "qemu/error.h"
 #include "qemu/option.h"
+#include <glib/gstdio.h>
+
+#include "system/secret.h"
 #include "system/system.h"
 #include "system/vm-config.h"
 
@@ -965,6 +968,107 @@ static void test_object_bad_value(void)
                  "Parameter 'prealloc-threads' expects a number");
 }
 
+/* -object secret: the property check, then the secret itself. */
+static void test_object_secret(void)
+{
+    static const char *const ok[] = {
+        "secret,id=s0,data=letmein",
+        "secret,id=s1,format=base64,data=bGV0bWVpbg==",
+        "secret,id=s2,file=@FILE@",
+        "secret,id=s3,format=raw,file=@FILE@",
+    };
+    char *dir = g_dir_make_tmp("test-secret-XXXXXX", NULL);
+    char *file = g_build_filename(dir, "key", NULL);
+    const uint8_t *data;
+    Error *err = NULL;
+    size_t len;
+
+    g_assert_true(g_file_set_contents(file, "filekey", -1, NULL));
+    for (size_t i = 0; i < G_N_ELEMENTS(ok); i++) {
+        char **parts = g_strsplit(ok[i], "@FILE@", -1);
+        char *arg = g_strjoinv(file, parts);
+        QemuOpts *opts = qemu_opts_parse(arg, "qom-type", &err);
+        VmConfig cfg;
+
+        vm_config_init(&cfg);
+        object_ok(&cfg, arg);
+        g_assert_true(secret_create(opts, &err));
+        g_assert_null(err);
+        qemu_opts_free(opts);
+        vm_config_free(&cfg);
+        g_strfreev(parts);
+        g_free(arg);
+    }
+    data = secret_lookup("s0", &len, &err);
+    g_assert_cmpmem(data, len, "letmein", 7);
+    data = secret_lookup("s1", &len, &err);
+    g_assert_cmpmem(data, len, "letmein", 7);
+    data = secret_lookup("s3", &len, &err);
+    g_assert_cmpmem(data, len, "filekey", 7);
+    g_assert_null(secret_lookup("s9", &len, &err));
+    assert_error(err, "No secret with id 's9'");
+    err = NULL;
+    object_fails("secret,id=s4,data=x,size=1",
+                 "Property 'secret.size' not found");
+    {
+        static const struct {
+            const char *arg, *msg;
+        } bad[] = {
+            { "secret,id=b0", "Either 'file' or 'data' must be provided" },
+            { "secret,id=b1,data=x,file=/etc/hostname",
+              "'data' and 'file' are mutually exclusive" },
+            { "secret,id=b2,data=x,format=hex",
+              "Parameter 'format' does not accept value 'hex'" },
+            { "secret,id=b3,data=a*b,format=base64",
+              "Base64 data contains invalid characters" },
+            { "secret,id=b4,file=/nonexistent/key",
+              "Unable to read /nonexistent/key: Failed to open file "
+              "\u201c/nonexistent/key\u201d: No such file or directory" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+            QemuOpts *opts = qemu_opts_parse(bad[i].arg, "qom-type", &err);
+
+            g_assert_false(secret_create(opts, &err));
+            assert_error(err, bad[i].msg);
+            err = NULL;
+            qemu_opts_free(opts);
+        }
+    }
+    secrets_cleanup();
+    g_unlink(file);
+    g_rmdir(dir);
+    g_free(file);
+    g_free(dir);
+}
+
+/* The JSON form of an option argument, as libvirt writes -audiodev. */
+static void test_opts_from_json(void)
+{
+    Error *err = NULL;
+    QemuOpts *opts = qemu_opts_from_json(
+        "{\"id\": \"a1\", \"driver\": \"none\", \"size\": 1048576, "
+        "\"share\": true, \"dump\": false}", &err);
+
+    g_assert_null(err);
+    g_assert_cmpstr(qemu_opt_get(opts, "id"), ==, "a1");
+    g_assert_cmpstr(qemu_opt_get(opts, "driver"), ==, "none");
+    g_assert_cmpstr(qemu_opt_get(opts, "size"), ==, "1048576");
+    g_assert_cmpstr(qemu_opt_get(opts, "share"), ==, "on");
+    g_assert_cmpstr(qemu_opt_get(opts, "dump"), ==, "off");
+    qemu_opts_free(opts);
+    g_assert_null(qemu_opts_from_json("{\"a\": [1]}", &err));
+    assert_error(err, "Parameter 'a' expects a string, number or boolean");
+    err = NULL;
+    g_assert_null(qemu_opts_from_json("[1]", &err));
+    assert_error(err, "JSON argument must be an object");
+    err = NULL;
+    g_assert_null(qemu_opts_from_json("{\"a\": ", &err));
+    g_assert_true(g_str_has_prefix(error_get_pretty(err),
+                                   "JSON parse error, "));
+    error_free(err);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1029,6 +1133,8 @@ int main(int argc, char **argv)
     g_test_add_func("/smp/zero", test_smp_zero);
     g_test_add_func("/smp/dies", test_smp_dies);
     g_test_add_func("/smp/zero-cpus", test_smp_zero_cpus);
+    g_test_add_func("/object/secret", test_object_secret);
+    g_test_add_func("/opts/from-json", test_opts_from_json);
 
     return g_test_run();
 }

@@ -244,7 +244,6 @@ bool pci_dma_rw(PCIDevice *d, uint64_t addr, void *buf, uint64_t len,
                 bool is_write);
 
 /* QMP query-pci (hw/pci/pci-monitor.c). */
-void pci_monitor_register(void);
 
 /* Little-endian config space accessors. */
 static inline void pci_set_byte(uint8_t *p, uint8_t v)
