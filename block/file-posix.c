@@ -4,6 +4,7 @@
  * fdatasync, discard FALLOC_FL_PUNCH_HOLE, write-zeroes
  * FALLOC_FL_ZERO_RANGE (falling back to writing zeroes).
  */
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -18,21 +19,21 @@
 static int file_rw(BlockDriverState *bs, uint64_t offset,
                    const struct iovec *iov, int niov, bool write)
 {
-    struct iovec local[64];
-    int n = MIN(niov, (int)G_N_ELEMENTS(local));
+    /* A working copy: partial transfers move its start. */
+    g_autofree struct iovec *local = g_memdup2(iov, niov * sizeof(*iov));
+    struct iovec *cur = local;
+    int n = niov;
     uint64_t total = 0;
 
     /* Whole requests, retried where the kernel did part of one. */
     for (int i = 0; i < niov; i++) {
         total += iov[i].iov_len;
     }
-    if (niov > n) {
-        return -EINVAL;
-    }
-    memcpy(local, iov, n * sizeof(*iov));
     while (total) {
-        ssize_t r = write ? pwritev(bs->fd, local, n, offset)
-                          : preadv(bs->fd, local, n, offset);
+        /* Any number of segments: at most IOV_MAX per call. */
+        int now = MIN(n, IOV_MAX);
+        ssize_t r = write ? pwritev(bs->fd, cur, now, offset)
+                          : preadv(bs->fd, cur, now, offset);
         size_t left;
 
         if (r < 0) {
@@ -47,20 +48,21 @@ static int file_rw(BlockDriverState *bs, uint64_t offset,
                 return -EIO;
             }
             for (int i = 0; i < n; i++) {
-                memset(local[i].iov_base, 0, local[i].iov_len);
+                memset(cur[i].iov_base, 0, cur[i].iov_len);
             }
             return 0;
         }
         offset += r;
         total -= r;
         left = r;
-        while (n && left >= local[0].iov_len) {
-            left -= local[0].iov_len;
-            memmove(local, local + 1, --n * sizeof(*local));
+        while (n && left >= cur[0].iov_len) {
+            left -= cur[0].iov_len;
+            cur++;
+            n--;
         }
         if (n) {
-            local[0].iov_base = (char *)local[0].iov_base + left;
-            local[0].iov_len -= left;
+            cur[0].iov_base = (char *)cur[0].iov_base + left;
+            cur[0].iov_len -= left;
         }
     }
     return 0;
