@@ -175,7 +175,8 @@ static void on_sigfpe(int sig, siginfo_t *si, void *ucv)
 
 static void setup_sigfpe(void)
 {
-    stack_t ss = { .ss_sp = g_malloc(1 << 16), .ss_size = 1 << 16 };
+    static uint8_t altstack[1 << 16] __attribute__((aligned(16)));
+    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
     struct sigaction sa = { .sa_sigaction = on_sigfpe,
                             .sa_flags = SA_SIGINFO | SA_ONSTACK };
 

@@ -121,7 +121,14 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
     lin = code_lin(env);
     if (G_UNLIKELY(env->hflags & HF_INHIBIT_IRQ_MASK)) {
         /* One instruction in the interrupt shadow, then a look again. */
-        return tb_find(env, lin, TB_FLAG_SINGLE);
+        gen = tb_generation;
+        tb = tb_find(env, lin, TB_FLAG_SINGLE);
+        if (gen != tb_generation) {
+            /* Its block filled the cache: the jump cache points nowhere. */
+            memset(jc->tbs, 0, sizeof(jc->tbs));
+            jc->generation = tb_generation;
+        }
+        return tb;
     }
     h = jc_hash(lin);
     tb = jc->tbs[h];

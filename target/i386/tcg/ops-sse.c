@@ -171,7 +171,7 @@ uintptr_t x86_vec_gen(CPUX86State *env, const Insn *in)
     const VecOp *e = vec_op(in);
     unsigned f = e->flags, lsz = VF_MSZ_OF(f);
     bool mem = in->rm == VREG_TMP;
-    /* A memory operand in place of an MMX register leaves MMX state. */
+    /* An MMX register operand (not memory in its place) enters MMX state. */
     bool mmx = e->reg == VR_MMX || (e->rm == VR_MMX && !mem);
     VecKern *k = mem && e->kern_m ? e->kern_m : e->kern;
     X86XMMReg r, m, *rp, *mp;
