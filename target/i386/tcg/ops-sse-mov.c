@@ -101,9 +101,10 @@ VK(k_movmskpd)
 
 VK(k_pmovmskb)
 {
+    unsigned n = MIN(in->aux2, sizeof(s->b));   /* 8 (MMX) or 16 bytes */
     uint64_t m = 0;
 
-    for (unsigned i = 0; i < in->aux2; i++) {
+    for (unsigned i = 0; i < n; i++) {
         m |= (uint64_t)(s->b[i] >> 7) << i;
     }
     d->q[0] = m;
