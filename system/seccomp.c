@@ -7,9 +7,16 @@
  *                               sets no_new_privs, for processes started
  *                               later
  *   spawn                       fork, vfork, execve(at), clone without
- *                               CLONE_THREAD; clone3 says ENOSYS so that
- *                               glibc makes threads with clone
+ *                               CLONE_THREAD or CLONE_VM (a process of
+ *                               its own memory; a clone sharing ours, a
+ *                               thread or the sanitizers' leak checker,
+ *                               can start no program without execve);
+ *                               clone3 says ENOSYS so that glibc makes
+ *                               threads with clone
  *   resourcecontrol             priorities, scheduler and affinity
+ *                               (a build with sanitizers keeps
+ *                               sched_getaffinity, which their runtime
+ *                               calls for each new thread)
  *
  * A denied call kills the process (SIGSYS), as in QEMU, except spawn and
  * resourcecontrol, which fail with EPERM: the teardown's discard helper
@@ -144,14 +151,18 @@ static int add_rules(scmp_filter_ctx ctx)
         int nr = seccomp_syscall_resolve_name(denied[i].name);
 
         /* Calls this architecture does not have cannot be made anyway. */
+        if (HAVE_SANITIZERS && !strcmp(denied[i].name, "sched_getaffinity")) {
+            /* The sanitizers' runtime asks it of every thread it starts. */
+            continue;
+        }
         if (sandbox.deny[denied[i].group] && nr != __NR_SCMP_ERROR) {
             rc = seccomp_rule_add(ctx, group_action(denied[i].group), nr, 0);
         }
     }
     if (rc == 0 && sandbox.deny[SANDBOX_SPAWN]) {
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone),
-                              1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD,
-                                         0));
+                              1, SCMP_A0(SCMP_CMP_MASKED_EQ,
+                                         CLONE_THREAD | CLONE_VM, 0));
         if (rc == 0) {
             rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
                                   SCMP_SYS(clone3), 0);
