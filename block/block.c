@@ -109,11 +109,27 @@ BlockBackend *blk_find(const char *name)
     return blk;
 }
 
-bool blk_attach(BlockBackend *blk, void *dev, Error **errp)
+/* Down the graph to the node that publishes permissions. */
+static bool bdrv_set_perm(BlockDriverState *bs, unsigned perm,
+                          unsigned shared, Error **errp)
+{
+    for (; bs; bs = bs->file) {
+        if (bs->drv->set_perm) {
+            return bs->drv->set_perm(bs, perm, shared, errp);
+        }
+    }
+    return true;
+}
+
+bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
+                unsigned shared, Error **errp)
 {
     if (blk->dev) {
         error_setg(errp, "Drive '%s' is already in use by another device",
                    blk->name);
+        return false;
+    }
+    if (!bdrv_set_perm(blk->root, perm, shared, errp)) {
         return false;
     }
     blk->dev = dev;
@@ -122,6 +138,9 @@ bool blk_attach(BlockBackend *blk, void *dev, Error **errp)
 
 void blk_detach(BlockBackend *blk)
 {
+    if (blk->dev) {
+        bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
+    }
     blk->dev = NULL;
 }
 

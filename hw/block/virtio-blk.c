@@ -54,6 +54,7 @@ typedef struct VirtIOBlkPCI {
     bool discard;
     bool write_zeroes;
     bool config_wce;
+    bool share_rw;                  /* "share-rw": others may write too */
     BlockBackend *blk;
     uint8_t wce;                    /* writeback cache on (config) */
     unsigned generation;            /* bumped by reset: stale completions */
@@ -343,6 +344,7 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
 {
     VirtIOBlkPCI *s = (VirtIOBlkPCI *)d;
     VirtIODevice *vdev = &s->proxy.vdev;
+    unsigned perm, shared;
 
     if (!s->drive) {
         error_setg(errp, "drive property not set");
@@ -375,7 +377,14 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
                    VIRTQUEUE_MAX_SIZE);
         return false;
     }
-    if (!blk_attach(s->blk, &d->qdev, errp)) {
+    /*
+     * As QEMU's block devices: others may read, but not write unless
+     * share-rw=on.
+     */
+    perm = BLK_PERM_CONSISTENT_READ |
+           (blk_is_read_only(s->blk) ? 0 : BLK_PERM_WRITE);
+    shared = BLK_PERM_ALL & ~(s->share_rw ? 0 : BLK_PERM_WRITE);
+    if (!blk_attach(s->blk, &d->qdev, perm, shared, errp)) {
         return false;
     }
     virtio_init(vdev, "virtio-blk", &virtio_blk_ops, s, s->num_queues);
@@ -431,6 +440,7 @@ static const Property virtio_blk_pci_props[] = {
                      physical_block_size, 512),
     DEFINE_PROP_UINT16("queue-size", VirtIOBlkPCI, queue_size, 256),
     DEFINE_PROP_STRING("serial", VirtIOBlkPCI, serial),
+    DEFINE_PROP_BOOL("share-rw", VirtIOBlkPCI, share_rw, false),
     DEFINE_PROP_BOOL("write-zeroes", VirtIOBlkPCI, write_zeroes, true),
     VIRTIO_PCI_PROPS,
     PCI_DEVICE_PROPS,

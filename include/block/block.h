@@ -16,6 +16,16 @@
 
 typedef struct BlockDriverState BlockDriverState;
 
+/*
+ * What a user of a node does with it (perm) and lets others do
+ * (shared), as QEMU's permissions; image locking publishes them.
+ */
+#define BLK_PERM_CONSISTENT_READ    0x01u
+#define BLK_PERM_WRITE              0x02u
+#define BLK_PERM_WRITE_UNCHANGED    0x04u
+#define BLK_PERM_RESIZE             0x08u
+#define BLK_PERM_ALL                0x0fu
+
 typedef enum BlockRequestType {
     BLOCK_READ,
     BLOCK_WRITE,
@@ -36,6 +46,9 @@ typedef struct BlockDriver {
     int (*write_zeroes)(BlockDriverState *bs, uint64_t offset,
                         uint64_t len);
     void (*close)(BlockDriverState *bs);
+    /* Publish perm and shared (image locking); NULL: nothing to do. */
+    bool (*set_perm)(BlockDriverState *bs, unsigned perm, unsigned shared,
+                     Error **errp);
 } BlockDriver;
 
 struct BlockDriverState {
@@ -50,12 +63,16 @@ struct BlockDriverState {
     bool no_flush;                  /* cache.no-flush: flushes do nothing */
     bool writethrough;              /* flush after every write */
     bool anonymous;                 /* node-name was generated */
+    bool locking;                   /* locking=on|auto: OFD byte locks */
 };
 
-/* Protocol nodes: a regular file ("file") or block device. */
+/*
+ * Protocol nodes: a regular file ("file") or block device; locking:
+ * publish users' permissions as QEMU's image locks (block/file-posix.c).
+ */
 BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
                                  const char *node_name, bool read_only,
-                                 bool direct, Error **errp);
+                                 bool direct, bool locking, Error **errp);
 /* The raw format over file. */
 BlockDriverState *bdrv_raw_open(BlockDriverState *file,
                                 const char *node_name, Error **errp);
@@ -77,10 +94,13 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
                       Error **errp);
 BlockBackend *blk_find(const char *name);
 /*
- * A device takes the backend (dev: its DeviceState, kept for query-block);
- * false (with QEMU's message) if taken.
+ * A device takes the backend (dev: its DeviceState, kept for query-block)
+ * with the permissions it needs and shares (BLK_PERM_*); false (with
+ * QEMU's message) if another device has it or another process's lock
+ * on the image refuses them. blk_detach() drops the permissions.
  */
-bool blk_attach(BlockBackend *blk, void *dev, Error **errp);
+bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
+                unsigned shared, Error **errp);
 void blk_detach(BlockBackend *blk);
 void *blk_attached_dev(const BlockBackend *blk);
 BlockDriverState *blk_root(const BlockBackend *blk);
