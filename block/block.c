@@ -8,6 +8,7 @@
 #include "block/block.h"
 #include "block/thread-pool.h"
 #include "qemu/option.h"
+#include "qemu/timer.h"
 
 struct BlockBackend {
     char *name;
@@ -15,6 +16,9 @@ struct BlockBackend {
     void *dev;                      /* the attached device, or NULL */
     bool anonymous;                 /* made for a -blockdev node */
     bool virtio;                    /* -drive if=virtio */
+    BlockAcctStats stats;
+    void (*resized)(void *opaque);
+    void *resized_opaque;
 };
 
 static GPtrArray *nodes;            /* of BlockDriverState *, creation order */
@@ -196,6 +200,8 @@ void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
 /* --- requests --- */
 
 typedef struct BlockRequest {
+    BlockBackend *blk;
+    int64_t start_ns;
     BlockDriverState *bs;
     BlockRequestType type;
     uint64_t offset, len;
@@ -240,12 +246,46 @@ static int request_work(void *opaque)
     return -EINVAL;
 }
 
+static const BlockAcctType acct_type[] = {
+    [BLOCK_READ] = BLOCK_ACCT_READ,
+    [BLOCK_WRITE] = BLOCK_ACCT_WRITE,
+    [BLOCK_FLUSH] = BLOCK_ACCT_FLUSH,
+    [BLOCK_DISCARD] = BLOCK_ACCT_UNMAP,
+    [BLOCK_WRITE_ZEROES] = BLOCK_ACCT_WRITE,
+};
+
 static void request_done(void *opaque, int ret)
 {
     BlockRequest *r = opaque;
+    BlockAcctStats *st = &r->blk->stats;
+    BlockAcctType t = acct_type[r->type];
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 
+    st->in_flight--;
+    if (ret < 0) {
+        st->failed[t]++;
+    } else {
+        st->ops[t]++;
+        st->bytes[t] += r->len;
+        st->total_time_ns[t] += now - r->start_ns;
+        if (t == BLOCK_ACCT_WRITE && r->offset + r->len >
+                                     st->wr_highest_offset) {
+            st->wr_highest_offset = r->offset + r->len;
+        }
+    }
+    st->last_done_ns = now;
     r->done(r->opaque, ret);
     g_free(r);
+}
+
+const BlockAcctStats *blk_stats(const BlockBackend *blk)
+{
+    return &blk->stats;
+}
+
+void blk_account_invalid(BlockBackend *blk, BlockRequestType type)
+{
+    blk->stats.invalid[acct_type[type]]++;
 }
 
 static int request_check(const BlockDriverState *bs, BlockRequestType type,
@@ -291,6 +331,7 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
         /* Completions always come later, from the main loop. */
         BlockError *e = g_new0(BlockError, 1);
 
+        blk_account_invalid(blk, type);
         e->done = done;
         e->opaque = opaque;
         e->ret = ret;
@@ -298,6 +339,9 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
         return;
     }
     r = g_new0(BlockRequest, 1);
+    r->blk = blk;
+    r->start_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    blk->stats.in_flight++;
     r->bs = blk->root;
     r->type = type;
     r->offset = offset;
@@ -307,6 +351,69 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
     r->done = done;
     r->opaque = opaque;
     thread_pool_submit(request_work, request_done, r);
+}
+
+/* --- size --- */
+
+bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
+{
+    BlockDriverState *proto = blk->root;
+    int r;
+
+    while (proto->file) {
+        proto = proto->file;
+    }
+    for (BlockDriverState *n = blk->root; n; n = n->file) {
+        if (n->read_only) {
+            error_setg(errp, "Block node is read-only");
+            return false;
+        }
+    }
+    if (!proto->drv->truncate) {
+        error_setg(errp, "Cannot resize a '%s' node", proto->drv->name);
+        return false;
+    }
+    /* Requests in flight were checked against the old size. */
+    blk_drain_all();
+    r = proto->drv->truncate(proto, size);
+    if (r < 0) {
+        error_setg_errno(errp, -r, "Could not resize file");
+        return false;
+    }
+    for (BlockDriverState *n = blk->root; n; n = n->file) {
+        n->size = size;
+    }
+    if (blk->resized) {
+        blk->resized(blk->resized_opaque);
+    }
+    return true;
+}
+
+void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
+                       void *opaque)
+{
+    blk->resized = resized;
+    blk->resized_opaque = opaque;
+}
+
+BlockBackend *blk_by_root(const BlockDriverState *bs)
+{
+    for (guint i = 0; backends && i < backends->len; i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (blk->root == bs) {
+            return blk;
+        }
+    }
+    return NULL;
+}
+
+void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
+                  void *opaque)
+{
+    for (guint i = 0; nodes && i < nodes->len; i++) {
+        fn(g_ptr_array_index(nodes, i), opaque);
+    }
 }
 
 void blk_drain_all(void)

@@ -195,6 +195,14 @@ fail:
     return false;
 }
 
+static int file_truncate(BlockDriverState *bs, uint64_t size)
+{
+    if (size > INT64_MAX) {
+        return -EFBIG;
+    }
+    return ftruncate(bs->fd, size) < 0 ? -errno : 0;
+}
+
 static void file_close(BlockDriverState *bs)
 {
     if (bs->fd >= 0) {
@@ -213,7 +221,9 @@ static void file_close(BlockDriverState *bs)
     .set_perm = file_set_perm, \
     .close = file_close
 
-static const BlockDriver bdrv_file = { .name = "file", FILE_POSIX_OPS };
+static const BlockDriver bdrv_file = {
+    .name = "file", .truncate = file_truncate, FILE_POSIX_OPS
+};
 static const BlockDriver bdrv_host_device = {
     .name = "host_device", FILE_POSIX_OPS
 };

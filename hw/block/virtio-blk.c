@@ -216,6 +216,8 @@ static void handle_dwz(VirtIOBlkReq *r, uint32_t type, uint64_t out_size)
     }
     if (blk_is_read_only(s->blk) ||
         !sector_range_ok(s, sector, nsect * SECTOR_SIZE)) {
+        blk_account_invalid(s->blk, zeroes ? BLOCK_WRITE_ZEROES
+                                           : BLOCK_DISCARD);
         req_complete(r, VIRTIO_BLK_S_IOERR);
         return;
     }
@@ -263,6 +265,7 @@ static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
         data = write ? out_size - sizeof(hdr) : in_size - 1;
         if ((write && blk_is_read_only(s->blk)) ||
             !sector_range_ok(s, sector, data)) {
+            blk_account_invalid(s->blk, write ? BLOCK_WRITE : BLOCK_READ);
             req_complete(r, VIRTIO_BLK_S_IOERR);
             return;
         }
@@ -340,6 +343,14 @@ static bool check_block_size(const char *name, uint64_t v, Error **errp)
     return true;
 }
 
+/* block_resize: the guest sees the new capacity in the config space. */
+static void blk_resized(void *opaque)
+{
+    VirtIOBlkPCI *s = opaque;
+
+    virtio_notify_config(&s->proxy.vdev);
+}
+
 static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
 {
     VirtIOBlkPCI *s = (VirtIOBlkPCI *)d;
@@ -411,6 +422,7 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
         blk_detach(s->blk);
         return false;
     }
+    blk_set_resize_cb(s->blk, blk_resized, s);
     return true;
 }
 
@@ -421,6 +433,7 @@ static void virtio_blk_pci_exit(PCIDevice *d)
     s->generation++;
     blk_drain_all();
     virtio_pci_exit(&s->proxy);
+    blk_set_resize_cb(s->blk, NULL, NULL);
     blk_detach(s->blk);
 }
 

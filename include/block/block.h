@@ -46,6 +46,8 @@ typedef struct BlockDriver {
     int (*write_zeroes)(BlockDriverState *bs, uint64_t offset,
                         uint64_t len);
     void (*close)(BlockDriverState *bs);
+    /* Change the image's size (protocol nodes); NULL: not possible. */
+    int (*truncate)(BlockDriverState *bs, uint64_t size);
     /* Publish perm and shared (image locking); NULL: nothing to do. */
     bool (*set_perm)(BlockDriverState *bs, unsigned perm, unsigned shared,
                      Error **errp);
@@ -123,6 +125,46 @@ typedef void BlockCompletion(void *opaque, int ret);
 void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
              uint64_t len, struct iovec *iov, int niov,
              BlockCompletion *done, void *opaque);
+/*
+ * I/O accounting per backend, as QEMU's (query-blockstats): counted at
+ * completion; write-zeroes counts as a write, discard as an unmap. A
+ * request refused before it ran (beyond the end, read-only) is invalid.
+ */
+typedef enum BlockAcctType {
+    BLOCK_ACCT_READ,
+    BLOCK_ACCT_WRITE,
+    BLOCK_ACCT_FLUSH,
+    BLOCK_ACCT_UNMAP,
+    BLOCK_ACCT_COUNT,
+} BlockAcctType;
+
+typedef struct BlockAcctStats {
+    uint64_t bytes[BLOCK_ACCT_COUNT];
+    uint64_t ops[BLOCK_ACCT_COUNT];
+    uint64_t failed[BLOCK_ACCT_COUNT];
+    uint64_t invalid[BLOCK_ACCT_COUNT];
+    uint64_t total_time_ns[BLOCK_ACCT_COUNT];
+    uint64_t wr_highest_offset;
+    int64_t last_done_ns;           /* 0: nothing completed yet */
+    unsigned in_flight;
+} BlockAcctStats;
+
+const BlockAcctStats *blk_stats(const BlockBackend *blk);
+/* A device refused a request of type itself (its own range checks). */
+void blk_account_invalid(BlockBackend *blk, BlockRequestType type);
+
+/*
+ * Resize the node under blk (the protocol node's file and each node
+ * above it) to size bytes; the attached device hears of it through
+ * resized(dev_opaque).
+ */
+bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp);
+void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
+                       void *opaque);
+BlockBackend *blk_by_root(const BlockDriverState *bs);
+void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
+                  void *opaque);
+
 /* Wait for every request in flight (device reset, exit). */
 void blk_drain_all(void);
 
