@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "block/block.h"
+#include "block/io-uring.h"
 #include "block/thread-pool.h"
 #include "qemu/option.h"
 #include "qemu/timer.h"
@@ -22,6 +23,7 @@ struct BlockBackend {
 };
 
 static GPtrArray *nodes;            /* of BlockDriverState *, creation order */
+static unsigned requests_in_flight; /* queued by blk_aio, not yet done */
 static GPtrArray *backends;         /* of BlockBackend * */
 static unsigned anonymous_nodes;
 
@@ -274,8 +276,59 @@ static void request_done(void *opaque, int ret)
         }
     }
     st->last_done_ns = now;
+    requests_in_flight--;
     r->done(r->opaque, ret);
     g_free(r);
+}
+
+/* The protocol node at the bottom of bs (raw passes requests down). */
+static BlockDriverState *protocol_node(BlockDriverState *bs)
+{
+    while (bs->file) {
+        bs = bs->file;
+    }
+    return bs;
+}
+
+/* aio=io_uring: a write done; writethrough flushes before completing. */
+static void uring_write_done(void *opaque, int ret)
+{
+    BlockRequest *r = opaque;
+
+    if (!ret && r->bs->writethrough && !no_flush(r->bs)) {
+        luring_submit(protocol_node(r->bs)->fd, LURING_FLUSH, 0, NULL, 0,
+                      request_done, r);
+        return;
+    }
+    request_done(r, ret);
+}
+
+/* Requests the ring carries; the rest go to the thread pool. */
+static bool uring_submit(BlockRequest *r)
+{
+    BlockDriverState *proto = protocol_node(r->bs);
+
+    if (!proto->io_uring) {
+        return false;
+    }
+    switch (r->type) {
+    case BLOCK_READ:
+        luring_submit(proto->fd, LURING_READ, r->offset, r->iov, r->niov,
+                      request_done, r);
+        return true;
+    case BLOCK_WRITE:
+        luring_submit(proto->fd, LURING_WRITE, r->offset, r->iov, r->niov,
+                      uring_write_done, r);
+        return true;
+    case BLOCK_FLUSH:
+        if (no_flush(r->bs)) {
+            return false;
+        }
+        luring_submit(proto->fd, LURING_FLUSH, 0, NULL, 0, request_done, r);
+        return true;
+    default:
+        return false;
+    }
 }
 
 const BlockAcctStats *blk_stats(const BlockBackend *blk)
@@ -350,7 +403,10 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
     r->niov = niov;
     r->done = done;
     r->opaque = opaque;
-    thread_pool_submit(request_work, request_done, r);
+    requests_in_flight++;
+    if (!uring_submit(r)) {
+        thread_pool_submit(request_work, request_done, r);
+    }
 }
 
 /* --- size --- */
@@ -418,11 +474,17 @@ void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
 
 void blk_drain_all(void)
 {
-    thread_pool_drain();
+    /* A completion may queue more (in either engine). */
+    do {
+        thread_pool_drain();
+        luring_drain();
+    } while (requests_in_flight);
 }
 
 void bdrv_close_all(void)
 {
+    blk_drain_all();
+    luring_cleanup();
     thread_pool_cleanup();
     while (backends && backends->len) {
         BlockBackend *blk = g_ptr_array_steal_index(backends,

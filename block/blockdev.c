@@ -4,14 +4,15 @@
  *
  *   -drive file=PATH[,format=raw][,if=none|virtio][,id=ID]
  *          [,cache=writeback|none|writethrough|directsync|unsafe]
- *          [,readonly=on][,aio=threads][,discard=..][,detect-zeroes=off]
+ *          [,readonly=on][,aio=threads|io_uring][,discard=..]
+ *          [,detect-zeroes=off]
  *          [,file.locking=auto|on|off]
  *     a raw node over a file node, and a backend named ID (default
  *     IF + index: "none0", "virtio0"); if=virtio also asks for a
  *     virtio-blk-pci device on it.
  *   -blockdev driver=file|host_device,filename=PATH,node-name=NAME
  *             [,read-only=on][,cache.direct=on][,cache.no-flush=on]
- *             [,aio=threads][,locking=auto|on|off][,discard=..]
+ *             [,aio=threads|io_uring][,locking=auto|on|off][,discard=..]
  *   -blockdev driver=raw,file=NODE|file.driver=..,file.filename=..,
  *             node-name=NAME[,read-only=on]
  */
@@ -19,6 +20,7 @@
 
 #include "block/blockdev.h"
 #include "block/block.h"
+#include "block/io-uring.h"
 
 /* cache= of -drive: O_DIRECT, flush after each write, ignore flushes. */
 static const struct {
@@ -47,20 +49,27 @@ static bool key_known(const char *const *keys, const char *name)
     return false;
 }
 
-/* aio=: the thread pool is the one engine so far. */
-static bool check_aio(const char *aio, Error **errp)
+/*
+ * aio=threads (the thread pool) or io_uring (block/io-uring.c, set up
+ * here so a kernel that refuses it is an error of the option).
+ */
+static bool check_aio(const char *aio, bool *io_uring, Error **errp)
 {
-    if (aio && strcmp(aio, "threads")) {
-        if (strcmp(aio, "native") && strcmp(aio, "io_uring")) {
-            error_setg(errp, "Parameter 'aio' does not accept value '%s'",
-                       aio);
-        } else {
-            error_setg(errp, "aio=%s is not supported yet; aio=threads is",
-                       aio);
-        }
-        return false;
+    *io_uring = false;
+    if (!aio || !strcmp(aio, "threads")) {
+        return true;
     }
-    return true;
+    if (!strcmp(aio, "io_uring")) {
+        *io_uring = true;
+        return luring_init(errp);
+    }
+    if (!strcmp(aio, "native")) {
+        error_setg(errp, "aio=native is not supported yet; aio=threads and "
+                   "aio=io_uring are");
+    } else {
+        error_setg(errp, "Parameter 'aio' does not accept value '%s'", aio);
+    }
+    return false;
 }
 
 /* locking=auto|on|off: on Linux, auto is on (OFD locks always work). */
@@ -106,7 +115,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     const char *id = qemu_opt_get(opts, "id");
     g_autofree char *auto_id = NULL;
     BlockDriverState *proto, *fmt;
-    bool readonly = false, locking;
+    bool readonly = false, locking, io_uring;
     size_t c = 0;
 
     *virtio_id = NULL;
@@ -150,7 +159,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         error_setg(errp, "Parameter 'read-only' expects 'on' or 'off'");
         return false;
     }
-    if (!check_aio(qemu_opt_get(opts, "aio"), errp) ||
+    if (!check_aio(qemu_opt_get(opts, "aio"), &io_uring, errp) ||
         !parse_locking(qemu_opt_get(opts, "file.locking"), &locking, false,
                        errp) ||
         (format && !check_format(format, errp))) {
@@ -180,7 +189,11 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     }
     proto = bdrv_file_open("file", file, NULL, readonly,
                            cache_modes[c].direct, locking, errp);
-    if (!proto || !bdrv_add(proto, errp)) {
+    if (!proto) {
+        return false;
+    }
+    proto->io_uring = io_uring;
+    if (!bdrv_add(proto, errp)) {
         return false;
     }
     fmt = bdrv_raw_open(proto, NULL, errp);
@@ -210,7 +223,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     g_autofree char *k_locking = g_strconcat(prefix, "locking", NULL);
     const char *driver = qemu_opt_get(opts, k_driver);
     const char *filename = qemu_opt_get(opts, k_filename);
-    bool direct = false, no_flush = false, locking;
+    bool direct = false, no_flush = false, locking, io_uring;
     BlockDriverState *bs;
 
     if (!filename) {
@@ -219,7 +232,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     }
     if (!qemu_opt_get_bool(opts, k_direct, &direct, errp) ||
         !qemu_opt_get_bool(opts, k_noflush, &no_flush, errp) ||
-        !check_aio(qemu_opt_get(opts, k_aio), errp) ||
+        !check_aio(qemu_opt_get(opts, k_aio), &io_uring, errp) ||
         !parse_locking(qemu_opt_get(opts, k_locking), &locking, true,
                        errp)) {
         return NULL;
@@ -230,6 +243,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
         return NULL;
     }
     bs->no_flush = no_flush;
+    bs->io_uring = io_uring;
     return bdrv_add(bs, errp) ? bs : NULL;
 }
 

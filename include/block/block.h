@@ -66,6 +66,7 @@ struct BlockDriverState {
     bool writethrough;              /* flush after every write */
     bool anonymous;                 /* node-name was generated */
     bool locking;                   /* locking=on|auto: OFD byte locks */
+    bool io_uring;                  /* aio=io_uring: reads, writes, flushes */
 };
 
 /*

@@ -266,6 +266,52 @@ static void test_cache_mode(const void *data)
     blk_stop(&b);
 }
 
+/* The emulator has an io_uring open (aio=io_uring really uses one). */
+static bool has_io_uring(QTestState *s)
+{
+    g_autofree char *dir = g_strdup_printf("/proc/%d/fd", qtest_pid(s));
+    GDir *d = g_dir_open(dir, 0, NULL);
+    const char *name;
+    bool found = false;
+
+    g_assert_nonnull(d);
+    while (!found && (name = g_dir_read_name(d))) {
+        g_autofree char *link = g_build_filename(dir, name, NULL);
+        g_autofree char *target = g_file_read_link(link, NULL);
+
+        found = target && strstr(target, "io_uring");
+    }
+    g_dir_close(d);
+    return found;
+}
+
+static void test_io_uring(const void *data)
+{
+    Blk b;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,cache=%s,"
+              "aio=io_uring -device virtio-blk-pci,drive=d,"
+              "disable-legacy=on", (const char *)data);
+    g_assert_true(has_io_uring(b.s));
+    check_rw(&b);
+    /* Writes and reads of every size up to 64 sectors, back to back. */
+    for (unsigned n = 1; n <= 64; n++) {
+        uint8_t buf[64 * 512], back[64 * 512];
+
+        memset(buf, n, n * 512);
+        qtest_memwrite(b.s, DATA_BASE, buf, n * 512);
+        g_assert_cmpuint(blk_req(&b, T_OUT, 100 + n, n * 512, NULL), ==,
+                         S_OK);
+        image_read(&b, (100 + n) * 512, back, n * 512);
+        g_assert_cmpmem(buf, n * 512, back, n * 512);
+        g_assert_cmpuint(blk_req(&b, T_IN, 100 + n, n * 512, NULL), ==,
+                         S_OK);
+        qtest_memread(b.s, DATA_BASE, back, n * 512);
+        g_assert_cmpmem(buf, n * 512, back, n * 512);
+    }
+    blk_stop(&b);
+}
+
 static void test_if_virtio(void)
 {
     Blk b;
@@ -593,6 +639,9 @@ static const BadImage bad_images[] = {
       "'virtio-blk-device.drive' can't find value 'nope'\n" },
     { "-device virtio-blk-pci",
       "qemu-system-x86_64: -device virtio-blk-pci: drive property not set\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,aio=bogus",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "aio=bogus: Parameter 'aio' does not accept value 'bogus'\n" },
 };
 
 static void test_bad_image(const void *data)
@@ -628,6 +677,12 @@ int main(int argc, char **argv)
         char *path = g_strdup_printf("virtio-blk/cache/%s", caches[i]);
 
         qtest_add_data_func(path, caches[i], test_cache_mode);
+        g_free(path);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(caches); i++) {
+        char *path = g_strdup_printf("virtio-blk/io_uring/%s", caches[i]);
+
+        qtest_add_data_func(path, caches[i], test_io_uring);
         g_free(path);
     }
     qtest_add_func("virtio-blk/if-virtio", test_if_virtio);
