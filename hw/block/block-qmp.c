@@ -69,12 +69,22 @@ static JsonObject *inserted_info(const BlockDriverState *bs)
     return o;
 }
 
-/* The QOM path of the device attached to blk, or NULL. */
+/*
+ * The QOM path of the device attached to blk (of its virtio-backend
+ * child, for a virtio device, as QEMU says), or NULL.
+ */
 static char *qdev_path(const BlockBackend *blk)
 {
     DeviceState *dev = blk_attached_dev(blk);
+    g_autofree char *path = NULL;
 
-    return dev && dev->obj ? object_get_canonical_path(dev->obj) : NULL;
+    if (!dev || !dev->obj) {
+        return NULL;
+    }
+    path = object_get_canonical_path(dev->obj);
+    return dev->dc->virtio_backend ? g_strconcat(path, "/virtio-backend",
+                                                 NULL)
+                                   : g_steal_pointer(&path);
 }
 
 static void add_backend(BlockBackend *blk, void *opaque)

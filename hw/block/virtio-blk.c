@@ -55,6 +55,8 @@ typedef struct VirtIOBlkPCI {
     bool write_zeroes;
     bool config_wce;
     bool share_rw;                  /* "share-rw": others may write too */
+    int32_t bootindex;              /* firmware boot order: no firmware
+                                       reads it yet (-kernel boots) */
     BlockBackend *blk;
     uint8_t wce;                    /* writeback cache on (config) */
     unsigned generation;            /* bumped by reset: stale completions */
@@ -443,6 +445,7 @@ static void virtio_blk_pci_reset(PCIDevice *d)
 }
 
 static const Property virtio_blk_pci_props[] = {
+    DEFINE_PROP_INT32("bootindex", VirtIOBlkPCI, bootindex, -1),
     DEFINE_PROP_BOOL("config-wce", VirtIOBlkPCI, config_wce, true),
     DEFINE_PROP_BOOL("discard", VirtIOBlkPCI, discard, true),
     DEFINE_PROP_STRING("drive", VirtIOBlkPCI, drive),
@@ -463,6 +466,7 @@ static const Property virtio_blk_pci_props[] = {
 const PCIDeviceClass virtio_blk_pci_device_class = {
     .parent = {
         .name = "virtio-blk-pci",
+        .virtio_backend = "virtio-blk-device",
         .category = "Storage devices",
         .instance_size = sizeof(VirtIOBlkPCI),
         .props = virtio_blk_pci_props,

@@ -341,6 +341,58 @@ def check_file_serial(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
+def check_disk(tap, lv, binary, virttype, who, kernel):
+    """A virtio disk: libvirt's -blockdev nodes, domblkstat
+    (query-blockstats), blockresize (block_resize) and the image lock."""
+    name = 'qapi-%s-%s-disk' % (who, virttype)
+    case = '%s/domain/%s/disk' % (who, virttype)
+    img = os.path.join(lv.dir, name + '.img')
+    with open(img, 'wb') as f:
+        f.truncate(1 << 20)
+    xml = os.path.join(lv.dir, name + '.xml')
+    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
+                             binary=binary)
+    text = text.replace("<controller type='usb' model='none'/>",
+                        "<controller type='usb' model='none'/>"
+                        "<disk type='file' device='disk'>"
+                        "<driver name='qemu' type='raw'/>"
+                        "<source file='%s'/><target dev='vda' bus='virtio'/>"
+                        "</disk>" % img)
+    with open(xml, 'w') as f:
+        f.write(text)
+    lv.virsh('define', xml)
+    r = lv.virsh('start', name)
+    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+    tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
+           case + '/start', r.stderr + (open(log).read()
+                                         if os.path.exists(log) else ''))
+    if r.returncode == 0:
+        r = lv.virsh('domblkstat', name, 'vda')
+        tap.ok(r.returncode == 0 and 'vda rd_req' in r.stdout and
+               'vda wr_bytes' in r.stdout, case + '/domblkstat',
+               r.stdout + r.stderr)
+        r = lv.virsh('blockresize', name, 'vda', '2M')
+        tap.ok(r.returncode == 0 and os.path.getsize(img) == 2 << 20,
+               case + '/blockresize', r.stderr)
+        r = lv.virsh('domblkinfo', name, 'vda')
+        tap.ok(r.returncode == 0 and 'Capacity:       2097152' in r.stdout,
+               case + '/domblkinfo', r.stdout + r.stderr)
+        # The image is locked: a second writer is refused.
+        try:
+            q = subprocess.run([binary, '-M', 'pc', '-accel', 'tcg', '-S',
+                                '-display', 'none', '-nodefaults',
+                                '-kernel', kernel, '-drive',
+                                'file=%s,format=raw,if=virtio' % img],
+                               capture_output=True, text=True, timeout=30)
+            ok, err = q.returncode == 1, q.stderr
+        except subprocess.TimeoutExpired:
+            ok, err = False, 'a second writer started'
+        tap.ok(ok and 'Failed to get "write" lock' in err,
+               case + '/image-lock', err)
+    lv.virsh('destroy', name)
+    lv.virsh('undefine', name)
+
+
 def check_shutdown(tap, lv, binary, virttype, who, kernel):
     """virsh shutdown: the power button, the guest's S5, then the end.
 
@@ -415,6 +467,7 @@ def main(argv):
                 if kernel and os.path.exists(kernel):
                     check_domain(tap, lv, b, vt, who, kernel)
                     check_file_serial(tap, lv, b, vt, who, kernel)
+                    check_disk(tap, lv, b, vt, who, kernel)
                 if button and os.path.exists(button):
                     check_shutdown(tap, lv, b, vt, who, button)
     finally:

@@ -333,6 +333,31 @@ static void test_blockdev(void)
     blk_stop(&b);
 }
 
+/*
+ * The JSON forms (without spaces: libqtest splits there): libvirt's two
+ * nodes, and one node with a nested file.
+ */
+static void test_blockdev_json(void)
+{
+    Blk b;
+
+    blk_start(&b, "-blockdev {\"driver\":\"file\",\"filename\":\"IMG\","
+              "\"node-name\":\"libvirt-1-storage\",\"auto-read-only\":true,"
+              "\"discard\":\"unmap\"} -blockdev {\"node-name\":"
+              "\"libvirt-1-format\",\"read-only\":false,\"driver\":\"raw\","
+              "\"file\":\"libvirt-1-storage\"} -device {\"driver\":"
+              "\"virtio-blk-pci\",\"drive\":\"libvirt-1-format\","
+              "\"id\":\"virtio-disk0\",\"bootindex\":1,"
+              "\"disable-legacy\":\"on\"}");
+    check_rw(&b);
+    blk_stop(&b);
+    blk_start(&b, "-blockdev {\"driver\":\"raw\",\"node-name\":\"r\","
+              "\"file\":{\"driver\":\"file\",\"filename\":\"IMG\"}} "
+              "-device virtio-blk-pci,drive=r,disable-legacy=on");
+    check_rw(&b);
+    blk_stop(&b);
+}
+
 static void test_get_id(void)
 {
     Blk b;
@@ -467,9 +492,9 @@ static void test_query_block(void)
     g_assert_cmpuint(json_array_get_length(list), ==, 1);
     o = json_array_get_object_element(list, 0);
     g_assert_cmpstr(json_object_get_string_member(o, "device"), ==, "d");
-    /* QEMU names its virtio-backend child; the device's path leads. */
-    g_assert_true(g_str_has_prefix(json_object_get_string_member(o, "qdev"),
-                                   "/machine/peripheral/vb"));
+    /* The device's virtio-backend child, which libvirt looks for. */
+    g_assert_cmpstr(json_object_get_string_member(o, "qdev"), ==,
+                    "/machine/peripheral/vb/virtio-backend");
     ins = json_object_get_object_member(o, "inserted");
     g_assert_cmpstr(json_object_get_string_member(ins, "drv"), ==, "raw");
     g_assert_false(json_object_get_boolean_member(ins, "ro"));
@@ -527,8 +552,8 @@ static void test_blockstats(void)
     o = json_array_get_object_element(json_object_get_array_member(
             json_node_get_object(reply), "return"), 0);
     g_assert_cmpstr(json_object_get_string_member(o, "device"), ==, "d");
-    g_assert_true(g_str_has_prefix(json_object_get_string_member(o, "qdev"),
-                                   "/machine/peripheral/vb"));
+    g_assert_cmpstr(json_object_get_string_member(o, "qdev"), ==,
+                    "/machine/peripheral/vb/virtio-backend");
     st = json_object_get_object_member(o, "stats");
     g_assert_cmpint(stat_of(st, "rd_operations"), ==, 2);
     g_assert_cmpint(stat_of(st, "rd_bytes"), ==, 1536);
@@ -687,6 +712,7 @@ int main(int argc, char **argv)
     }
     qtest_add_func("virtio-blk/if-virtio", test_if_virtio);
     qtest_add_func("virtio-blk/blockdev", test_blockdev);
+    qtest_add_func("virtio-blk/blockdev-json", test_blockdev_json);
     qtest_add_func("virtio-blk/get-id", test_get_id);
     qtest_add_func("virtio-blk/bad-requests", test_bad_requests);
     qtest_add_func("virtio-blk/discard-write-zeroes",
