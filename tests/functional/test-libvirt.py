@@ -316,23 +316,29 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
+def define_and_start(lv, name, binary, virttype, kernel, old, new):
+    """DOMAIN_XML with old replaced by new, defined and started: the
+    result of virsh start and the domain's log path."""
+    xml = os.path.join(lv.dir, name + '.xml')
+    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
+                             binary=binary)
+    with open(xml, 'w') as f:
+        f.write(text.replace(old, new))
+    lv.virsh('define', xml)
+    r = lv.virsh('start', name)
+    return r, os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+
+
 def check_file_serial(tap, lv, binary, virttype, who, kernel):
     """A serial port on a file libvirt opens: -add-fd and /dev/fdset/N."""
     name = 'qapi-%s-%s-file' % (who, virttype)
     case = '%s/domain/%s/serial-file' % (who, virttype)
     out = os.path.join(lv.dir, name + '-serial.log')
-    xml = os.path.join(lv.dir, name + '.xml')
-    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
-                             binary=binary)
-    text = text.replace("<serial type='pty'><target port='0'/></serial>",
-                        "<serial type='file'><source path='%s'/>"
-                        "<target port='0'/></serial>" % out)
-    with open(xml, 'w') as f:
-        f.write(text)
-    lv.virsh('define', xml)
-    r = lv.virsh('start', name)
+    r, log = define_and_start(lv, name, binary, virttype, kernel,
+                              "<serial type='pty'><target port='0'/></serial>",
+                              "<serial type='file'><source path='%s'/>"
+                              "<target port='0'/></serial>" % out)
     got = wait_file_text(out, 'sweep: t=')
-    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
     cmdline = open(log, errors='replace').read() if os.path.exists(log) \
         else ''
     tap.ok(r.returncode == 0 and 'sweep: t=' in got and
@@ -349,20 +355,12 @@ def check_disk(tap, lv, binary, virttype, who, kernel):
     img = os.path.join(lv.dir, name + '.img')
     with open(img, 'wb') as f:
         f.truncate(1 << 20)
-    xml = os.path.join(lv.dir, name + '.xml')
-    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
-                             binary=binary)
-    text = text.replace("<controller type='usb' model='none'/>",
-                        "<controller type='usb' model='none'/>"
-                        "<disk type='file' device='disk'>"
-                        "<driver name='qemu' type='raw'/>"
-                        "<source file='%s'/><target dev='vda' bus='virtio'/>"
-                        "</disk>" % img)
-    with open(xml, 'w') as f:
-        f.write(text)
-    lv.virsh('define', xml)
-    r = lv.virsh('start', name)
-    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+    usb = "<controller type='usb' model='none'/>"
+    r, log = define_and_start(lv, name, binary, virttype, kernel, usb,
+                              usb + "<disk type='file' device='disk'>"
+                              "<driver name='qemu' type='raw'/>"
+                              "<source file='%s'/><target dev='vda' "
+                              "bus='virtio'/></disk>" % img)
     tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
            case + '/start', r.stderr + (open(log).read()
                                          if os.path.exists(log) else ''))
