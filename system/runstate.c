@@ -46,6 +46,11 @@ RunState runstate_get(void)
     return current_state;
 }
 
+void runstate_set(RunState state)
+{
+    current_state = state;
+}
+
 bool runstate_is_running(void)
 {
     return current_state == RUN_STATE_RUNNING;

@@ -19,6 +19,11 @@ const char *shutdown_cause_name(ShutdownCause cause);
 
 RunState runstate_get(void);
 bool runstate_is_running(void);
+/*
+ * Enter a stopped state directly (migration: inmigrate, postmigrate),
+ * the vCPUs being stopped already.
+ */
+void runstate_set(RunState state);
 
 /*
  * Ask the main loop to end the process with exit_status after an
