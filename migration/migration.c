@@ -258,9 +258,9 @@ static gpointer out_thread(gpointer opaque)
     }
     ram_save_cleanup();
     m->end_ns = now_ns();
+    /* The destination sees the end of the stream now, whatever happened. */
+    mig_channel_close(&m->ch);
     if (ok) {
-        /* Let the destination see the end of the stream now. */
-        mig_channel_close(&m->ch);
         set_status(&m->status, MIGRATION_STATUS_COMPLETED);
         runstate_set(RUN_STATE_POSTMIGRATE);
     } else {
