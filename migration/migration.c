@@ -496,63 +496,6 @@ bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
 
 /* --- incoming --------------------------------------------------------- */
 
-static bool in_load(MigStream *s, Error **errp)
-{
-    char prev[300] = "header";
-    unsigned index = 0;
-    MigSection sec;
-    bool ok = true;
-
-    if (!mig_stream_read_header(s, errp)) {
-        return false;
-    }
-    savevm_load_begin();
-    for (;;) {
-        if (!mig_section_read(s, &sec, index, prev, errp)) {
-            return false;
-        }
-        switch (sec.kind) {
-        case MIG_SEC_RAM_LAYOUT:
-            ok = ram_load_layout(&sec, errp);
-            break;
-        case MIG_SEC_RAM:
-            ok = ram_load_pages(&sec, errp);
-            break;
-        case MIG_SEC_STATE:
-            bql_lock();
-            ok = savevm_load_section(&sec, errp);
-            bql_unlock();
-            break;
-        case MIG_SEC_END:
-            g_free(sec.payload);
-            if (!ram_load_complete(errp)) {
-                return false;
-            }
-            bql_lock();
-            ok = savevm_load_end(errp);
-            bql_unlock();
-            return ok;
-        default:
-            error_setg(errp, "section %u ('%s') has unknown kind %u", index,
-                       sec.name, sec.kind);
-            ok = false;
-            break;
-        }
-        g_free(sec.payload);
-        if (!ok) {
-            return false;
-        }
-        if (sec.kind != MIG_SEC_STATE) {
-            g_snprintf(prev, sizeof(prev), "%s%s",
-                       sec.kind == MIG_SEC_RAM ? "RAM " : "", sec.name);
-        } else {
-            g_snprintf(prev, sizeof(prev), "%s instance %" PRIu32, sec.name,
-                       sec.instance);
-        }
-        index++;
-    }
-}
-
 static gpointer in_thread(gpointer opaque)
 {
     MigStream *s = g_new(MigStream, 1);
@@ -564,7 +507,7 @@ static gpointer in_thread(gpointer opaque)
         set_status(&in.status, MIGRATION_STATUS_ACTIVE);
         bql_unlock();
         mig_stream_init(s, in.ch.fd, in.cancel_pipe[0]);
-        ok = in_load(s, &err);
+        ok = savevm_load_stream(s, &err);
     }
     bql_lock();
     if (ok) {

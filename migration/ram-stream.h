@@ -34,6 +34,7 @@ bool ram_save_pass(MigStream *s, RamStats *st,
 void ram_save_cleanup(void);
 
 /* Destination: check the layout, then store each RAM section's pages. */
+void ram_load_begin(void);
 bool ram_load_layout(const MigSection *sec, Error **errp);
 bool ram_load_pages(const MigSection *sec, Error **errp);
 /* Every region was described by the layout (else the stream is short). */

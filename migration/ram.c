@@ -221,6 +221,13 @@ static RamRegion *find_region(const char *name, size_t len)
     return NULL;
 }
 
+void ram_load_begin(void)
+{
+    for (guint i = 0; i < nregions(); i++) {
+        region_at(i)->seen = false;
+    }
+}
+
 bool ram_load_layout(const MigSection *sec, Error **errp)
 {
     VMStateReader rd = { .data = sec->payload, .len = sec->len };

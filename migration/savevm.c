@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hw/qdev.h"
+#include "migration/ram-stream.h"
 #include "migration/savevm.h"
 #include "migration/vmstate.h"
 #include "qemu/timer.h"
@@ -252,6 +253,74 @@ bool savevm_load_end(Error **errp)
         g_free(key);
     }
     ok = ok && devices_walk(check_loaded, NULL, errp);
+    g_clear_pointer(&load.loaded, g_hash_table_destroy);
+    return ok;
+}
+
+/* --- the whole stream ------------------------------------------------- */
+
+static bool load_stream(MigStream *s, Error **errp)
+{
+    char prev[300] = "header";
+    unsigned index = 0;
+    MigSection sec;
+    bool ok = true;
+
+    if (!mig_stream_read_header(s, errp)) {
+        return false;
+    }
+    savevm_load_begin();
+    ram_load_begin();
+    for (;;) {
+        if (!mig_section_read(s, &sec, index, prev, errp)) {
+            return false;
+        }
+        switch (sec.kind) {
+        case MIG_SEC_RAM_LAYOUT:
+            ok = ram_load_layout(&sec, errp);
+            break;
+        case MIG_SEC_RAM:
+            ok = ram_load_pages(&sec, errp);
+            break;
+        case MIG_SEC_STATE:
+            bql_lock();
+            ok = savevm_load_section(&sec, errp);
+            bql_unlock();
+            break;
+        case MIG_SEC_END:
+            g_free(sec.payload);
+            if (!ram_load_complete(errp)) {
+                return false;
+            }
+            bql_lock();
+            ok = savevm_load_end(errp);
+            bql_unlock();
+            return ok;
+        default:
+            error_setg(errp, "section %u ('%s') has unknown kind %u", index,
+                       sec.name, sec.kind);
+            ok = false;
+            break;
+        }
+        g_free(sec.payload);
+        if (!ok) {
+            return false;
+        }
+        if (sec.kind != MIG_SEC_STATE) {
+            g_snprintf(prev, sizeof(prev), "%s%s",
+                       sec.kind == MIG_SEC_RAM ? "RAM " : "", sec.name);
+        } else {
+            g_snprintf(prev, sizeof(prev), "%s instance %" PRIu32, sec.name,
+                       sec.instance);
+        }
+        index++;
+    }
+}
+
+bool savevm_load_stream(MigStream *s, Error **errp)
+{
+    bool ok = load_stream(s, errp);
+
     g_clear_pointer(&load.loaded, g_hash_table_destroy);
     return ok;
 }

@@ -20,5 +20,11 @@ void savevm_load_begin(void);
 bool savevm_load_section(const MigSection *sec, Error **errp);
 /* Every vCPU and device got its section. */
 bool savevm_load_end(Error **errp);
+/*
+ * Read and load a whole stream, header to end marker (RAM without the big
+ * lock, the vCPUs being stopped; state sections with it). The error says
+ * what is wrong in one line, naming the section, device and field.
+ */
+bool savevm_load_stream(MigStream *s, Error **errp);
 
 #endif
