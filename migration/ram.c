@@ -294,7 +294,8 @@ bool ram_load_pages(const MigSection *sec, Error **errp)
         }
         offset = word & ~MIG_PAGE_FLAGS;
         flags = word & MIG_PAGE_FLAGS;
-        if (offset >= r->mr->size || offset % MIG_PAGE_SIZE) {
+        if (offset % MIG_PAGE_SIZE || r->mr->size < MIG_PAGE_SIZE ||
+            offset > r->mr->size - MIG_PAGE_SIZE) {
             error_setg(errp, "RAM region '%s': page offset %#" PRIx64
                        " is outside its %#" PRIx64 " bytes", r->mr->name,
                        offset, r->mr->size);

@@ -632,7 +632,7 @@ static const VMStateDescription vmstate_rtc = {
                     VMS_RANGE(0, NANOSECONDS_PER_SECOND - 1)),
         VMSTATE_TIMER(RTCState, update_timer),
         VMSTATE_TIMER(RTCState, periodic_timer),
-        VMSTATE_I64(RTCState, period),
+        VMSTATE_I64(RTCState, period, VMS_RANGE(0, 65536)),
         VMSTATE_I64(RTCState, next_periodic),
         VMSTATE_END
     },

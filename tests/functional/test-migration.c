@@ -8,8 +8,11 @@
  *                      dirtying needs several passes under
  *   /migration/exec    migrate "exec:cat > F", -incoming "exec:cat F"
  *   /migration/file    migrate file:F, -incoming file:F
+ *   /migration/fd      a socket pair both processes inherit; the destination
+ *                      has -S: paused once loaded, running after cont
  *   /migration/cancel  migrate_cancel: the source runs on, the destination
  *                      refuses the cut stream and exits 1
+ *   /migration/kvm-refused  under KVM migrate says the vCPUs cannot migrate
  *   /migration/bad-streams  a stream cut at every section boundary, a bit
  *                      flip, a future version, a field out of range, a
  *                      random file and QEMU 7.2's own stream: each refused
@@ -374,6 +377,59 @@ static void test_file(void)
     g_free(f);
 }
 
+/*
+ * fd: both ends of a socket pair the processes inherit; the destination
+ * has -S, so it pauses once loaded and runs on cont.
+ */
+static void test_fd(void)
+{
+    int sv[2];
+    char *in, *cmd;
+    QemuVm *src, *dst;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
+    in = g_strdup_printf("fd:%d", sv[1]);
+    dst = start_vm_incoming("128M", "-S", in);
+    src = start_vm("128M", "");
+    close(sv[1]);
+    wait_scans(src, 3);
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"fd:%d\"}}", sv[0]);
+    qmp_ok(src, cmd);
+    close(sv[0]);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    g_assert_true(wait_run_status(dst, "paused"));
+    qmp_ok(dst, "{\"execute\": \"cont\"}");
+    finish(src, dst);
+    g_free(cmd);
+    g_free(in);
+}
+
+/* Under KVM the vCPUs have no table yet: migrate says so. */
+static void test_kvm_refused(void)
+{
+    QemuVm *vm;
+    JsonNode *r;
+    char *text;
+
+    if (!vm_require_accel("kvm") || !guest) {
+        return;
+    }
+    vm = vm_startf(VM_QMP, "-M pc -accel kvm -m 64M -display none "
+                   "-nodefaults -S -kernel %s", guest);
+    r = vm_qmp(vm, "{\"execute\": \"migrate\", \"arguments\": "
+               "{\"uri\": \"exec:cat > /dev/null\"}}");
+    text = json_to_string(r, FALSE);
+    g_assert_nonnull(strstr(text, "cannot migrate"));
+    g_free(text);
+    json_node_unref(r);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
 static void test_cancel(void)
 {
     char *sock = g_build_filename(tmpdir, "cancel.sock", NULL);
@@ -654,7 +710,9 @@ int main(int argc, char **argv)
     g_test_add_func("/migration/tcp", test_tcp);
     g_test_add_func("/migration/exec", test_exec);
     g_test_add_func("/migration/file", test_file);
+    g_test_add_func("/migration/fd", test_fd);
     g_test_add_func("/migration/cancel", test_cancel);
+    g_test_add_func("/migration/kvm-refused", test_kvm_refused);
     g_test_add_func("/migration/bad-streams", test_bad_streams);
     ret = g_test_run();
     g_rmdir(tmpdir);
