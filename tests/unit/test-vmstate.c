@@ -8,9 +8,11 @@
 
 #include <glib.h>
 
+#include "hw/qdev.h"
 #include "migration/stream.h"
 #include "migration/vmstate.h"
 #include "qemu/timer.h"
+#include "target/i386/cpu-state.h"
 
 typedef struct Inner {
     uint16_t a;
@@ -386,6 +388,34 @@ static void test_sections(void)
     close(p[0]);
 }
 
+static void check_class(const DeviceClass *dc, void *opaque)
+{
+    unsigned *n = opaque;
+    char *why = NULL;
+
+    if (!dc->vmsd) {
+        return;
+    }
+    if (!vmstate_check_table(dc->vmsd, dc->instance_size, &why)) {
+        g_error("%s: %s", dc->name, why);
+    }
+    g_assert_cmpuint(dc->vmsd->version, >=, dc->vmsd->minimum_version);
+    (*n)++;
+}
+
+/* Every device's table and the vCPU's lie inside their structs. */
+static void test_device_tables(void)
+{
+    unsigned n = 0;
+    char *why = NULL;
+
+    device_class_foreach(check_class, &n);
+    /* The pc machine's devices, i440FX/PIIX3 and isa-debug-exit. */
+    g_assert_cmpuint(n, >=, 13);
+    g_assert_true(vmstate_check_table(x86_cpu_vmstate(), sizeof(X86CPU),
+                                      &why));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -394,6 +424,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vmstate/checks", test_checks);
     g_test_add_func("/vmstate/versions", test_versions);
     g_test_add_func("/vmstate/table-check", test_table_check);
+    g_test_add_func("/vmstate/device-tables", test_device_tables);
     g_test_add_func("/stream/crc32c", test_crc32c);
     g_test_add_func("/stream/sections", test_sections);
     return g_test_run();
