@@ -215,13 +215,13 @@ static gpointer out_thread(gpointer opaque)
     while (ok) {
         int64_t pass_start = now_ns(), pass_ns;
         uint64_t pass_bytes = m->stream->bytes, bw;
+        uint64_t pages = m->ram.normal + m->ram.duplicate;
 
         bql_lock();
         if (caps[MIGRATION_CAPABILITY_EVENTS]) {
             qapi_event_send_migration_pass(m->ram.dirty_sync_count + 1);
         }
         bql_unlock();
-        uint64_t pages = m->ram.normal + m->ram.duplicate;
         ok = ram_save_pass(m->stream, &m->ram, out_throttle, m);
         if (!ok) {
             break;
