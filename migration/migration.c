@@ -46,8 +46,9 @@ typedef struct MigrationState {
     int64_t start_ns, end_ns, setup_ns, downtime_ms, expected_downtime_ms;
     double mbps;
     uint64_t pages_per_second;
-    int64_t slice_start_ns;     /* bandwidth limit: the current slice */
+    int64_t slice_start_ns;     /* bandwidth limit: the current window */
     uint64_t slice_start_bytes;
+    uint64_t window_bw;         /* the max-bandwidth it started with */
     char *error;
     bool was_running;
 } MigrationState;
@@ -127,31 +128,40 @@ static bool out_active(void)
 /* --- outgoing -------------------------------------------------------- */
 
 /*
- * After each RAM section: stop when cancelled, and keep the throughput
- * of each 100 ms slice under max-bandwidth.
+ * After each RAM section: stop when cancelled, and keep what was sent
+ * since the window began within max-bandwidth (a token bucket holding at
+ * most one 100 ms slice of credit). A new max-bandwidth starts a new
+ * window.
  */
 static bool out_throttle(void *opaque)
 {
     MigrationState *m = opaque;
 
     for (;;) {
-        int64_t t = now_ns(), elapsed = t - m->slice_start_ns;
-        uint64_t sent = m->stream->bytes - m->slice_start_bytes;
-        uint64_t allowed = (uint64_t)((double)max_bandwidth *
-                                      THROTTLE_SLICE_NS / 1e9);
+        uint64_t bw = __atomic_load_n(&max_bandwidth, __ATOMIC_RELAXED);
+        int64_t t = now_ns(), elapsed, wait_ns;
+        uint64_t sent, allowed;
 
         if (__atomic_load_n(&m->cancel, __ATOMIC_ACQUIRE)) {
             return false;
         }
-        if (elapsed >= THROTTLE_SLICE_NS) {
+        if (!bw) {
+            return true;        /* 0: no limit */
+        }
+        if (bw != m->window_bw) {
+            m->window_bw = bw;
             m->slice_start_ns = t;
             m->slice_start_bytes = m->stream->bytes;
+        }
+        elapsed = t - m->slice_start_ns;
+        sent = m->stream->bytes - m->slice_start_bytes;
+        allowed = (uint64_t)((double)bw * (elapsed + THROTTLE_SLICE_NS) /
+                             1e9);
+        if (sent <= allowed) {
             return true;
         }
-        if (sent < allowed) {
-            return true;
-        }
-        g_usleep(MAX((THROTTLE_SLICE_NS - elapsed) / 1000, 1000));
+        wait_ns = (int64_t)((double)(sent - allowed) * 1e9 / bw);
+        g_usleep(MAX(MIN(wait_ns, THROTTLE_SLICE_NS) / 1000, 1000));
     }
 }
 
@@ -212,6 +222,7 @@ static gpointer out_thread(gpointer opaque)
 
     m->slice_start_ns = now_ns();
     m->slice_start_bytes = m->stream->bytes;
+    m->window_bw = max_bandwidth;
     while (ok) {
         int64_t pass_start = now_ns(), pass_ns;
         uint64_t pass_bytes = m->stream->bytes, bw;
@@ -232,7 +243,7 @@ static gpointer out_thread(gpointer opaque)
         pass_ns = MAX(now_ns() - pass_start, 1);
         pass_bytes = m->stream->bytes - pass_bytes;
         bw = (uint64_t)((double)pass_bytes * 1e9 / pass_ns);
-        bw = MIN(MAX(bw, 1), max_bandwidth);
+        bw = MAX(max_bandwidth ? MIN(bw, max_bandwidth) : bw, 1);
         m->mbps = (double)pass_bytes * 8 * 1000 / pass_ns;
         m->pages_per_second = (m->ram.normal + m->ram.duplicate - pages) *
                               1000000000ull / pass_ns;
@@ -489,7 +500,8 @@ bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
         downtime_limit_ms = args->downtime_limit;
     }
     if (args->has_max_bandwidth) {
-        max_bandwidth = args->max_bandwidth;
+        __atomic_store_n(&max_bandwidth, args->max_bandwidth,
+                         __ATOMIC_RELAXED);
     }
     return true;
 }

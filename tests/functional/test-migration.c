@@ -451,7 +451,20 @@ static void test_cancel(void)
                           "{\"uri\": \"unix:%s\"}}", sock);
     qmp_ok(src, cmd);
     g_assert_true(wait_migrate_status(src, "active"));
-    g_usleep(300 * 1000);
+    g_usleep(500 * 1000);
+    {
+        /* 1 MiB/s: at most a slice and a section (1 MiB) ahead. */
+        JsonObject *o = qmp_return_object(src, "query-migrate");
+        JsonObject *ram = json_object_get_object_member(o, "ram");
+        int64_t ms = json_object_get_int_member(o, "total-time");
+        int64_t sent = json_object_get_int_member(ram, "transferred");
+
+        g_test_message("%" G_GINT64_FORMAT " bytes in %" G_GINT64_FORMAT
+                       " ms at 1 MiB/s", sent, ms);
+        g_assert_cmpint(sent, >, 0);
+        g_assert_cmpint(sent, <=, ms * 1048576 / 1000 + 2 * 1048576);
+        json_object_unref(o);
+    }
     qmp_ok(src, "{\"execute\": \"migrate_cancel\"}");
     g_assert_true(wait_migrate_status(src, "cancelled"));
     st = vm_status(src);
