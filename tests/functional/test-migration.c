@@ -13,6 +13,8 @@
  *   /migration/cancel  migrate_cancel: the source runs on, the destination
  *                      refuses the cut stream and exits 1
  *   /migration/kvm-refused  under KVM migrate says the vCPUs cannot migrate
+ *   /migration/linux   Debian's Linux migrated mid-boot finishes its boot
+ *                      on the destination and powers off (exit 0)
  *   /migration/bad-streams  a stream cut at every section boundary, a bit
  *                      flip, a future version, a field out of range, a
  *                      random file and QEMU 7.2's own stream: each refused
@@ -486,6 +488,77 @@ static void test_cancel(void)
     g_free(sock);
 }
 
+/*
+ * Debian's Linux (the guest kit's bzImage and busybox initramfs) migrated
+ * mid-boot, once its console has printed 100 lines (timers, interrupts
+ * and the initramfs unpacking under way): the destination carries on
+ * from there, without starting over, to init's poweroff, and exits 0.
+ */
+static void test_linux(void)
+{
+    char *sock = g_build_filename(tmpdir, "linux.sock", NULL);
+    char *kernel = vm_require_linux_guest("bzImage");
+    char *initrd = kernel ? vm_require_linux_guest("initramfs.cpio") : NULL;
+    char *words, *in, *cmd, *out;
+    GPtrArray *args;
+    QemuVm *src, *dst;
+    int status;
+
+    if (!initrd || !vm_require_accel("tcg")) {
+        g_free(kernel);
+        g_free(sock);
+        return;
+    }
+    words = g_strdup_printf("-M pc -accel tcg -m 256M -display none "
+                            "-no-reboot -d guest_ram -kernel %s -initrd %s",
+                            kernel, initrd);
+    in = g_strdup_printf("unix:%s", sock);
+    args = vm_args_new(words);
+    vm_args_add(args, "-append");
+    vm_args_add(args, "console=ttyS0 panic=-1");
+    vm_args_add(args, "-incoming");
+    vm_args_add(args, in);
+    dst = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    args = vm_args_new(words);
+    vm_args_add(args, "-append");
+    vm_args_add(args, "console=ttyS0 panic=-1");
+    src = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    for (int i = 0; i < 600 && vm_serial_count(src, "\n") < 100; i++) {
+        g_usleep(100 * 1000);
+    }
+    g_test_message("migrating after %u lines", vm_serial_count(src, "\n"));
+    g_assert_cmpuint(vm_serial_count(src, "\n"), >=, 100);
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"%s\"}}", in);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    status = vm_wait(dst, vm_linux_boot_timeout_s(120));
+    out = vm_serial(dst);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) || !strstr(out,
+                                                             "Power down")) {
+        g_test_message("destination serial:\n%s\nstderr:\n%s", out,
+                       vm_stderr(dst));
+    }
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_nonnull(strstr(out, "init: poweroff"));
+    g_assert_nonnull(strstr(out, "reboot: Power down"));
+    g_assert_null(strstr(out, "Linux version"));
+    g_assert_nonnull(strstr(vm_stderr(dst), "guest_ram: 'pc.ram'"));
+    quit_with_teardown(src);
+    vm_free(src);
+    vm_free(dst);
+    g_free(out);
+    g_free(cmd);
+    g_free(in);
+    g_free(words);
+    g_free(initrd);
+    g_free(kernel);
+    g_free(sock);
+}
+
 /* --- bad streams -------------------------------------------------------- */
 
 static uint32_t crc32c(const uint8_t *p, size_t len)
@@ -726,6 +799,7 @@ int main(int argc, char **argv)
     g_test_add_func("/migration/fd", test_fd);
     g_test_add_func("/migration/cancel", test_cancel);
     g_test_add_func("/migration/kvm-refused", test_kvm_refused);
+    g_test_add_func("/migration/linux", test_linux);
     g_test_add_func("/migration/bad-streams", test_bad_streams);
     ret = g_test_run();
     g_rmdir(tmpdir);
