@@ -525,7 +525,9 @@ static void test_linux(void)
     vm_args_add(args, "console=ttyS0 panic=-1");
     src = vm_start(args, VM_QMP);
     g_ptr_array_unref(args);
-    for (int i = 0; i < 600 && vm_serial_count(src, "\n") < 100; i++) {
+    /* The console starts late under tcg (later still with sanitizers). */
+    for (unsigned i = 0; i < vm_linux_boot_timeout_s(180) * 10 &&
+         vm_serial_count(src, "\n") < 100; i++) {
         g_usleep(100 * 1000);
     }
     g_test_message("migrating after %u lines", vm_serial_count(src, "\n"));
