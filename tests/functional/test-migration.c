@@ -36,6 +36,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "config-host.h"
 #include "qemu-vm.h"
 
 #define QEMU72 "/usr/bin/qemu-system-x86_64"
@@ -504,7 +505,14 @@ static void test_linux(void)
     QemuVm *src, *dst;
     int status;
 
-    if (!initrd || !vm_require_accel("tcg")) {
+    if (HAVE_SANITIZERS) {
+        /* Measured: no console line within 180 s under ASan + UBSan. */
+        g_test_skip("Linux boots too slowly under the sanitizers' tcg; the "
+                    "guest-kit cases cover migration there");
+        kernel = NULL;
+    }
+    if (!initrd || !vm_require_accel("tcg") || HAVE_SANITIZERS) {
+        g_free(initrd);
         g_free(kernel);
         g_free(sock);
         return;
