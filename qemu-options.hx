@@ -693,10 +693,13 @@ ENDDOC
 
 DEF("incoming", HAS_ARG, QEMU_OPTION_incoming,
     "-incoming uri    wait for the machine state to arrive at uri\n"
-    "                (tcp:host:port, unix:path, fd:n, exec:cmd, defer)\n")
+    "                (tcp:host:port, unix:path, fd:n, exec:cmd, file:path,\n"
+    "                defer)\n")
 DOC
-Start with the CPUs stopped and wait for a migration stream at `uri`
-(`tcp:HOST:PORT`, `unix:PATH`, `fd:N`, `exec:COMMAND`, or `defer` to set it
-later with QMP `migrate-incoming`). Accepted and validated; until migration
-lands, a machine that needs it stops with a clear error.
+Start with the CPUs stopped (run state `inmigrate`) and wait for a migration
+stream at `uri` (`tcp:HOST:PORT`, `unix:PATH`, `fd:N`, `exec:COMMAND`,
+`file:PATH`, or `defer` to give it later with QMP `migrate-incoming`). Once
+the stream is loaded the VM runs (or pauses, with `-S`); a stream that cannot
+be loaded ends the process with one line on stderr and exit status 1. See
+docs/migration.md.
 ENDDOC

@@ -332,6 +332,11 @@ bool qmp_cont(JsonNode **ret, Error **errp)
         error_setg(errp, "Resetting the Virtual Machine is required");
         return false;
     }
+    if (state == RUN_STATE_INMIGRATE) {
+        /* As QEMU: run once the incoming state is loaded. */
+        runstate_set_autostart(true);
+        return true;
+    }
     vm_start();
     return true;
 }
@@ -473,40 +478,6 @@ bool qmp_query_tpm_models(JsonNode **ret, Error **errp)
 bool qmp_query_tpm_types(JsonNode **ret, Error **errp)
 {
     *ret = node_from_array(json_array_new());
-    return true;
-}
-
-/* What migrate-set-capabilities set, by MigrationCapability. */
-static bool migrate_capabilities[MIGRATION_CAPABILITY__MAX];
-
-bool qmp_query_migrate_capabilities(JsonNode **ret, Error **errp)
-{
-    MigrationCapabilityStatusList *list = NULL;
-
-    for (int i = MIGRATION_CAPABILITY__MAX - 1; i >= 0; i--) {
-        MigrationCapabilityStatus *st = g_new0(MigrationCapabilityStatus, 1);
-        MigrationCapabilityStatusList *l = g_new0(
-            MigrationCapabilityStatusList, 1);
-
-        st->capability = i;
-        st->state = migrate_capabilities[i];
-        l->value = st;
-        l->next = list;
-        list = l;
-    }
-    *ret = qapi_out_MigrationCapabilityStatusList(list);
-    qapi_free_MigrationCapabilityStatusList(list);
-    return true;
-}
-
-bool qmp_migrate_set_capabilities(
-    const q_obj_migrate_set_capabilities_arg *args, JsonNode **ret,
-    Error **errp)
-{
-    for (const MigrationCapabilityStatusList *l = args->capabilities; l;
-         l = l->next) {
-        migrate_capabilities[l->value->capability] = l->value->state;
-    }
     return true;
 }
 

@@ -210,3 +210,18 @@ JsonArray *cpus_query_fast(void)
     }
     return list;
 }
+
+const struct VMStateDescription *vcpus_vmstate(void)
+{
+    return cpus_accel && cpus_accel->vcpu_vmstate
+           ? cpus_accel->vcpu_vmstate() : NULL;
+}
+
+void *vcpus_state(unsigned index)
+{
+    if (!cpus_accel || !cpus_accel->vcpu_state ||
+        index >= cpu_state_count()) {
+        return NULL;
+    }
+    return cpus_accel->vcpu_state(index);
+}

@@ -46,6 +46,23 @@ RunState runstate_get(void)
     return current_state;
 }
 
+void runstate_set(RunState state)
+{
+    current_state = state;
+}
+
+static bool autostart_on;
+
+void runstate_set_autostart(bool on)
+{
+    autostart_on = on;
+}
+
+bool runstate_autostart(void)
+{
+    return autostart_on;
+}
+
 bool runstate_is_running(void)
 {
     return current_state == RUN_STATE_RUNNING;

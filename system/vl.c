@@ -18,6 +18,7 @@
 #include "block/blockdev.h"
 #include "hw/pci/pci.h"
 #include "hw/qdev.h"
+#include "migration/migration.h"
 #include "monitor/monitor.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
@@ -1342,7 +1343,15 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!mc->init(&current_machine, errp) || !create_devices(errp)) {
         return false;
     }
-    if (autostart) {
+    if (config.incoming && !strcmp(config.incoming, "defer")) {
+        migration_incoming_defer(autostart);
+    } else if (config.incoming) {
+        loc_restore(&config.incoming_loc);
+        if (!migration_incoming_start(config.incoming, autostart, errp)) {
+            return false;
+        }
+        loc_clear();
+    } else if (autostart) {
         vm_start();
     }
     return true;
@@ -1365,6 +1374,7 @@ int qemu_init(int argc, char **argv)
 /* The one way out: every exit path after qemu_init() comes here. */
 void qemu_cleanup(void)
 {
+    migration_cleanup();
     monitor_cleanup();
     qdev_destroy_all();
     bdrv_close_all();

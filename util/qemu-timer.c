@@ -101,6 +101,11 @@ bool timer_pending(const QEMUTimer *t)
     return t->expire >= 0;
 }
 
+int64_t timer_expire_ns(const QEMUTimer *t)
+{
+    return t && t->expire >= 0 ? t->expire : -1;
+}
+
 static bool clock_ticking(QEMUClockType type)
 {
     return type != QEMU_CLOCK_VIRTUAL || (!vclock_manual && vclock_running);
@@ -173,6 +178,15 @@ void qemu_clock_enable_virtual(bool running)
     }
     vclock_running = running;
     g_main_context_wakeup(NULL);
+}
+
+void qemu_clock_set_virtual_stopped(int64_t ns)
+{
+    if (vclock_manual) {
+        vclock_manual_ns = ns;
+    } else if (!vclock_running) {
+        vclock_stopped_at = ns;
+    }
 }
 
 /* A GSource whose timeout is the nearest deadline of any ticking clock. */

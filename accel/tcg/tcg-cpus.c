@@ -654,6 +654,11 @@ static void tcg_dump_vcpu(unsigned index, GString *out)
     x86_cpu_dump_state(&tcg_cpus.cpus[index]->cpu.env, out);
 }
 
+static void *tcg_vcpu_state(unsigned index)
+{
+    return index < tcg_cpus.ncpus ? &tcg_cpus.cpus[index]->cpu : NULL;
+}
+
 const AccelOps tcg_accel_ops = {
     .create_vcpus = tcg_create_vcpus,
     .reset_vcpus = tcg_reset_vcpus,
@@ -663,4 +668,6 @@ const AccelOps tcg_accel_ops = {
     .amd_ht_hole = tcg_amd_ht_hole,
     .dump_vcpu = tcg_dump_vcpu,
     .deliver_msi = apic_deliver_msi,
+    .vcpu_vmstate = x86_cpu_vmstate,
+    .vcpu_state = tcg_vcpu_state,
 };

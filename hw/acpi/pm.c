@@ -30,6 +30,7 @@
 #include "qemu/timer.h"
 #include "system/memory.h"
 #include "system/runstate.h"
+#include "migration/vmstate.h"
 
 #define PM1_STS                 0x00
 #define PM1_EN                  0x02
@@ -358,6 +359,23 @@ static const Property pm_props[] = {
     PROP_END,
 };
 
+/* Migration: the PM1/GPE0 registers and the PM timer's overflow timer. */
+static const VMStateDescription vmstate_acpi_pm = {
+    .name = "acpi-pm",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_TIMER(AcpiPMState, tmr_timer),
+        VMSTATE_I64(AcpiPMState, tmr_next_ns),
+        VMSTATE_U16(AcpiPMState, pm1_sts),
+        VMSTATE_U16(AcpiPMState, pm1_en),
+        VMSTATE_U16(AcpiPMState, pm1_cnt),
+        VMSTATE_U16(AcpiPMState, gpe0_sts),
+        VMSTATE_U16(AcpiPMState, gpe0_en),
+        VMSTATE_U8(AcpiPMState, rcr),
+        VMSTATE_END
+    },
+};
 const DeviceClass acpi_pm_device_class = {
     .name = "acpi-pm",
     .parent = "isa-device",
@@ -368,5 +386,6 @@ const DeviceClass acpi_pm_device_class = {
     .user_creatable = true,
     .realize = pm_realize,
     .reset = pm_reset,
+    .vmsd = &vmstate_acpi_pm,
     .unrealize = pm_unrealize,
 };

@@ -26,6 +26,7 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
+#include "migration/vmstate.h"
 
 /* Register offsets (DLL/DLM overlay RBR/THR and IER when LCR.DLAB). */
 #define UART_RBR        0   /* read: receive buffer; write: THR */
@@ -647,6 +648,61 @@ static const Property serial_props[] = {
     PROP_END,
 };
 
+/* Migration: the UART's registers, its receive FIFO and timeout. */
+static bool serial_fifo_check(void *opaque, const VMStateField *f,
+                              Error **errp)
+{
+    SerialState *s = opaque;
+
+    if (s->rx.head >= UART_FIFO_LEN || s->rx.count > UART_FIFO_LEN ||
+        s->rx.errors > s->rx.count) {
+        error_setg(errp, "head %u, count %u, errors %u do not fit a FIFO of "
+                   "%d", s->rx.head, s->rx.count, s->rx.errors,
+                   UART_FIFO_LEN);
+        return false;
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_serial_fifo = {
+    .name = "serial-fifo",
+    .version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8_ARRAY(SerialFIFO, data, UART_FIFO_LEN),
+        VMSTATE_BOOL_ARRAY(SerialFIFO, error, UART_FIFO_LEN),
+        VMSTATE_UINT(SerialFIFO, head),
+        VMSTATE_UINT(SerialFIFO, count),
+        VMSTATE_UINT(SerialFIFO, errors),
+        VMSTATE_END
+    },
+};
+
+static const VMStateDescription vmstate_serial = {
+    .name = "isa-serial",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U16(SerialState, divider),
+        VMSTATE_U8(SerialState, rbr),
+        VMSTATE_U8(SerialState, ier),
+        VMSTATE_U8(SerialState, iir),
+        VMSTATE_U8(SerialState, fcr),
+        VMSTATE_U8(SerialState, lcr),
+        VMSTATE_U8(SerialState, mcr),
+        VMSTATE_U8(SerialState, lsr),
+        VMSTATE_U8(SerialState, msr),
+        VMSTATE_U8(SerialState, scr),
+        VMSTATE_BOOL(SerialState, thr_ipending),
+        VMSTATE_BOOL(SerialState, timeout_ipending),
+        VMSTATE_UINT(SerialState, rx_trigger, VMS_RANGE(1, UART_FIFO_LEN)),
+        VMSTATE_I64(SerialState, char_time_ns,
+                    VMS_RANGE(0, 10 * NANOSECONDS_PER_SECOND)),
+        VMSTATE_STRUCT(SerialState, rx, SerialFIFO, vmstate_serial_fifo,
+                       .check = serial_fifo_check),
+        VMSTATE_TIMER(SerialState, timeout_timer),
+        VMSTATE_END
+    },
+};
 const DeviceClass isa_serial_device_class = {
     .name = "isa-serial",
     .parent = "isa-device",
@@ -657,5 +713,6 @@ const DeviceClass isa_serial_device_class = {
     .user_creatable = true,
     .realize = serial_realize,
     .reset = serial_reset,
+    .vmsd = &vmstate_serial,
     .unrealize = serial_unrealize,
 };

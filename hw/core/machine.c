@@ -175,7 +175,6 @@ static bool refuse(const Location *loc, Error **errp, const char *what)
 bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
                                Error **errp)
 {
-    const char *later = "not implemented in this release yet";
     char *msg = NULL;
     bool ok = false;
 
@@ -187,9 +186,6 @@ bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
         msg = g_strdup_printf("machine '%s' cannot load a kernel in this "
                               "release yet", mc->name);
         ok = refuse(&cfg->kernel_loc, errp, msg);
-    } else if (cfg->incoming) {
-        msg = g_strdup_printf("incoming migration is %s", later);
-        ok = refuse(&cfg->incoming_loc, errp, msg);
     } else {
         ok = true;
     }

@@ -3,6 +3,7 @@
  * address 0. The process runs its main loop, answers its monitors and
  * exits cleanly.
  */
+#include "migration/ram.h"
 #include "hw/boards.h"
 #include "system/memory.h"
 #include "system/hostmem.h"
@@ -28,12 +29,17 @@ static bool none_machine_init(MachineState *ms, Error **errp)
     }
     memory_region_init_ram_ptr(&none_ram_region, "ram", ms->ram_size,
                                none_ram->host);
-    return address_space_map_region(&address_space_memory, &none_ram_region,
-                                    0, errp);
+    if (!address_space_map_region(&address_space_memory, &none_ram_region,
+                                  0, errp)) {
+        return false;
+    }
+    ram_migration_register(&none_ram_region);
+    return true;
 }
 
 static void none_machine_cleanup(MachineState *ms)
 {
+    ram_migration_unregister(&none_ram_region);
     memory_region_finalize(&none_ram_region);
     /* The backend owns the RAM and releases it after the machine. */
     none_ram = NULL;

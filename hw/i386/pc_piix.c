@@ -29,6 +29,7 @@
 #include "system/hostmem.h"
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
+#include "migration/ram.h"
 #include "system/accel.h"
 #include "target/i386/cpu.h"
 #include "system/runstate.h"
@@ -112,6 +113,7 @@ static bool pc_init_ram(PCMachineState *pcms, MachineState *ms, Error **errp)
                                   0, errp)) {
         return false;
     }
+    ram_migration_register(&pcms->ram_below_4g);
     if (pcms->layout.above_4g) {
         memory_region_init_ram_ptr(&pcms->ram_above_4g, "ram-above-4g",
                                    pcms->layout.above_4g,
@@ -120,6 +122,7 @@ static bool pc_init_ram(PCMachineState *pcms, MachineState *ms, Error **errp)
                                       &pcms->ram_above_4g, PC_4GIB, errp)) {
             return false;
         }
+        ram_migration_register(&pcms->ram_above_4g);
     }
     return true;
 }
@@ -682,6 +685,8 @@ static void pc_cleanup(MachineState *ms)
         g_ptr_array_free(pcms->apic_lint0, true);
     }
     /* The regions only: the backend owns the RAM, released after us. */
+    ram_migration_unregister(&pcms->ram_below_4g);
+    ram_migration_unregister(&pcms->ram_above_4g);
     memory_region_finalize(&pcms->ram_below_4g);
     memory_region_finalize(&pcms->ram_above_4g);
     if (pcms->acpi_tables) {

@@ -24,6 +24,7 @@
 #include "qemu/log.h"
 #include "system/memory.h"
 #include "system/runstate.h"
+#include "migration/vmstate.h"
 
 #define I8042_DATA_PORT     0x60
 #define I8042_CMD_PORT      0x64
@@ -613,6 +614,81 @@ static void i8042_unrealize(DeviceState *dev)
     memory_region_finalize(&s->cmd_io);
 }
 
+/* Migration: the controller, the keyboard and the mouse. */
+static bool ps2_queue_check(void *opaque, const VMStateField *f,
+                            Error **errp)
+{
+    I8042State *s = opaque;
+    const PS2Queue *q[2] = { &s->kbd.queue, &s->mouse.queue };
+
+    for (int i = 0; i < 2; i++) {
+        if (q[i]->head >= PS2_QUEUE_LEN || q[i]->count > PS2_QUEUE_LEN) {
+            error_setg(errp, "queue head %u, count %u do not fit %d bytes",
+                       q[i]->head, q[i]->count, PS2_QUEUE_LEN);
+            return false;
+        }
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_ps2_queue = {
+    .name = "ps2-queue",
+    .version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8_ARRAY(PS2Queue, data, PS2_QUEUE_LEN),
+        VMSTATE_UINT(PS2Queue, head),
+        VMSTATE_UINT(PS2Queue, count),
+        VMSTATE_END
+    },
+};
+
+static const VMStateDescription vmstate_ps2_kbd = {
+    .name = "ps2-kbd",
+    .version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(PS2Kbd, queue, PS2Queue, vmstate_ps2_queue),
+        VMSTATE_U8(PS2Kbd, pending_cmd),
+        VMSTATE_BOOL(PS2Kbd, scanning),
+        VMSTATE_U8(PS2Kbd, leds),
+        VMSTATE_U8(PS2Kbd, scancode_set, VMS_RANGE(1, 3)),
+        VMSTATE_END
+    },
+};
+
+static const VMStateDescription vmstate_ps2_mouse = {
+    .name = "ps2-mouse",
+    .version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(PS2Mouse, queue, PS2Queue, vmstate_ps2_queue),
+        VMSTATE_U8(PS2Mouse, pending_cmd),
+        VMSTATE_BOOL(PS2Mouse, streaming),
+        VMSTATE_U8(PS2Mouse, rate),
+        VMSTATE_U8(PS2Mouse, resolution),
+        VMSTATE_BOOL(PS2Mouse, scale21),
+        VMSTATE_BOOL(PS2Mouse, wrap),
+        VMSTATE_END
+    },
+};
+
+static const VMStateDescription vmstate_i8042 = {
+    .name = "i8042",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8(I8042State, status),
+        VMSTATE_U8_ARRAY(I8042State, ram, I8042_RAM_SIZE),
+        VMSTATE_U8(I8042State, outport),
+        VMSTATE_U8(I8042State, write_cmd),
+        VMSTATE_U8(I8042State, obdata),
+        VMSTATE_BOOL(I8042State, ctrl_pending),
+        VMSTATE_BOOL(I8042State, ctrl_aux),
+        VMSTATE_U8(I8042State, ctrl_data),
+        VMSTATE_STRUCT(I8042State, kbd, PS2Kbd, vmstate_ps2_kbd),
+        VMSTATE_STRUCT(I8042State, mouse, PS2Mouse, vmstate_ps2_mouse,
+                       .check = ps2_queue_check),
+        VMSTATE_END
+    },
+};
 const DeviceClass i8042_device_class = {
     .name = "i8042",
     .parent = "isa-device",
@@ -621,5 +697,6 @@ const DeviceClass i8042_device_class = {
     .instance_size = sizeof(I8042State),
     .realize = i8042_realize,
     .reset = i8042_reset,
+    .vmsd = &vmstate_i8042,
     .unrealize = i8042_unrealize,
 };

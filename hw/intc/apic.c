@@ -34,6 +34,7 @@
 #include "qemu/timer.h"
 #include "system/memory.h"
 #include "target/i386/cpu.h"
+#include "migration/vmstate.h"
 
 /* Register offsets. */
 #define APIC_REG_ID         0x020
@@ -1093,6 +1094,48 @@ static void apic_dev_unrealize(DeviceState *dev)
     }
 }
 
+/* Migration: the registers and the timer of a local APIC. */
+static const VMStateDescription vmstate_apic_state = {
+    .name = "apic-state",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U64(APICState, base),
+        VMSTATE_U8(APICState, id),
+        VMSTATE_U8(APICState, tpr),
+        VMSTATE_U8(APICState, ldr),
+        VMSTATE_U32(APICState, dfr),
+        VMSTATE_U32(APICState, svr),
+        VMSTATE_U32_ARRAY(APICState, isr, 8),
+        VMSTATE_U32_ARRAY(APICState, tmr, 8),
+        VMSTATE_U32_ARRAY(APICState, irr, 8),
+        VMSTATE_U32(APICState, esr),
+        VMSTATE_U32(APICState, esr_pending),
+        VMSTATE_U32(APICState, icr_lo),
+        VMSTATE_U32(APICState, icr_hi),
+        VMSTATE_U32_ARRAY(APICState, lvt, APIC_LVT_NB),
+        VMS_ARRAY("lint_level", APICState, lint_level, VMS_U32, int, 2,
+                  VMS_RANGE(0, 1)),
+        VMSTATE_BOOL(APICState, extint_pending),
+        VMSTATE_U32(APICState, divide, VMS_RANGE(0, 0xf)),
+        VMSTATE_U32(APICState, initial_count),
+        VMSTATE_I64(APICState, load_ns),
+        VMSTATE_U64(APICState, tsc_deadline),
+        VMSTATE_TIMER(APICState, timer),
+        VMSTATE_END
+    },
+};
+
+static const VMStateDescription vmstate_apic = {
+    .name = "apic",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(APICDevice, apic, APICState,
+                               vmstate_apic_state),
+        VMSTATE_END
+    },
+};
 const DeviceClass apic_device_class = {
     .name = "apic",
     .parent = "sys-bus-device",
@@ -1100,6 +1143,7 @@ const DeviceClass apic_device_class = {
     .instance_size = sizeof(APICDevice),
     .realize = apic_dev_realize,
     .reset = apic_dev_reset,
+    .vmsd = &vmstate_apic,
     .unrealize = apic_dev_unrealize,
 };
 

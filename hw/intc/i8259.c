@@ -24,6 +24,7 @@
 #include "hw/qdev.h"
 #include "qemu/log.h"
 #include "system/memory.h"
+#include "migration/vmstate.h"
 
 #define PIC_CASCADE_IRQ     2
 #define PIC_SPURIOUS_IRQ    7
@@ -481,6 +482,34 @@ static const Property pic_props[] = {
     PROP_END,
 };
 
+/* Migration: the registers and the initialization sequence. */
+static const VMStateDescription vmstate_i8259 = {
+    .name = "isa-i8259",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(PICState, int_level),
+        VMSTATE_U8(PICState, lines),
+        VMSTATE_U8(PICState, irr),
+        VMSTATE_U8(PICState, isr),
+        VMSTATE_U8(PICState, imr),
+        VMSTATE_U8(PICState, elcr),
+        VMSTATE_U8(PICState, lowest_prio, VMS_RANGE(0, 7)),
+        VMSTATE_U8(PICState, vector_base),
+        VMS_SCALAR("init_state", PICState, init_state, VMS_U32, PICInitState,
+                   VMS_RANGE(PIC_READY, PIC_WANT_ICW4)),
+        VMSTATE_BOOL(PICState, icw4_needed),
+        VMSTATE_BOOL(PICState, single),
+        VMSTATE_BOOL(PICState, ltim),
+        VMSTATE_BOOL(PICState, auto_eoi),
+        VMSTATE_BOOL(PICState, rotate_on_aeoi),
+        VMSTATE_BOOL(PICState, sfnm),
+        VMSTATE_BOOL(PICState, special_mask),
+        VMSTATE_BOOL(PICState, read_isr),
+        VMSTATE_BOOL(PICState, poll),
+        VMSTATE_END
+    },
+};
 const DeviceClass i8259_device_class = {
     .name = "isa-i8259",
     .parent = "isa-device",
@@ -490,5 +519,6 @@ const DeviceClass i8259_device_class = {
     .user_creatable = false,
     .realize = pic_realize,
     .reset = pic_reset,
+    .vmsd = &vmstate_i8259,
     .unrealize = pic_unrealize,
 };

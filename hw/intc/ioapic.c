@@ -31,6 +31,7 @@
 #include "hw/qdev.h"
 #include "qemu/log.h"
 #include "system/memory.h"
+#include "migration/vmstate.h"
 
 #define IOAPIC_IOREGSEL         0x00
 #define IOAPIC_IOWIN            0x10
@@ -303,6 +304,20 @@ static const Property ioapic_props[] = {
     PROP_END,
 };
 
+/* Migration: the registers; ioregsel indexes them. */
+static const VMStateDescription vmstate_ioapic = {
+    .name = "ioapic",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8(IOAPICState, id, VMS_RANGE(0, 15)),
+        VMSTATE_U8(IOAPICState, ioregsel),
+        VMSTATE_U32(IOAPICState, pin_level,
+                    VMS_RANGE(0, (1u << IOAPIC_NUM_PINS) - 1)),
+        VMSTATE_U64_ARRAY(IOAPICState, redtbl, IOAPIC_NUM_PINS),
+        VMSTATE_END
+    },
+};
 const DeviceClass ioapic_device_class = {
     .name = "ioapic",
     .parent = "sys-bus-device",
@@ -311,5 +326,6 @@ const DeviceClass ioapic_device_class = {
     .props = ioapic_props,
     .realize = ioapic_realize,
     .reset = ioapic_reset,
+    .vmsd = &vmstate_ioapic,
     .unrealize = ioapic_unrealize,
 };

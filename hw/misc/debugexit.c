@@ -7,6 +7,7 @@
  */
 #include "hw/isa.h"
 #include "hw/qdev.h"
+#include "migration/vmstate.h"
 #include "system/memory.h"
 #include "system/runstate.h"
 
@@ -69,6 +70,16 @@ static const Property debug_exit_props[] = {
     PROP_END,
 };
 
+/* Nothing a guest changes: its section is empty. */
+static const VMStateDescription vmstate_debug_exit = {
+    .name = "isa-debug-exit",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_END
+    },
+};
+
 const DeviceClass isa_debug_exit_device_class = {
     .name = "isa-debug-exit",
     .parent = "isa-device",
@@ -79,4 +90,5 @@ const DeviceClass isa_debug_exit_device_class = {
     .user_creatable = true,
     .realize = debug_exit_realize,
     .unrealize = debug_exit_unrealize,
+    .vmsd = &vmstate_debug_exit,
 };

@@ -21,6 +21,7 @@
 #include "qemu/log.h"
 #include "system/memory.h"
 #include "system/system.h"
+#include "migration/vmstate.h"
 
 #define FW_CFG_MAX_ENTRY    (FW_CFG_FILE_FIRST + FW_CFG_FILE_SLOTS)
 #define FW_CFG_IO_SIZE      2
@@ -410,6 +411,34 @@ static void fw_cfg_io_unrealize(DeviceState *dev)
     fw_cfg_free_entries(s);
 }
 
+/*
+ * Migration: where the guest is in its read; the items are the same on
+ * both sides (built from the same command line).
+ */
+static bool fw_cfg_entry_check(void *opaque, const VMStateField *f,
+                               Error **errp)
+{
+    FWCfgState *s = opaque;
+
+    if ((s->cur_entry & ~FW_CFG_ARCH_LOCAL) >= FW_CFG_MAX_ENTRY &&
+        s->cur_entry != FW_CFG_INVALID) {
+        error_setg(errp, "item %#x does not exist", s->cur_entry);
+        return false;
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_fw_cfg = {
+    .name = "fw_cfg_io",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U16(FWCfgState, cur_entry, .check = fw_cfg_entry_check),
+        VMSTATE_U32(FWCfgState, cur_offset),
+        VMSTATE_U64(FWCfgState, dma_addr),
+        VMSTATE_END
+    },
+};
 const DeviceClass fw_cfg_io_device_class = {
     .name = "fw_cfg_io",
     .parent = "sys-bus-device",
@@ -418,5 +447,6 @@ const DeviceClass fw_cfg_io_device_class = {
     .user_creatable = false,
     .realize = fw_cfg_io_realize,
     .reset = fw_cfg_io_reset,
+    .vmsd = &vmstate_fw_cfg,
     .unrealize = fw_cfg_io_unrealize,
 };

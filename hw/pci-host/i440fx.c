@@ -22,6 +22,7 @@
 #include "hw/pci-host/i440fx.h"
 #include "hw/pci/pci.h"
 #include "system/memory.h"
+#include "migration/vmstate.h"
 
 #define CONFADD_ENABLE          0x80000000u
 #define I440FX_DRAMC            0x57
@@ -239,6 +240,16 @@ static const Property i440fx_host_props[] = {
     PROP_END,
 };
 
+/* Migration: CONFADD (the PCI devices carry their own config spaces). */
+static const VMStateDescription vmstate_i440fx_host = {
+    .name = "i440FX-pcihost",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U32(I440FXHostState, config_reg),
+        VMSTATE_END
+    },
+};
 const DeviceClass i440fx_host_device_class = {
     .name = "i440FX-pcihost",
     .parent = "sys-bus-device",
@@ -249,6 +260,7 @@ const DeviceClass i440fx_host_device_class = {
     .realize = i440fx_host_realize,
     .unrealize = i440fx_host_unrealize,
     .reset = i440fx_host_reset,
+    .vmsd = &vmstate_i440fx_host,
 };
 
 /* --- function 00.0 --- */
@@ -283,6 +295,7 @@ const PCIDeviceClass i440fx_pci_device_class = {
         .instance_size = sizeof(PCIDevice),
         .props = i440fx_props,
         PCI_DEVICE_CLASS_INIT,
+        .vmsd = &vmstate_pci_device,
     },
     .vendor_id = PCI_VENDOR_ID_INTEL,
     .device_id = PCI_DEVICE_ID_INTEL_82441,

@@ -16,6 +16,7 @@
 #include "hw/isa.h"
 #include "hw/pci-host/piix3.h"
 #include "hw/pci/pci.h"
+#include "migration/vmstate.h"
 
 #define PIIX_PIRQRC             0x60
 #define PIIX_NUM_PIRQS          4
@@ -129,6 +130,20 @@ static const Property piix3_props[] = {
     PROP_END,
 };
 
+/* Migration: the config space and the PIRQ levels it routes. */
+static const VMStateDescription vmstate_piix3 = {
+    .name = "PIIX3",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(PIIX3State, parent, PCIDevice, vmstate_pci_device),
+        VMS_ARRAY("pirq_level", PIIX3State, pirq_level, VMS_U32, int,
+                  PIIX_NUM_PIRQS, VMS_RANGE(0, 1)),
+        VMSTATE_U16(PIIX3State, isa_asserted),
+        VMSTATE_END
+    },
+};
+
 const PCIDeviceClass piix3_pci_device_class = {
     .parent = {
         .name = "PIIX3",
@@ -137,6 +152,7 @@ const PCIDeviceClass piix3_pci_device_class = {
         .instance_size = sizeof(PIIX3State),
         .props = piix3_props,
         PCI_DEVICE_CLASS_INIT,
+        .vmsd = &vmstate_piix3,
     },
     .vendor_id = PCI_VENDOR_ID_INTEL,
     .device_id = PCI_DEVICE_ID_INTEL_82371SB_0,

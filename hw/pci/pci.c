@@ -10,6 +10,7 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
+#include "migration/vmstate.h"
 
 void pci_bus_init(PCIBus *bus, const char *name, MemoryRegion *mem,
                   MemoryRegion *io)
@@ -512,3 +513,42 @@ void pci_device_reset(DeviceState *dev)
         pc->reset(d);
     }
 }
+
+/* --- migration -------------------------------------------------------- */
+
+/* The identity bytes are the class's: a stream for another device fails. */
+static bool pci_config_check(void *opaque, const VMStateField *f,
+                             Error **errp)
+{
+    PCIDevice *d = opaque;
+    const PCIDeviceClass *pc = (const PCIDeviceClass *)d->qdev.dc;
+    uint16_t vendor = d->config[PCI_VENDOR_ID] |
+                      d->config[PCI_VENDOR_ID + 1] << 8;
+    uint16_t device = d->config[PCI_DEVICE_ID] |
+                      d->config[PCI_DEVICE_ID + 1] << 8;
+
+    if (vendor != pc->vendor_id || device != pc->device_id) {
+        error_setg(errp, "device %04x:%04x, this one is %04x:%04x", vendor,
+                   device, pc->vendor_id, pc->device_id);
+        return false;
+    }
+    return true;
+}
+
+static bool pci_post_load(void *opaque, unsigned version, Error **errp)
+{
+    pci_update_mappings(opaque);
+    return true;
+}
+
+const VMStateDescription vmstate_pci_device = {
+    .name = "pci-device",
+    .version = 1,
+    .minimum_version = 1,
+    .post_load = pci_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BUFFER(PCIDevice, config, .check = pci_config_check),
+        VMSTATE_INT(PCIDevice, intx_level, VMS_RANGE(0, 1)),
+        VMSTATE_END
+    },
+};

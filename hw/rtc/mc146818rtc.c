@@ -22,6 +22,7 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
+#include "migration/vmstate.h"
 
 #define RTC_CMOS_SIZE       128
 #define RTC_FREQ            32768
@@ -612,6 +613,30 @@ static const Property rtc_props[] = {
     PROP_END,
 };
 
+/*
+ * Migration: the CMOS, the guest time as an offset from the clock
+ * (both processes read the same host clocks) and the timers.
+ */
+static const VMStateDescription vmstate_rtc = {
+    .name = "mc146818rtc",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8_ARRAY(RTCState, cmos, RTC_CMOS_SIZE),
+        VMSTATE_U8(RTCState, index, VMS_RANGE(0, RTC_CMOS_SIZE - 1)),
+        VMSTATE_I64(RTCState, offset_sec),
+        VMSTATE_I64(RTCState, offset_nsec,
+                    VMS_RANGE(0, NANOSECONDS_PER_SECOND - 1)),
+        VMSTATE_I64(RTCState, frozen_sec),
+        VMSTATE_I64(RTCState, frozen_nsec,
+                    VMS_RANGE(0, NANOSECONDS_PER_SECOND - 1)),
+        VMSTATE_TIMER(RTCState, update_timer),
+        VMSTATE_TIMER(RTCState, periodic_timer),
+        VMSTATE_I64(RTCState, period, VMS_RANGE(0, 65536)),
+        VMSTATE_I64(RTCState, next_periodic),
+        VMSTATE_END
+    },
+};
 const DeviceClass mc146818rtc_device_class = {
     .name = "mc146818rtc",
     .parent = "isa-device",
@@ -621,5 +646,6 @@ const DeviceClass mc146818rtc_device_class = {
     .user_creatable = false,
     .realize = rtc_realize,
     .reset = rtc_reset,
+    .vmsd = &vmstate_rtc,
     .unrealize = rtc_unrealize,
 };

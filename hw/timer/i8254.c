@@ -34,6 +34,7 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
+#include "migration/vmstate.h"
 
 #define PIT_FREQ            1193182
 #define PIT_NUM_CHANNELS    3
@@ -759,6 +760,64 @@ static const Property pit_props[] = {
     PROP_END,
 };
 
+/* Migration: each channel's counting segments, latches and timer. */
+static const VMStateDescription vmstate_pit_segment = {
+    .name = "pit-segment",
+    .version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U32(PITSegment, n),
+        VMSTATE_I64(PITSegment, start),
+        VMSTATE_I64(PITSegment, load_tick),
+        VMSTATE_END
+    },
+};
+
+static const VMStateDescription vmstate_pit_channel = {
+    .name = "pit-channel",
+    .version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8(PITChannel, mode, VMS_RANGE(0, 5)),
+        VMSTATE_U8(PITChannel, ctrl, VMS_RANGE(0, 0x3f)),
+        VMSTATE_BOOL(PITChannel, bcd),
+        VMSTATE_U8(PITChannel, rw, VMS_RANGE(0, 3)),
+        VMSTATE_U16(PITChannel, cr),
+        VMSTATE_BOOL(PITChannel, has_cr),
+        VMSTATE_BOOL(PITChannel, null_count),
+        VMSTATE_U8(PITChannel, cr_lsb),
+        VMSTATE_BOOL(PITChannel, write_msb_next),
+        VMSTATE_BOOL(PITChannel, read_msb_next),
+        VMSTATE_BOOL(PITChannel, gate),
+        VMSTATE_BOOL(PITChannel, running),
+        VMSTATE_STRUCT(PITChannel, cur, PITSegment, vmstate_pit_segment),
+        VMSTATE_BOOL(PITChannel, pending),
+        VMSTATE_STRUCT(PITChannel, next, PITSegment, vmstate_pit_segment),
+        VMSTATE_BOOL(PITChannel, frozen),
+        VMSTATE_I64(PITChannel, frozen_d),
+        VMSTATE_U32(PITChannel, held),
+        VMSTATE_BOOL(PITChannel, count_latched),
+        VMSTATE_U16(PITChannel, latch),
+        VMSTATE_BOOL(PITChannel, latch_msb_next),
+        VMSTATE_BOOL(PITChannel, status_latched),
+        VMSTATE_U8(PITChannel, status),
+        VMSTATE_BOOL(PITChannel, irq_level),
+        VMSTATE_I64(PITChannel, timer_ns),
+        VMSTATE_END
+    },
+};
+
+/* Channel 0's timer is the only one armed; the others have none. */
+static const VMStateDescription vmstate_pit = {
+    .name = "isa-pit",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(PITState, ch, PIT_NUM_CHANNELS, PITChannel,
+                             vmstate_pit_channel),
+        VMSTATE_TIMER(PITState, ch[0].timer),
+        VMSTATE_U8(PITState, port61),
+        VMSTATE_END
+    },
+};
 const DeviceClass i8254_device_class = {
     .name = "isa-pit",
     .parent = "isa-device",
@@ -768,5 +827,6 @@ const DeviceClass i8254_device_class = {
     .user_creatable = false,
     .realize = pit_realize,
     .reset = pit_reset,
+    .vmsd = &vmstate_pit,
     .unrealize = pit_unrealize,
 };

@@ -34,6 +34,12 @@ typedef struct DeviceClass {
     bool (*realize)(DeviceState *dev, Error **errp);
     void (*reset)(DeviceState *dev);
     void (*unrealize)(DeviceState *dev);
+    /*
+     * Its migratable state (include/migration/vmstate.h), the device
+     * struct being the table's opaque; NULL: the device cannot migrate
+     * (a migration is refused while it exists).
+     */
+    const struct VMStateDescription *vmsd;
 } DeviceClass;
 
 typedef struct NamedGPIOList {

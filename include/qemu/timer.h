@@ -29,6 +29,8 @@ void timer_free(QEMUTimer *t);
 void timer_mod(QEMUTimer *t, int64_t expire_ns);
 void timer_del(QEMUTimer *t);
 bool timer_pending(const QEMUTimer *t);
+/* The absolute expiry of an armed timer, -1 when not armed (or NULL). */
+int64_t timer_expire_ns(const QEMUTimer *t);
 
 /* Nanoseconds until the clock's next timer, or -1 when none is armed. */
 int64_t qemu_clock_deadline_ns(QEMUClockType type);
@@ -42,6 +44,11 @@ int64_t qemu_clock_deadline_ns(QEMUClockType type);
 void qemu_clock_set_manual(bool manual);
 void qtest_clock_warp(int64_t dest_ns);
 void qemu_clock_enable_virtual(bool running);
+/*
+ * Set where the stopped virtual clock stands (an incoming migration
+ * takes the source's guest time); nothing while it runs.
+ */
+void qemu_clock_set_virtual_stopped(int64_t ns);
 
 /* Main loop hook: a GSource that runs due timers of every clock. */
 void qemu_timers_attach_main_loop(void);

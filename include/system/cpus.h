@@ -82,6 +82,14 @@ typedef struct AccelOps {
      * With the big lock. May be NULL (the message is dropped).
      */
     void (*deliver_msi)(uint64_t addr, uint32_t data);
+    /*
+     * Migration: the field table of one vCPU's state and the struct it
+     * describes for vCPU index (the table's pre_save/post_load may move
+     * the registers to and from the accelerator). With the vCPUs
+     * paused. NULL: the vCPUs cannot migrate.
+     */
+    const struct VMStateDescription *(*vcpu_vmstate)(void);
+    void *(*vcpu_state)(unsigned index);
 } AccelOps;
 
 void cpus_register_accel(const AccelOps *ops);
@@ -99,6 +107,9 @@ void vcpus_deliver_msi(uint64_t addr, uint32_t data);
  * there is no such vCPU.
  */
 bool vcpus_dump(int index, GString *out);
+/* The accelerator's vCPU state table and vCPU index's state, or NULL. */
+const struct VMStateDescription *vcpus_vmstate(void);
+void *vcpus_state(unsigned index);
 
 /*
  * One vCPU as the rest of the emulator sees it (query-cpus-fast, QOM);

@@ -19,6 +19,18 @@ const char *shutdown_cause_name(ShutdownCause cause);
 
 RunState runstate_get(void);
 bool runstate_is_running(void);
+/*
+ * Enter a stopped state directly (migration: inmigrate, postmigrate),
+ * the vCPUs being stopped already.
+ */
+void runstate_set(RunState state);
+/*
+ * Whether the VM runs once it is ready: off with -S; "cont" during an
+ * incoming migration sets it, and migration starts the VM when the
+ * state is loaded.
+ */
+void runstate_set_autostart(bool on);
+bool runstate_autostart(void);
 
 /*
  * Ask the main loop to end the process with exit_status after an

@@ -300,8 +300,8 @@ static const struct {
       "together with '-machine memory-backend'" },
     { "-M none -kernel /nonexistent", "-kernel /nonexistent: machine 'none' "
       "cannot load a kernel in this release yet" },
-    { "-M none -incoming defer", "-incoming defer: incoming migration is not "
-      "implemented in this release yet" },
+    { "-M none -incoming bogus:x", "-incoming bogus:x: unknown migration "
+      "protocol: bogus:x" },
     { "-M none -nographic -daemonize", "-nographic cannot be used with "
       "-daemonize" },
     /* The pc's default serial and parallel ports would still use stdio. */
@@ -449,15 +449,15 @@ static void test_daemonize_failure(void)
     char *dir = make_tmpdir();
     char *pidfile = g_build_filename(dir, "vm.pid", NULL);
     char *args = g_strdup_printf("-M none -display none -daemonize "
-                                 "-pidfile %s -accel %s -incoming defer",
+                                 "-pidfile %s -accel %s -incoming bogus:x",
                                  pidfile, test_accel());
     char *err;
     int status = qemu_run(args, NULL, &err);
 
     /* The daemon failed after the fork: the parent reports it. */
     g_assert_cmpint(WEXITSTATUS(status), ==, 1);
-    g_assert_cmpstr(err, ==, "qemu-system-x86_64: -incoming defer: incoming "
-                    "migration is not implemented in this release yet\n");
+    g_assert_cmpstr(err, ==, "qemu-system-x86_64: -incoming bogus:x: unknown "
+                    "migration protocol: bogus:x\n");
     g_assert_false(g_file_test(pidfile, G_FILE_TEST_EXISTS));
     g_free(err);
     g_free(args);

@@ -126,3 +126,63 @@ bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
                args->node_name ? args->node_name : "");
     return false;
 }
+
+/*
+ * Migration lives in migration/migration.c, which this test does not
+ * link; its commands are tested by tests/functional/test-migration.c.
+ */
+static bool no_migration(Error **errp)
+{
+    error_setg(errp, "migration is not linked into this test");
+    return false;
+}
+
+bool qmp_migrate(const q_obj_migrate_arg *args, JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_migrate_incoming(const q_obj_migrate_incoming_arg *args,
+                          JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_migrate_cancel(JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_migrate_continue(const q_obj_migrate_continue_arg *args,
+                          JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_query_migrate(JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_query_migrate_capabilities(JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_migrate_set_capabilities(
+    const q_obj_migrate_set_capabilities_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_query_migrate_parameters(JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
+bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}

@@ -417,20 +417,7 @@ static void test_commands(void)
           "{\"error\": {\"class\": \"DeviceNotFound\", \"desc\": "
           "\"Class 'nope' not found\"}}\r\n");
 
-    /* migration capabilities: kept and reported (libvirt sets events) */
-    check(c, "{\"execute\": \"query-migrate-capabilities\"}",
-          "{\"return\": [{\"capability\": \"events\", "
-          "\"state\": false}]}\r\n");
-    check(c, "{\"execute\": \"migrate-set-capabilities\", \"arguments\": "
-          "{\"capabilities\": [{\"capability\": \"events\", "
-          "\"state\": true}]}}", RETURN_EMPTY);
-    check(c, "{\"execute\": \"query-migrate-capabilities\"}",
-          "{\"return\": [{\"capability\": \"events\", "
-          "\"state\": true}]}\r\n");
-    check_error(c, "{\"execute\": \"migrate-set-capabilities\", "
-                "\"arguments\": {\"capabilities\": [{\"capability\": "
-                "\"xbzrle\", \"state\": true}]}}",
-                "Parameter 'capability' does not accept value 'xbzrle'");
+    /* migration's commands: tests/functional/test-migration.c */
     check(c, "{\"execute\": \"query-block\"}", "{\"return\": []}\r\n");
     /* object-add: ObjectOptions, a union on qom-type */
     check(c, "{\"execute\": \"object-add\", \"arguments\": {\"qom-type\": "
@@ -940,6 +927,10 @@ void vm_stop(RunState state)
         stub_runstate = state;
         qmp_event_send("STOP", NULL);
     }
+}
+
+void runstate_set_autostart(bool on)
+{
 }
 
 void vm_start(void)

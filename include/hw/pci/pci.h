@@ -148,6 +148,13 @@ bool pci_device_realize(DeviceState *dev, Error **errp);
 void pci_device_unrealize(DeviceState *dev);
 void pci_device_reset(DeviceState *dev);
 
+/*
+ * The migratable state common to PCI devices (config space, INTx level),
+ * for a class's own table (or its vmsd when it has nothing else).
+ */
+struct VMStateDescription;
+extern const struct VMStateDescription vmstate_pci_device;
+
 #define PCI_DEVICE_CLASS_INIT \
     .parent = "pci-device", \
     .realize = pci_device_realize, \

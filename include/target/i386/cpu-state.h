@@ -480,6 +480,10 @@ bool x86_fxrstor_image(CPUX86State *env, const uint8_t *img, bool rex_w);
 /* The x87/SSE state after fninit and power-on (fpu-state.c). */
 void x86_fpu_reset(CPUX86State *env);
 
+/* The field table of an X86CPU's migratable state (tcg/machine.c). */
+struct VMStateDescription;
+const struct VMStateDescription *x86_cpu_vmstate(void);
+
 /* Power-on/INIT reset of the architectural state (misc.c). */
 void x86_cpu_reset_state(X86CPU *cpu, bool bsp);
 

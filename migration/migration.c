@@ -1,0 +1,610 @@
+/*
+ * Live migration: the QMP commands, the outgoing thread (precopy RAM,
+ * the switch-over, the device state) and the incoming thread (load, then
+ * run or exit 1). Status changes, events and run-state changes happen
+ * with the big lock; the transfer itself runs without it.
+ *
+ * Source:  setup -> active (passes over dirty RAM) -> [pre-switchover]
+ *          -> device -> completed (run state postmigrate), or failed /
+ *          cancelling -> cancelled (the VM runs on).
+ * Destination: inmigrate -> active -> completed (runs, or paused with
+ *          -S), or failed: one line on stderr and exit status 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "migration/migration.h"
+#include "migration/ram-stream.h"
+#include "migration/savevm.h"
+#include "migration/stream.h"
+#include "migration/transport.h"
+#include "monitor/qapi-visit.h"
+#include "qapi/qapi-commands.h"
+#include "qapi/qapi-types.h"
+#include "qemu/timer.h"
+#include "system/cpus.h"
+#include "system/runstate.h"
+
+#define DEFAULT_MAX_BANDWIDTH   (128ull << 20)  /* bytes/s, as QEMU */
+#define DEFAULT_DOWNTIME_MS     300
+#define MAX_DOWNTIME_MS         2000000
+#define THROTTLE_SLICE_NS       (100 * 1000 * 1000ll)
+
+typedef struct MigrationState {
+    MigrationStatus status;
+    MigChannel ch;
+    MigStream *stream;
+    GThread *thread;
+    int cancel_pipe[2];         /* [0] polled by the stream, [1] written */
+    bool cancel;
+    bool continue_requested;
+    GCond continue_cond;
+    RamStats ram;
+    int64_t start_ns, end_ns, setup_ns, downtime_ms, expected_downtime_ms;
+    double mbps;
+    uint64_t pages_per_second;
+    int64_t slice_start_ns;     /* bandwidth limit: the current window */
+    uint64_t slice_start_bytes;
+    uint64_t window_bw;         /* the max-bandwidth it started with */
+    char *error;
+    bool was_running;
+} MigrationState;
+
+static MigrationState out = { .cancel_pipe = { -1, -1 } };
+
+static struct {
+    MigrationStatus status;
+    MigChannel ch;
+    GThread *thread;
+    int cancel_pipe[2];
+    bool deferred;              /* -incoming defer, migrate-incoming due */
+    bool started;
+} in = { .cancel_pipe = { -1, -1 } };
+
+static bool caps[MIGRATION_CAPABILITY__MAX];
+static uint64_t max_bandwidth = DEFAULT_MAX_BANDWIDTH;
+static uint64_t downtime_limit_ms = DEFAULT_DOWNTIME_MS;
+
+static int64_t now_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
+
+static void set_status(MigrationStatus *where, MigrationStatus status)
+{
+    *where = status;
+    if (caps[MIGRATION_CAPABILITY_EVENTS]) {
+        qapi_event_send_migration(status);
+    }
+}
+
+static bool cancel_pipe_open(int p[2], Error **errp)
+{
+    if (p[0] >= 0) {
+        return true;
+    }
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        error_setg_errno(errp, errno, "cannot make a pipe");
+        return false;
+    }
+    return true;
+}
+
+static void cancel_pipe_close(int p[2])
+{
+    for (int i = 0; i < 2; i++) {
+        if (p[i] >= 0) {
+            close(p[i]);
+            p[i] = -1;
+        }
+    }
+}
+
+static void cancel_pipe_kick(int p[2])
+{
+    if (p[1] >= 0 && write(p[1], "x", 1) < 0) {
+        /* Already kicked: the pipe holds a byte. */
+    }
+}
+
+static bool out_active(void)
+{
+    switch (out.status) {
+    case MIGRATION_STATUS_SETUP:
+    case MIGRATION_STATUS_ACTIVE:
+    case MIGRATION_STATUS_PRE_SWITCHOVER:
+    case MIGRATION_STATUS_DEVICE:
+    case MIGRATION_STATUS_CANCELLING:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* --- outgoing -------------------------------------------------------- */
+
+/*
+ * After each RAM section: stop when cancelled, and keep what was sent
+ * since the window began within max-bandwidth (a token bucket holding at
+ * most one 100 ms slice of credit). A new max-bandwidth starts a new
+ * window.
+ */
+static bool out_throttle(void *opaque)
+{
+    MigrationState *m = opaque;
+
+    for (;;) {
+        uint64_t bw = __atomic_load_n(&max_bandwidth, __ATOMIC_RELAXED);
+        int64_t t = now_ns(), elapsed, wait_ns;
+        uint64_t sent, allowed;
+
+        if (__atomic_load_n(&m->cancel, __ATOMIC_ACQUIRE)) {
+            return false;
+        }
+        if (!bw) {
+            return true;        /* 0: no limit */
+        }
+        if (bw != m->window_bw) {
+            m->window_bw = bw;
+            m->slice_start_ns = t;
+            m->slice_start_bytes = m->stream->bytes;
+        }
+        elapsed = t - m->slice_start_ns;
+        sent = m->stream->bytes - m->slice_start_bytes;
+        allowed = (uint64_t)((double)bw * (elapsed + THROTTLE_SLICE_NS) /
+                             1e9);
+        if (sent <= allowed) {
+            return true;
+        }
+        wait_ns = (int64_t)((double)(sent - allowed) * 1e9 / bw);
+        g_usleep(MAX(MIN(wait_ns, THROTTLE_SLICE_NS) / 1000, 1000));
+    }
+}
+
+static void out_fail(MigrationState *m, const char *why)
+{
+    if (!m->error) {
+        m->error = g_strdup(why);
+    }
+}
+
+/* With the big lock held: wait for migrate-continue (or a cancel). */
+static void out_pause_before_switchover(MigrationState *m)
+{
+    set_status(&m->status, MIGRATION_STATUS_PRE_SWITCHOVER);
+    while (!m->continue_requested && !m->cancel) {
+        bql_cond_wait(&m->continue_cond);
+    }
+    m->continue_requested = false;
+}
+
+/* The last dirty pages, the state sections and the end marker. */
+static bool out_complete(MigrationState *m)
+{
+    Error *err = NULL;
+
+    set_status(&m->status, MIGRATION_STATUS_DEVICE);
+    ram_save_sync(&m->ram);
+    if (!ram_save_pass(m->stream, &m->ram, NULL, NULL)) {
+        out_fail(m, "writing RAM failed");
+        return false;
+    }
+    if (!savevm_save_state(m->stream, &err)) {
+        out_fail(m, error_get_pretty(err));
+        error_free(err);
+        return false;
+    }
+    if (!mig_section_write(m->stream, MIG_SEC_END, "", 0, 0, NULL, 0) ||
+        !mig_stream_flush(m->stream)) {
+        out_fail(m, "writing the end of the stream failed");
+        return false;
+    }
+    return true;
+}
+
+static gpointer out_thread(gpointer opaque)
+{
+    MigrationState *m = opaque;
+    bool ok;
+
+    bql_lock();
+    ok = mig_stream_write_header(m->stream) &&
+         ram_save_setup(m->stream, &m->ram);
+    m->setup_ns = now_ns() - m->start_ns;
+    if (ok) {
+        set_status(&m->status, MIGRATION_STATUS_ACTIVE);
+    }
+    bql_unlock();
+
+    m->slice_start_ns = now_ns();
+    m->slice_start_bytes = m->stream->bytes;
+    m->window_bw = max_bandwidth;
+    while (ok) {
+        int64_t pass_start = now_ns(), pass_ns;
+        uint64_t pass_bytes = m->stream->bytes, bw;
+        uint64_t pages = m->ram.normal + m->ram.duplicate;
+
+        bql_lock();
+        if (caps[MIGRATION_CAPABILITY_EVENTS]) {
+            qapi_event_send_migration_pass(m->ram.dirty_sync_count + 1);
+        }
+        bql_unlock();
+        ok = ram_save_pass(m->stream, &m->ram, out_throttle, m);
+        if (!ok) {
+            break;
+        }
+        bql_lock();
+        ram_save_sync(&m->ram);
+        bql_unlock();
+        pass_ns = MAX(now_ns() - pass_start, 1);
+        pass_bytes = m->stream->bytes - pass_bytes;
+        bw = (uint64_t)((double)pass_bytes * 1e9 / pass_ns);
+        bw = MAX(max_bandwidth ? MIN(bw, max_bandwidth) : bw, 1);
+        m->mbps = (double)pass_bytes * 8 * 1000 / pass_ns;
+        m->pages_per_second = (m->ram.normal + m->ram.duplicate - pages) *
+                              1000000000ull / pass_ns;
+        m->expected_downtime_ms = m->ram.remaining * 1000 / bw;
+        if ((uint64_t)m->expected_downtime_ms <= downtime_limit_ms) {
+            break;
+        }
+    }
+
+    bql_lock();
+    if (ok && !m->cancel) {
+        int64_t stop_ns = now_ns();
+
+        m->was_running = runstate_is_running();
+        vm_stop(RUN_STATE_FINISH_MIGRATE);
+        if (caps[MIGRATION_CAPABILITY_PAUSE_BEFORE_SWITCHOVER]) {
+            out_pause_before_switchover(m);
+        }
+        ok = !m->cancel && out_complete(m);
+        m->downtime_ms = (now_ns() - stop_ns) / 1000000;
+    } else {
+        ok = false;
+    }
+    ram_save_cleanup();
+    m->end_ns = now_ns();
+    /* The destination sees the end of the stream now, whatever happened. */
+    mig_channel_close(&m->ch);
+    if (ok) {
+        set_status(&m->status, MIGRATION_STATUS_COMPLETED);
+        runstate_set(RUN_STATE_POSTMIGRATE);
+    } else {
+        if (m->cancel) {
+            set_status(&m->status, MIGRATION_STATUS_CANCELLED);
+        } else {
+            out_fail(m, m->stream->error ? "writing to the destination "
+                     "failed" : "migration failed");
+            set_status(&m->status, MIGRATION_STATUS_FAILED);
+        }
+        if (m->was_running && runstate_get() == RUN_STATE_FINISH_MIGRATE) {
+            vm_start();
+        } else if (runstate_get() == RUN_STATE_FINISH_MIGRATE) {
+            runstate_set(RUN_STATE_PAUSED);
+        }
+    }
+    bql_unlock();
+    return NULL;
+}
+
+/* Join a finished thread and free what the last migration held. */
+static void out_reap(void)
+{
+    if (out.thread) {
+        bool locked = bql_locked();
+
+        if (locked) {
+            bql_unlock();
+        }
+        g_thread_join(out.thread);
+        if (locked) {
+            bql_lock();
+        }
+        out.thread = NULL;
+    }
+    mig_channel_close(&out.ch);
+    g_clear_pointer(&out.stream, g_free);
+    cancel_pipe_close(out.cancel_pipe);
+}
+
+bool qmp_migrate(const q_obj_migrate_arg *args, JsonNode **ret,
+                 Error **errp)
+{
+    if (args->has_resume && args->resume) {
+        error_setg(errp, "postcopy recovery is not supported");
+        return false;
+    }
+    if (out_active()) {
+        error_setg(errp, "There's a migration process in progress");
+        return false;
+    }
+    if (runstate_get() == RUN_STATE_INMIGRATE) {
+        error_setg(errp, "Guest is waiting for an incoming migration");
+        return false;
+    }
+    if (!savevm_check_migratable(errp)) {
+        return false;
+    }
+    out_reap();
+    g_clear_pointer(&out.error, g_free);
+    if (!cancel_pipe_open(out.cancel_pipe, errp)) {
+        return false;
+    }
+    mig_channel_init(&out.ch);
+    if (!mig_channel_connect(&out.ch, args->uri, errp)) {
+        cancel_pipe_close(out.cancel_pipe);
+        return false;
+    }
+    out.stream = g_new(MigStream, 1);
+    mig_stream_init(out.stream, out.ch.fd, out.cancel_pipe[0]);
+    out.cancel = false;
+    out.continue_requested = false;
+    out.start_ns = now_ns();
+    out.end_ns = 0;
+    out.downtime_ms = 0;
+    out.expected_downtime_ms = 0;
+    out.mbps = 0;
+    memset(&out.ram, 0, sizeof(out.ram));
+    set_status(&out.status, MIGRATION_STATUS_SETUP);
+    out.thread = g_thread_new("migration", out_thread, &out);
+    return true;
+}
+
+bool qmp_migrate_cancel(JsonNode **ret, Error **errp)
+{
+    if (!out_active()) {
+        return true;
+    }
+    __atomic_store_n(&out.cancel, true, __ATOMIC_RELEASE);
+    if (out.status != MIGRATION_STATUS_CANCELLING) {
+        set_status(&out.status, MIGRATION_STATUS_CANCELLING);
+    }
+    cancel_pipe_kick(out.cancel_pipe);
+    g_cond_broadcast(&out.continue_cond);
+    return true;
+}
+
+bool qmp_migrate_continue(const q_obj_migrate_continue_arg *args,
+                          JsonNode **ret, Error **errp)
+{
+    if (out.status != args->state) {
+        error_setg(errp, "Migration not in expected state: %s",
+                   MigrationStatus_lookup[out.status]);
+        return false;
+    }
+    out.continue_requested = true;
+    g_cond_broadcast(&out.continue_cond);
+    return true;
+}
+
+static MigrationStats *ram_stats(const RamStats *r, double mbps,
+                                 uint64_t pps)
+{
+    MigrationStats *s = g_new0(MigrationStats, 1);
+
+    s->transferred = r->transferred;
+    s->remaining = r->remaining;
+    s->total = r->total;
+    s->duplicate = r->duplicate;
+    s->normal = r->normal;
+    s->normal_bytes = r->normal * MIG_PAGE_SIZE;
+    s->dirty_pages_rate = r->dirty_pages_rate;
+    s->mbps = mbps;
+    s->dirty_sync_count = r->dirty_sync_count;
+    s->pages_per_second = pps;
+    return s;
+}
+
+bool qmp_query_migrate(JsonNode **ret, Error **errp)
+{
+    MigrationInfo *info = g_new0(MigrationInfo, 1);
+    MigrationStatus st = out.status;
+
+    if (st == MIGRATION_STATUS_NONE && in.status != MIGRATION_STATUS_NONE) {
+        info->has_status = true;
+        info->status = in.status;
+    } else if (st != MIGRATION_STATUS_NONE) {
+        info->has_status = true;
+        info->status = st;
+        if (st != MIGRATION_STATUS_SETUP) {
+            info->ram = ram_stats(&out.ram, out.mbps, out.pages_per_second);
+        }
+        info->has_total_time = true;
+        info->total_time = ((out.end_ns ? out.end_ns : now_ns()) -
+                            out.start_ns) / 1000000;
+        info->has_setup_time = true;
+        info->setup_time = out.setup_ns / 1000000;
+        if (st == MIGRATION_STATUS_COMPLETED) {
+            info->has_downtime = true;
+            info->downtime = out.downtime_ms;
+        } else if (out_active()) {
+            info->has_expected_downtime = true;
+            info->expected_downtime = out.expected_downtime_ms;
+        }
+        if (st == MIGRATION_STATUS_FAILED && out.error) {
+            info->error_desc = g_strdup(out.error);
+        }
+    }
+    *ret = qapi_out_MigrationInfo(info);
+    qapi_free_MigrationInfo(info);
+    return true;
+}
+
+/* --- capabilities and parameters ------------------------------------ */
+
+bool qmp_query_migrate_capabilities(JsonNode **ret, Error **errp)
+{
+    MigrationCapabilityStatusList *list = NULL;
+
+    for (int i = MIGRATION_CAPABILITY__MAX - 1; i >= 0; i--) {
+        MigrationCapabilityStatus *st = g_new0(MigrationCapabilityStatus, 1);
+        MigrationCapabilityStatusList *l = g_new0(
+            MigrationCapabilityStatusList, 1);
+
+        st->capability = i;
+        st->state = caps[i];
+        l->value = st;
+        l->next = list;
+        list = l;
+    }
+    *ret = qapi_out_MigrationCapabilityStatusList(list);
+    qapi_free_MigrationCapabilityStatusList(list);
+    return true;
+}
+
+bool qmp_migrate_set_capabilities(
+    const q_obj_migrate_set_capabilities_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    if (out_active()) {
+        error_setg(errp, "There's a migration process in progress");
+        return false;
+    }
+    for (const MigrationCapabilityStatusList *l = args->capabilities; l;
+         l = l->next) {
+        caps[l->value->capability] = l->value->state;
+    }
+    return true;
+}
+
+bool qmp_query_migrate_parameters(JsonNode **ret, Error **errp)
+{
+    MigrationParameters p = {
+        .has_max_bandwidth = true, .max_bandwidth = max_bandwidth,
+        .has_downtime_limit = true, .downtime_limit = downtime_limit_ms,
+    };
+
+    *ret = qapi_out_MigrationParameters(&p);
+    return true;
+}
+
+bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    if (args->has_downtime_limit && args->downtime_limit > MAX_DOWNTIME_MS) {
+        error_setg(errp, "Parameter 'downtime_limit' expects an integer in "
+                   "the range of 0 to %d milliseconds", MAX_DOWNTIME_MS);
+        return false;
+    }
+    if (args->has_max_bandwidth && args->max_bandwidth > SIZE_MAX) {
+        error_setg(errp, "Parameter 'max_bandwidth' expects an integer in "
+                   "the range of 0 to %zu bytes/second", SIZE_MAX);
+        return false;
+    }
+    if (args->has_downtime_limit) {
+        downtime_limit_ms = args->downtime_limit;
+    }
+    if (args->has_max_bandwidth) {
+        __atomic_store_n(&max_bandwidth, args->max_bandwidth,
+                         __ATOMIC_RELAXED);
+    }
+    return true;
+}
+
+/* --- incoming --------------------------------------------------------- */
+
+static gpointer in_thread(gpointer opaque)
+{
+    MigStream *s = g_new(MigStream, 1);
+    Error *err = NULL;
+    bool ok = mig_channel_accept(&in.ch, in.cancel_pipe[0], &err);
+
+    if (ok) {
+        bql_lock();
+        set_status(&in.status, MIGRATION_STATUS_ACTIVE);
+        bql_unlock();
+        mig_stream_init(s, in.ch.fd, in.cancel_pipe[0]);
+        ok = savevm_load_stream(s, &err);
+    }
+    bql_lock();
+    if (ok) {
+        set_status(&in.status, MIGRATION_STATUS_COMPLETED);
+        if (runstate_autostart()) {
+            vm_start();
+        } else {
+            runstate_set(RUN_STATE_PAUSED);
+        }
+    } else if (qemu_shutdown_requested() == SHUTDOWN_CAUSE_NONE) {
+        error_report("load of migration failed: %s", error_get_pretty(err));
+        set_status(&in.status, MIGRATION_STATUS_FAILED);
+        qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);
+    }
+    error_free(err);
+    bql_unlock();
+    g_free(s);
+    return NULL;
+}
+
+static bool in_start(const char *uri, Error **errp)
+{
+    if (!cancel_pipe_open(in.cancel_pipe, errp)) {
+        return false;
+    }
+    mig_channel_init(&in.ch);
+    if (!mig_channel_listen(&in.ch, uri, errp)) {
+        return false;
+    }
+    in.started = true;
+    in.deferred = false;
+    set_status(&in.status, MIGRATION_STATUS_SETUP);
+    in.thread = g_thread_new("migration-incoming", in_thread, NULL);
+    return true;
+}
+
+bool migration_incoming_start(const char *uri, bool autostart,
+                              Error **errp)
+{
+    runstate_set_autostart(autostart);
+    runstate_set(RUN_STATE_INMIGRATE);
+    return in_start(uri, errp);
+}
+
+void migration_incoming_defer(bool autostart)
+{
+    runstate_set_autostart(autostart);
+    in.deferred = true;
+    runstate_set(RUN_STATE_INMIGRATE);
+}
+
+bool qmp_migrate_incoming(const q_obj_migrate_incoming_arg *args,
+                          JsonNode **ret, Error **errp)
+{
+    if (!in.deferred) {
+        error_setg(errp, in.started ? "The incoming migration has already "
+                   "been started" : "'-incoming' was not specified on the "
+                   "command line");
+        return false;
+    }
+    return in_start(args->uri, errp);
+}
+
+void migration_cleanup(void)
+{
+    bool locked = bql_locked();
+
+    if (out.thread) {
+        __atomic_store_n(&out.cancel, true, __ATOMIC_RELEASE);
+        cancel_pipe_kick(out.cancel_pipe);
+        g_cond_broadcast(&out.continue_cond);
+    }
+    out_reap();
+    g_clear_pointer(&out.error, g_free);
+    if (in.thread) {
+        cancel_pipe_kick(in.cancel_pipe);
+        if (locked) {
+            bql_unlock();
+        }
+        g_thread_join(in.thread);
+        if (locked) {
+            bql_lock();
+        }
+        in.thread = NULL;
+    }
+    mig_channel_close(&in.ch);
+    cancel_pipe_close(in.cancel_pipe);
+    in.started = in.deferred = false;
+}

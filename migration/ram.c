@@ -1,0 +1,337 @@
+/*
+ * Precopy RAM: dirty logging of each registered region, pages sent as
+ * RAM sections (zero pages as markers), loaded back on the destination.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "migration/ram.h"
+#include "migration/ram-stream.h"
+#include "migration/vmstate.h"
+#include "system/memory.h"
+#include "qemu/timer.h"
+
+#define PAGES_PER_SECTION   256
+
+typedef struct RamRegion {
+    MemoryRegion *mr;
+    uint64_t pages;
+    uint64_t *todo;             /* source: pages still to send */
+    bool seen;                  /* destination: in the layout */
+} RamRegion;
+
+static GPtrArray *regions;      /* of RamRegion *, registration order */
+static int64_t last_sync_ns;
+
+void ram_migration_register(MemoryRegion *mr)
+{
+    RamRegion *r = g_new0(RamRegion, 1);
+
+    if (!regions) {
+        regions = g_ptr_array_new_with_free_func(g_free);
+    }
+    r->mr = mr;
+    r->pages = (mr->size + MIG_PAGE_SIZE - 1) / MIG_PAGE_SIZE;
+    g_ptr_array_add(regions, r);
+}
+
+void ram_migration_unregister(MemoryRegion *mr)
+{
+    for (guint i = 0; regions && i < regions->len; i++) {
+        RamRegion *r = g_ptr_array_index(regions, i);
+
+        if (r->mr == mr) {
+            g_free(r->todo);
+            g_ptr_array_remove_index(regions, i);
+            break;
+        }
+    }
+    if (regions && !regions->len) {
+        g_clear_pointer(&regions, g_ptr_array_unref);
+    }
+}
+
+static guint nregions(void)
+{
+    return regions ? regions->len : 0;
+}
+
+static RamRegion *region_at(guint i)
+{
+    return g_ptr_array_index(regions, i);
+}
+
+static uint64_t words(const RamRegion *r)
+{
+    return (r->pages + 63) / 64;
+}
+
+static bool page_is_zero(const uint8_t *p)
+{
+    const uint64_t *w = (const uint64_t *)p;
+
+    for (unsigned i = 0; i < MIG_PAGE_SIZE / 8; i += 4) {
+        if (w[i] | w[i + 1] | w[i + 2] | w[i + 3]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --- source -------------------------------------------------------------- */
+
+bool ram_save_setup(MigStream *s, RamStats *st)
+{
+    GByteArray *layout = g_byte_array_new();
+    bool ok;
+
+    memset(st, 0, sizeof(*st));
+    vmstate_put_le(layout, nregions(), 4);
+    for (guint i = 0; i < nregions(); i++) {
+        RamRegion *r = region_at(i);
+        size_t len = strlen(r->mr->name);
+
+        memory_region_set_log(r->mr, true);
+        g_free(memory_region_fetch_dirty_log(r->mr));
+        r->todo = g_new(uint64_t, words(r));
+        memset(r->todo, 0xff, words(r) * 8);
+        if (r->pages % 64) {
+            r->todo[words(r) - 1] = (1ull << (r->pages % 64)) - 1;
+        }
+        st->total += r->pages * MIG_PAGE_SIZE;
+        vmstate_put_le(layout, len, 1);
+        g_byte_array_append(layout, (const uint8_t *)r->mr->name, len);
+        vmstate_put_le(layout, r->mr->size, 8);
+    }
+    st->remaining = st->total;
+    last_sync_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    ok = mig_section_write(s, MIG_SEC_RAM_LAYOUT, "ram", 0, 1, layout->data,
+                           layout->len);
+    g_byte_array_free(layout, TRUE);
+    return ok;
+}
+
+void ram_save_sync(RamStats *st)
+{
+    uint64_t dirty = 0, remaining = 0;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+
+    for (guint i = 0; i < nregions(); i++) {
+        RamRegion *r = region_at(i);
+        uint64_t *bm = memory_region_fetch_dirty_log(r->mr);
+
+        for (uint64_t w = 0; w < words(r); w++) {
+            uint64_t bits = bm ? bm[w] : 0;
+
+            dirty += __builtin_popcountll(bits);
+            r->todo[w] |= bits;
+            remaining += __builtin_popcountll(r->todo[w]);
+        }
+        g_free(bm);
+    }
+    st->dirty_sync_count++;
+    if (now > last_sync_ns) {
+        st->dirty_pages_rate = dirty * NANOSECONDS_PER_SECOND /
+                               (uint64_t)(now - last_sync_ns);
+    }
+    last_sync_ns = now;
+    st->remaining = remaining * MIG_PAGE_SIZE;
+}
+
+/* Send the marked pages of r from page *next on, one section's worth. */
+static bool send_section(MigStream *s, RamRegion *r, uint64_t *next,
+                         RamStats *st, GByteArray *buf)
+{
+    unsigned n = 0;
+    bool ok;
+
+    g_byte_array_set_size(buf, 0);
+    for (; *next < r->pages && n < PAGES_PER_SECTION; (*next)++) {
+        uint64_t p = *next, bit = 1ull << (p % 64);
+        const uint8_t *host = r->mr->ram + p * MIG_PAGE_SIZE;
+
+        if (!(r->todo[p / 64] & bit)) {
+            if (!r->todo[p / 64] && p % 64 == 0) {
+                *next += 63;    /* a whole clean word */
+            }
+            continue;
+        }
+        __atomic_fetch_and(&r->todo[p / 64], ~bit, __ATOMIC_RELAXED);
+        if (page_is_zero(host)) {
+            vmstate_put_le(buf, p * MIG_PAGE_SIZE | MIG_PAGE_ZERO, 8);
+            st->duplicate++;
+        } else {
+            vmstate_put_le(buf, p * MIG_PAGE_SIZE | MIG_PAGE_NORMAL, 8);
+            g_byte_array_append(buf, host, MIG_PAGE_SIZE);
+            st->normal++;
+        }
+        n++;
+    }
+    if (!n) {
+        return true;
+    }
+    ok = mig_section_write(s, MIG_SEC_RAM, r->mr->name, 0, 1, buf->data,
+                           buf->len);
+    st->transferred += buf->len;
+    st->remaining -= MIN(st->remaining, (uint64_t)n * MIG_PAGE_SIZE);
+    return ok;
+}
+
+bool ram_save_pass(MigStream *s, RamStats *st,
+                   bool (*throttle)(void *opaque), void *opaque)
+{
+    GByteArray *buf = g_byte_array_sized_new(PAGES_PER_SECTION *
+                                             (MIG_PAGE_SIZE + 8));
+    bool ok = true;
+
+    for (guint i = 0; ok && i < nregions(); i++) {
+        RamRegion *r = region_at(i);
+        uint64_t next = 0;
+
+        while (ok && next < r->pages) {
+            ok = send_section(s, r, &next, st, buf) &&
+                 (!throttle || throttle(opaque));
+        }
+    }
+    g_byte_array_free(buf, TRUE);
+    return ok;
+}
+
+void ram_save_cleanup(void)
+{
+    for (guint i = 0; i < nregions(); i++) {
+        RamRegion *r = region_at(i);
+
+        memory_region_set_log(r->mr, false);
+        g_clear_pointer(&r->todo, g_free);
+    }
+}
+
+/* --- destination --------------------------------------------------------- */
+
+static RamRegion *find_region(const char *name, size_t len)
+{
+    for (guint i = 0; i < nregions(); i++) {
+        RamRegion *r = region_at(i);
+
+        if (strlen(r->mr->name) == len && !memcmp(r->mr->name, name, len)) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+void ram_load_begin(void)
+{
+    for (guint i = 0; i < nregions(); i++) {
+        region_at(i)->seen = false;
+    }
+}
+
+bool ram_load_layout(const MigSection *sec, Error **errp)
+{
+    VMStateReader rd = { .data = sec->payload, .len = sec->len };
+    uint64_t count, len, size;
+
+    if (!vmstate_get_le(&rd, 4, &count)) {
+        goto short_layout;
+    }
+    if (count != nregions()) {
+        error_setg(errp, "the stream has %" PRIu64 " RAM regions, this "
+                   "machine %u", count, nregions());
+        return false;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        const char *name;
+        RamRegion *r;
+
+        if (!vmstate_get_le(&rd, 1, &len) || rd.len - rd.pos < len) {
+            goto short_layout;
+        }
+        name = (const char *)rd.data + rd.pos;
+        rd.pos += len;
+        if (!vmstate_get_le(&rd, 8, &size)) {
+            goto short_layout;
+        }
+        r = find_region(name, len);
+        if (!r) {
+            error_setg(errp, "RAM region '%.*s' of the stream does not exist "
+                       "here", (int)len, name);
+            return false;
+        }
+        if (size != r->mr->size) {
+            error_setg(errp, "RAM region '%s' has %" PRIu64 " bytes in the "
+                       "stream, %" PRIu64 " here", r->mr->name, size,
+                       r->mr->size);
+            return false;
+        }
+        r->seen = true;
+    }
+    if (rd.pos == rd.len) {
+        return true;
+    }
+short_layout:
+    error_setg(errp, "the RAM layout section is malformed");
+    return false;
+}
+
+bool ram_load_pages(const MigSection *sec, Error **errp)
+{
+    VMStateReader rd = { .data = sec->payload, .len = sec->len };
+    RamRegion *r = find_region(sec->name, strlen(sec->name));
+
+    if (!r || !r->seen) {
+        error_setg(errp, "RAM section for region '%s', which the layout did "
+                   "not describe", sec->name);
+        return false;
+    }
+    while (rd.pos < rd.len) {
+        uint64_t word, offset, flags;
+        uint8_t *host;
+
+        if (!vmstate_get_le(&rd, 8, &word)) {
+            goto bad;
+        }
+        offset = word & ~MIG_PAGE_FLAGS;
+        flags = word & MIG_PAGE_FLAGS;
+        if (offset % MIG_PAGE_SIZE || r->mr->size < MIG_PAGE_SIZE ||
+            offset > r->mr->size - MIG_PAGE_SIZE) {
+            error_setg(errp, "RAM region '%s': page offset %#" PRIx64
+                       " is outside its %#" PRIx64 " bytes", r->mr->name,
+                       offset, r->mr->size);
+            return false;
+        }
+        host = r->mr->ram + offset;
+        if (flags == MIG_PAGE_ZERO) {
+            /* Reading a never-touched page does not allocate it. */
+            if (!page_is_zero(host)) {
+                memset(host, 0, MIG_PAGE_SIZE);
+            }
+        } else if (flags == MIG_PAGE_NORMAL) {
+            if (rd.len - rd.pos < MIG_PAGE_SIZE) {
+                goto bad;
+            }
+            memcpy(host, rd.data + rd.pos, MIG_PAGE_SIZE);
+            rd.pos += MIG_PAGE_SIZE;
+        } else {
+            error_setg(errp, "RAM region '%s': page %#" PRIx64 " has unknown "
+                       "flags %#" PRIx64, r->mr->name, offset, flags);
+            return false;
+        }
+    }
+    return true;
+bad:
+    error_setg(errp, "RAM region '%s': a page is cut short", r->mr->name);
+    return false;
+}
+
+bool ram_load_complete(Error **errp)
+{
+    for (guint i = 0; i < nregions(); i++) {
+        if (!region_at(i)->seen) {
+            error_setg(errp, "the stream has no RAM layout");
+            return false;
+        }
+    }
+    return true;
+}

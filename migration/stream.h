@@ -1,0 +1,89 @@
+/*
+ * The migration stream: a buffered channel over one file descriptor
+ * (socket, pipe or file) and the framing of our format.
+ *
+ *   stream   = magic "XMIG" (4 bytes), u32 version, section*, end
+ *   section  = u8 kind, u8 name length, name, u32 instance, u32 version,
+ *              u32 payload length, payload, u32 CRC32C of everything from
+ *              kind to the payload's last byte
+ *   end      = a section of kind MIG_SEC_END, name "", no payload
+ * All integers are little-endian. Kinds:
+ *   RAM_LAYOUT  name "ram": u32 count, then per RAM region
+ *               u8 name length, name, u64 size
+ *   RAM         name: the region; pages, each u64 (offset | flags), then
+ *               4096 bytes for a normal page, nothing for a zero page
+ *   STATE       name: the device type (or "cpu", "timers"), instance:
+ *               its index among those of the type, version: its table's;
+ *               payload: migration/vmstate.c's encoding
+ * Reads and writes wait on the descriptor and on a cancel pipe, so a
+ * cancel or the process's exit can always stop a blocked transfer.
+ */
+#ifndef MIGRATION_STREAM_H
+#define MIGRATION_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "qemu/error.h"
+
+#define MIG_MAGIC           "XMIG"
+#define MIG_VERSION         1
+#define MIG_QEMU_MAGIC      "QEVM"      /* QEMU's own streams */
+#define MIG_PAGE_SIZE       4096u
+#define MIG_PAGE_ZERO       0x1ull      /* flags in a page's offset word */
+#define MIG_PAGE_NORMAL     0x2ull
+#define MIG_PAGE_FLAGS      0xfffull
+#define MIG_SECTION_MAX     (64u << 20) /* largest payload the loader takes */
+
+enum {
+    MIG_SEC_RAM_LAYOUT = 1,
+    MIG_SEC_RAM = 2,
+    MIG_SEC_STATE = 3,
+    MIG_SEC_END = 0xff,
+};
+
+typedef struct MigStream {
+    int fd;
+    int cancel_fd;              /* readable once cancelled; -1: none */
+    uint8_t buf[65536];
+    size_t len, pos;            /* buffered bytes (write: len used) */
+    uint64_t bytes;             /* transferred so far */
+    bool error;                 /* a write or read failed */
+    bool eof;
+} MigStream;
+
+void mig_stream_init(MigStream *s, int fd, int cancel_fd);
+bool mig_stream_write(MigStream *s, const void *data, size_t len);
+bool mig_stream_flush(MigStream *s);
+/* Exactly len bytes, false on end of input, error or cancel. */
+bool mig_stream_read(MigStream *s, void *data, size_t len);
+
+uint32_t mig_crc32c(uint32_t crc, const void *data, size_t len);
+
+/* Append one whole section (header, payload, checksum) to s. */
+bool mig_section_write(MigStream *s, uint8_t kind, const char *name,
+                       uint32_t instance, uint32_t version,
+                       const void *payload, size_t len);
+bool mig_stream_write_header(MigStream *s);
+
+typedef struct MigSection {
+    uint8_t kind;
+    char name[256];
+    uint32_t instance, version;
+    uint8_t *payload;           /* g_free it */
+    uint32_t len;
+} MigSection;
+
+/* The header: "this is not a migration stream" etc. */
+bool mig_stream_read_header(MigStream *s, Error **errp);
+/*
+ * The next section, its checksum verified. index counts sections for
+ * the messages; prev names the last good one.
+ */
+bool mig_section_read(MigStream *s, MigSection *sec, unsigned index,
+                      const char *prev, Error **errp);
+
+#endif

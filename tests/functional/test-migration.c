@@ -1,0 +1,819 @@
+/*
+ * Live migration between two of our processes under tcg, with the guest
+ * kit's "migrate" program (a running checksum of 16 MiB it keeps
+ * rewriting, LAPIC and PIT ticks, a line per scan):
+ *   /migration/unix    -incoming defer + migrate-incoming, the events
+ *                      capability, pause-before-switchover + migrate-continue
+ *   /migration/tcp     -incoming tcp:, a bandwidth limit the guest's
+ *                      dirtying needs several passes under
+ *   /migration/exec    migrate "exec:cat > F", -incoming "exec:cat F"
+ *   /migration/file    migrate file:F, -incoming file:F
+ *   /migration/fd      a socket pair both processes inherit; the destination
+ *                      has -S: paused once loaded, running after cont
+ *   /migration/cancel  migrate_cancel: the source runs on, the destination
+ *                      refuses the cut stream and exits 1
+ *   /migration/kvm-refused  under KVM migrate says the vCPUs cannot migrate
+ *   /migration/linux   Debian's Linux migrated mid-boot finishes its boot
+ *                      on the destination and powers off (exit 0)
+ *   /migration/bad-streams  a stream cut at every section boundary, a bit
+ *                      flip, a future version, a field out of range, a
+ *                      random file and QEMU 7.2's own stream: each refused
+ *                      with one line, exit status 1, RAM torn down
+ * In each good case the scans continue on the destination with the next
+ * number and a sound checksum, the ticks keep counting, and the source
+ * exits 0 after quit with its teardown logged (-d guest_ram).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "config-host.h"
+#include "qemu-vm.h"
+
+#define QEMU72 "/usr/bin/qemu-system-x86_64"
+#define MIG_TIMEOUT_S 60
+
+static char *tmpdir;
+static char *guest;
+
+/* extra: space-separated words; incoming: one word (it may hold spaces). */
+static QemuVm *start_vm_incoming(const char *mem, const char *extra,
+                                 const char *incoming)
+{
+    char *words = g_strdup_printf("-M pc -accel tcg -m %s -display none "
+                                  "-nodefaults -d guest_ram %s", mem, extra);
+    GPtrArray *args = vm_args_new(words);
+    QemuVm *vm;
+
+    vm_args_add(args, "-kernel");
+    vm_args_add(args, guest);
+    if (incoming) {
+        vm_args_add(args, "-incoming");
+        vm_args_add(args, incoming);
+    }
+    vm = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    g_free(words);
+    return vm;
+}
+
+static QemuVm *start_vm(const char *mem, const char *extra)
+{
+    return start_vm_incoming(mem, extra, NULL);
+}
+
+static JsonObject *qmp_return_object(QemuVm *vm, const char *cmd)
+{
+    JsonNode *r = vm_qmp_return(vm, cmd);
+    JsonObject *o = json_object_ref(json_node_get_object(r));
+
+    json_node_unref(r);
+    return o;
+}
+
+static void qmp_ok(QemuVm *vm, const char *json)
+{
+    JsonNode *r = vm_qmp(vm, "%s", json);
+
+    if (!json_object_has_member(json_node_get_object(r), "return")) {
+        g_error("%s failed: %s", json, json_to_string(r, FALSE));
+    }
+    json_node_unref(r);
+}
+
+/* query-migrate's status, g_free it. */
+static char *migrate_status(QemuVm *vm)
+{
+    JsonObject *o = qmp_return_object(vm, "query-migrate");
+    char *st = g_strdup(json_object_get_string_member_with_default(
+                        o, "status", "none"));
+
+    json_object_unref(o);
+    return st;
+}
+
+static bool wait_migrate_status(QemuVm *vm, const char *want)
+{
+    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
+        char *st = migrate_status(vm);
+        bool done = !strcmp(st, want);
+
+        if (!done && (!strcmp(st, "failed") || !strcmp(st, "cancelled")) &&
+            strcmp(want, st)) {
+            g_printerr("migration ended %s\n", st);
+            g_free(st);
+            return false;
+        }
+        g_free(st);
+        if (done) {
+            return true;
+        }
+        g_usleep(50 * 1000);
+    }
+    return false;
+}
+
+static bool wait_run_status(QemuVm *vm, const char *want)
+{
+    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
+        char *st = vm_status(vm);
+        bool done = !strcmp(st, want);
+
+        g_free(st);
+        if (done) {
+            return true;
+        }
+        g_usleep(50 * 1000);
+    }
+    return false;
+}
+
+/*
+ * The scans in src's output then dst's must count 1, 2, 3... without a
+ * gap or a repeat (a line may be cut by the switch-over: the halves join),
+ * with no BAD, and the ticks must keep growing.
+ */
+static void check_continuity(const char *src, const char *dst,
+                             unsigned min_dst_scans)
+{
+    char *all = g_strconcat(src, dst, NULL);
+    char **lines = g_strsplit(all, "\n", -1);
+    unsigned next = 1, last_lapic = 0, last_pit = 0, scans_dst = 0;
+    size_t src_len = strlen(src), pos = 0;
+
+    g_assert_null(strstr(all, "BAD"));
+    for (char **l = lines; *l; l++) {
+        unsigned n, lapic, pit;
+
+        if (sscanf(*l, "migrate: scan %u ok lapic=%u pit=%u", &n, &lapic,
+                   &pit) == 3) {
+            g_assert_cmpuint(n, ==, next);
+            g_assert_cmpuint(lapic, >=, last_lapic);
+            g_assert_cmpuint(pit, >=, last_pit);
+            next++;
+            last_lapic = lapic;
+            last_pit = pit;
+            if (pos >= src_len) {
+                scans_dst++;
+            }
+        }
+        pos += strlen(*l) + 1;
+    }
+    g_assert_cmpuint(scans_dst, >=, min_dst_scans);
+    g_assert_cmpuint(last_lapic, >, 0);
+    g_assert_cmpuint(last_pit, >, 0);
+    g_strfreev(lines);
+    g_free(all);
+}
+
+static void check_ram_stats(QemuVm *src, uint64_t total)
+{
+    JsonObject *o = qmp_return_object(src, "query-migrate");
+    JsonObject *ram = json_object_get_object_member(o, "ram");
+
+    g_assert_cmpstr(json_object_get_string_member(o, "status"), ==,
+                    "completed");
+    g_assert_cmpint(json_object_get_int_member(ram, "total"), ==, total);
+    g_assert_cmpint(json_object_get_int_member(ram, "remaining"), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(ram, "normal"), >, 4096);
+    g_assert_cmpint(json_object_get_int_member(ram, "duplicate"), >, 0);
+    g_assert_cmpint(json_object_get_int_member(ram, "transferred"), >=,
+                    json_object_get_int_member(ram, "normal-bytes"));
+    g_assert_cmpint(json_object_get_int_member(ram, "dirty-sync-count"), >=,
+                    2);
+    g_assert_true(json_object_has_member(o, "downtime"));
+    g_assert_true(json_object_has_member(o, "total-time"));
+    g_test_message("ram: %" G_GINT64_FORMAT " bytes, %" G_GINT64_FORMAT
+                   " zero pages, %" G_GINT64_FORMAT " syncs, total %"
+                   G_GINT64_FORMAT " ms, downtime %" G_GINT64_FORMAT " ms",
+                   json_object_get_int_member(ram, "transferred"),
+                   json_object_get_int_member(ram, "duplicate"),
+                   json_object_get_int_member(ram, "dirty-sync-count"),
+                   json_object_get_int_member(o, "total-time"),
+                   json_object_get_int_member(o, "downtime"));
+    json_object_unref(o);
+}
+
+/* quit: status 0, and the teardown of guest RAM was logged. */
+static void quit_with_teardown(QemuVm *vm)
+{
+    vm_quit(vm);
+    g_assert_nonnull(strstr(vm_stderr(vm), "guest_ram: 'pc.ram'"));
+}
+
+/* After the switch-over: the destination goes on, the source is done. */
+static void finish(QemuVm *src, QemuVm *dst)
+{
+    char *s, *d;
+    unsigned have;
+
+    g_assert_true(wait_run_status(dst, "running"));
+    {
+        char *st = vm_status(src);
+
+        g_assert_cmpstr(st, ==, "postmigrate");
+        g_free(st);
+    }
+    check_ram_stats(src, 128 << 20);
+    s = vm_serial(src);
+    have = vm_serial_count(dst, " ok ");
+    g_assert_true(vm_wait_serial(dst, " ok ", have + 3));
+    d = vm_serial(dst);
+    check_continuity(s, d, 3);
+    g_free(s);
+    g_free(d);
+    quit_with_teardown(src);
+    quit_with_teardown(dst);
+    vm_free(src);
+    vm_free(dst);
+}
+
+static void wait_scans(QemuVm *vm, unsigned n)
+{
+    g_assert_true(vm_wait_serial(vm, " ok ", n));
+}
+
+static void test_unix(void)
+{
+    char *sock = g_build_filename(tmpdir, "mig.sock", NULL);
+    QemuVm *src, *dst;
+    JsonNode *caps;
+    char *cmd, *text;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    dst = start_vm("128M", "-incoming defer");
+    {
+        char *st = vm_status(dst);
+
+        g_assert_cmpstr(st, ==, "inmigrate");
+        g_free(st);
+    }
+    cmd = g_strdup_printf("{\"execute\": \"migrate-incoming\", \"arguments\":"
+                          " {\"uri\": \"unix:%s\"}}", sock);
+    qmp_ok(dst, cmd);
+    src = start_vm("128M", "");
+    wait_scans(src, 3);
+    qmp_ok(src, "{\"execute\": \"migrate-set-capabilities\", \"arguments\": "
+           "{\"capabilities\": [{\"capability\": \"events\", \"state\": true},"
+           " {\"capability\": \"pause-before-switchover\", \"state\": true}]}}");
+    caps = vm_qmp_return(src, "query-migrate-capabilities");
+    text = json_to_string(caps, FALSE);
+    g_assert_nonnull(strstr(text, "{\"capability\":\"events\",\"state\":"
+                            "true}"));
+    g_assert_nonnull(strstr(text, "{\"capability\":\"postcopy-ram\","
+                            "\"state\":false}"));
+    g_free(text);
+    json_node_unref(caps);
+    g_free(cmd);
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"unix:%s\"}}", sock);
+    qmp_ok(src, cmd);
+    g_assert_true(vm_wait_event(src, "MIGRATION_PASS"));
+    g_assert_true(wait_migrate_status(src, "pre-switchover"));
+    {
+        char *st = vm_status(src);
+
+        g_assert_cmpstr(st, ==, "finish-migrate");
+        g_free(st);
+    }
+    qmp_ok(src, "{\"execute\": \"migrate-continue\", \"arguments\": "
+           "{\"state\": \"pre-switchover\"}}");
+    g_assert_true(wait_migrate_status(src, "completed"));
+    g_assert_true(vm_wait_event(src, "MIGRATION"));
+    finish(src, dst);
+    g_free(cmd);
+    g_free(sock);
+}
+
+/* A TCP port nobody listens on now. */
+static int free_port(void)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+    g_assert_cmpint(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), ==, 0);
+    g_assert_cmpint(getsockname(fd, (struct sockaddr *)&sa, &len), ==, 0);
+    port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
+}
+
+static void test_tcp(void)
+{
+    int port = free_port();
+    char *extra, *cmd;
+    QemuVm *src, *dst;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    extra = g_strdup_printf("-incoming tcp:127.0.0.1:%d", port);
+    dst = start_vm("128M", extra);
+    src = start_vm("128M", "");
+    wait_scans(src, 3);
+    /* 64 MiB/s: the first pass alone takes 0.5 s of the guest's dirtying. */
+    qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
+           "{\"max-bandwidth\": 67108864, \"downtime-limit\": 300}}");
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"tcp:127.0.0.1:%d\"}}", port);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    finish(src, dst);
+    g_free(cmd);
+    g_free(extra);
+}
+
+/* Source first (to a file or a command), then the destination reads it. */
+static void test_via_file(const char *out_uri, const char *in_uri)
+{
+    char *cmd;
+    QemuVm *src, *dst;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    src = start_vm("128M", "");
+    wait_scans(src, 3);
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"%s\"}}", out_uri);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    dst = start_vm_incoming("128M", "", in_uri);
+    finish(src, dst);
+    g_free(cmd);
+}
+
+static void test_exec(void)
+{
+    char *f = g_build_filename(tmpdir, "exec.mig", NULL);
+    char *out = g_strdup_printf("exec:cat > %s", f);
+    char *in = g_strdup_printf("exec:cat %s", f);
+
+    test_via_file(out, in);
+    g_unlink(f);
+    g_free(in);
+    g_free(out);
+    g_free(f);
+}
+
+static void test_file(void)
+{
+    char *f = g_build_filename(tmpdir, "file.mig", NULL);
+    char *uri = g_strdup_printf("file:%s", f);
+
+    test_via_file(uri, uri);
+    g_unlink(f);
+    g_free(uri);
+    g_free(f);
+}
+
+/*
+ * fd: both ends of a socket pair the processes inherit; the destination
+ * has -S, so it pauses once loaded and runs on cont.
+ */
+static void test_fd(void)
+{
+    int sv[2];
+    char *in, *cmd;
+    QemuVm *src, *dst;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
+    in = g_strdup_printf("fd:%d", sv[1]);
+    dst = start_vm_incoming("128M", "-S", in);
+    src = start_vm("128M", "");
+    close(sv[1]);
+    wait_scans(src, 3);
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"fd:%d\"}}", sv[0]);
+    qmp_ok(src, cmd);
+    close(sv[0]);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    g_assert_true(wait_run_status(dst, "paused"));
+    qmp_ok(dst, "{\"execute\": \"cont\"}");
+    finish(src, dst);
+    g_free(cmd);
+    g_free(in);
+}
+
+/* Under KVM the vCPUs have no table yet: migrate says so. */
+static void test_kvm_refused(void)
+{
+    QemuVm *vm;
+    JsonNode *r;
+    char *text;
+
+    if (!vm_require_accel("kvm") || !guest) {
+        return;
+    }
+    vm = vm_startf(VM_QMP, "-M pc -accel kvm -m 64M -display none "
+                   "-nodefaults -S -kernel %s", guest);
+    r = vm_qmp(vm, "{\"execute\": \"migrate\", \"arguments\": "
+               "{\"uri\": \"exec:cat > /dev/null\"}}");
+    text = json_to_string(r, FALSE);
+    g_assert_nonnull(strstr(text, "cannot migrate"));
+    g_free(text);
+    json_node_unref(r);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
+static void test_cancel(void)
+{
+    char *sock = g_build_filename(tmpdir, "cancel.sock", NULL);
+    char *extra = g_strdup_printf("-incoming unix:%s", sock);
+    char *cmd, *st;
+    unsigned have;
+    QemuVm *src, *dst;
+    int status;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    dst = start_vm("128M", extra);
+    src = start_vm("128M", "");
+    wait_scans(src, 2);
+    qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
+           "{\"max-bandwidth\": 1048576}}");
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"unix:%s\"}}", sock);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_status(src, "active"));
+    g_usleep(500 * 1000);
+    {
+        /* 1 MiB/s: at most a slice and a section (1 MiB) ahead. */
+        JsonObject *o = qmp_return_object(src, "query-migrate");
+        JsonObject *ram = json_object_get_object_member(o, "ram");
+        int64_t ms = json_object_get_int_member(o, "total-time");
+        int64_t sent = json_object_get_int_member(ram, "transferred");
+
+        g_test_message("%" G_GINT64_FORMAT " bytes in %" G_GINT64_FORMAT
+                       " ms at 1 MiB/s", sent, ms);
+        g_assert_cmpint(sent, >, 0);
+        g_assert_cmpint(sent, <=, ms * 1048576 / 1000 + 2 * 1048576);
+        json_object_unref(o);
+    }
+    qmp_ok(src, "{\"execute\": \"migrate_cancel\"}");
+    g_assert_true(wait_migrate_status(src, "cancelled"));
+    st = vm_status(src);
+    g_assert_cmpstr(st, ==, "running");
+    g_free(st);
+    have = vm_serial_count(src, " ok ");
+    g_assert_true(vm_wait_serial(src, " ok ", have + 2));
+    status = vm_wait(dst, 30);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_nonnull(strstr(vm_stderr(dst), "qemu-system-x86_64: load of "
+                            "migration failed: the stream ends inside "));
+    g_assert_nonnull(strstr(vm_stderr(dst), "guest_ram: 'pc.ram'"));
+    quit_with_teardown(src);
+    vm_free(src);
+    vm_free(dst);
+    g_free(cmd);
+    g_free(extra);
+    g_free(sock);
+}
+
+/*
+ * Debian's Linux (the guest kit's bzImage and busybox initramfs) migrated
+ * mid-boot, once its console has printed 100 lines (timers, interrupts
+ * and the initramfs unpacking under way): the destination carries on
+ * from there, without starting over, to init's poweroff, and exits 0.
+ */
+static void test_linux(void)
+{
+    char *sock = g_build_filename(tmpdir, "linux.sock", NULL);
+    char *kernel = vm_require_linux_guest("bzImage");
+    char *initrd = kernel ? vm_require_linux_guest("initramfs.cpio") : NULL;
+    char *words, *in, *cmd, *out;
+    GPtrArray *args;
+    QemuVm *src, *dst;
+    int status;
+
+    if (HAVE_SANITIZERS) {
+        /* Measured: no console line within 180 s under ASan + UBSan. */
+        g_test_skip("Linux boots too slowly under the sanitizers' tcg; the "
+                    "guest-kit cases cover migration there");
+        kernel = NULL;
+    }
+    if (!initrd || !vm_require_accel("tcg") || HAVE_SANITIZERS) {
+        g_free(initrd);
+        g_free(kernel);
+        g_free(sock);
+        return;
+    }
+    words = g_strdup_printf("-M pc -accel tcg -m 256M -display none "
+                            "-no-reboot -d guest_ram -kernel %s -initrd %s",
+                            kernel, initrd);
+    in = g_strdup_printf("unix:%s", sock);
+    args = vm_args_new(words);
+    vm_args_add(args, "-append");
+    vm_args_add(args, "console=ttyS0 panic=-1");
+    vm_args_add(args, "-incoming");
+    vm_args_add(args, in);
+    dst = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    args = vm_args_new(words);
+    vm_args_add(args, "-append");
+    vm_args_add(args, "console=ttyS0 panic=-1");
+    src = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    /* The console starts late under tcg (later still with sanitizers). */
+    for (unsigned i = 0; i < vm_linux_boot_timeout_s(180) * 10 &&
+         vm_serial_count(src, "\n") < 100; i++) {
+        g_usleep(100 * 1000);
+    }
+    g_test_message("migrating after %u lines", vm_serial_count(src, "\n"));
+    g_assert_cmpuint(vm_serial_count(src, "\n"), >=, 100);
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"%s\"}}", in);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    status = vm_wait(dst, vm_linux_boot_timeout_s(120));
+    out = vm_serial(dst);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) || !strstr(out,
+                                                             "Power down")) {
+        g_test_message("destination serial:\n%s\nstderr:\n%s", out,
+                       vm_stderr(dst));
+    }
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_nonnull(strstr(out, "init: poweroff"));
+    g_assert_nonnull(strstr(out, "reboot: Power down"));
+    g_assert_null(strstr(out, "Linux version"));
+    g_assert_nonnull(strstr(vm_stderr(dst), "guest_ram: 'pc.ram'"));
+    quit_with_teardown(src);
+    vm_free(src);
+    vm_free(dst);
+    g_free(out);
+    g_free(cmd);
+    g_free(in);
+    g_free(words);
+    g_free(initrd);
+    g_free(kernel);
+    g_free(sock);
+}
+
+/* --- bad streams -------------------------------------------------------- */
+
+static uint32_t crc32c(const uint8_t *p, size_t len)
+{
+    uint32_t crc = ~0u;
+
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+        }
+    }
+    return ~crc;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Run a destination on file f: exit status 1, one line, RAM torn down. */
+static void expect_refused(const char *f, const char *what)
+{
+    GPtrArray *args = vm_args_new("-M pc -accel tcg -m 32M -display none "
+                                  "-nodefaults -d guest_ram -kernel");
+    char *incoming = g_strdup_printf("file:%s", f);
+    char **lines;
+    VmRun r;
+
+    vm_args_add(args, guest);
+    vm_args_add(args, "-incoming");
+    vm_args_add(args, incoming);
+    r = vm_run(args, 0, 30);
+    g_assert_true(WIFEXITED(r.status));
+    g_assert_cmpint(WEXITSTATUS(r.status), ==, 1);
+    lines = g_strsplit(r.err, "\n", -1);
+    g_assert_true(g_str_has_prefix(lines[0], "qemu-system-x86_64: load of "
+                                   "migration failed: "));
+    if (what && !strstr(lines[0], what)) {
+        g_error("'%s' does not say '%s'", lines[0], what);
+    }
+    g_assert_true(g_str_has_prefix(lines[1], "guest_ram: 'pc.ram'"));
+    g_strfreev(lines);
+    vm_run_free(&r);
+    g_ptr_array_unref(args);
+    g_free(incoming);
+}
+
+static void write_file(const char *f, const void *data, size_t len)
+{
+    GError *err = NULL;
+
+    g_assert_true(g_file_set_contents(f, data, len, &err));
+}
+
+/* A good stream of a paused 32 MiB machine. */
+static GBytes *good_stream(void)
+{
+    char *f = g_build_filename(tmpdir, "good.mig", NULL);
+    char *cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                                "{\"uri\": \"file:%s\"}}", f);
+    QemuVm *src = start_vm("32M", "");
+    gchar *data;
+    gsize len;
+
+    wait_scans(src, 1);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_status(src, "completed"));
+    vm_quit(src);
+    vm_free(src);
+    g_assert_true(g_file_get_contents(f, &data, &len, NULL));
+    g_unlink(f);
+    g_free(cmd);
+    g_free(f);
+    return g_bytes_new_take(data, len);
+}
+
+/* QEMU 7.2's stream of a paused machine, or NULL without it. */
+static GBytes *qemu72_stream(void)
+{
+    char *f = g_build_filename(tmpdir, "qemu72.mig", NULL);
+    char *cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                                "{\"uri\": \"exec:cat > %s\"}}", f);
+    const char *saved = g_getenv("QTEST_QEMU_BINARY");
+    char *saved_copy = g_strdup(saved);
+    QemuVm *vm;
+    gchar *data;
+    gsize len;
+
+    if (!g_file_test(QEMU72, G_FILE_TEST_IS_EXECUTABLE)) {
+        return NULL;
+    }
+    g_setenv("QTEST_QEMU_BINARY", QEMU72, TRUE);
+    vm = vm_startf(VM_QMP, "-M pc -accel tcg -m 32M -display none "
+                   "-nodefaults -S");
+    if (saved_copy) {
+        g_setenv("QTEST_QEMU_BINARY", saved_copy, TRUE);
+    } else {
+        g_unsetenv("QTEST_QEMU_BINARY");
+    }
+    qmp_ok(vm, cmd);
+    g_assert_true(wait_migrate_status(vm, "completed"));
+    vm_quit(vm);
+    vm_free(vm);
+    g_assert_true(g_file_get_contents(f, &data, &len, NULL));
+    g_unlink(f);
+    g_free(cmd);
+    g_free(f);
+    g_free(saved_copy);
+    return g_bytes_new_take(data, len);
+}
+
+/* Offsets where sections start (the last is the end marker's). */
+static GArray *section_offsets(const uint8_t *p, size_t len)
+{
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(size_t));
+    size_t off = 8;
+
+    while (off < len) {
+        size_t name_len = p[off + 1];
+        uint32_t plen = le32(p + off + 2 + name_len + 8);
+
+        g_array_append_val(a, off);
+        off += 2 + name_len + 12 + plen + 4;
+    }
+    g_assert_cmpuint(off, ==, len);
+    return a;
+}
+
+/* The offset of state section name's payload and its length. */
+static size_t find_state(const uint8_t *p, GArray *offs, const char *name,
+                         uint32_t *plen)
+{
+    for (guint i = 0; i < offs->len; i++) {
+        size_t off = g_array_index(offs, size_t, i);
+        size_t name_len = p[off + 1];
+
+        if (p[off] == 3 && name_len == strlen(name) &&
+            !memcmp(p + off + 2, name, name_len)) {
+            *plen = le32(p + off + 2 + name_len + 8);
+            return off;
+        }
+    }
+    g_assert_not_reached();
+}
+
+static void test_bad_streams(void)
+{
+    char *f = g_build_filename(tmpdir, "bad.mig", NULL);
+    GBytes *good, *qemu;
+    const uint8_t *p;
+    uint8_t *copy;
+    size_t len, off, name_len;
+    uint32_t plen, crc;
+    GArray *offs;
+
+    if (!vm_require_accel("tcg") || !guest) {
+        return;
+    }
+    good = good_stream();
+    p = g_bytes_get_data(good, &len);
+    offs = section_offsets(p, len);
+    g_test_message("%u sections, %zu bytes", offs->len, len);
+    /* Cut at every section boundary, and inside the header. */
+    write_file(f, p, 5);
+    expect_refused(f, "the stream ends before its header");
+    for (guint i = 0; i < offs->len; i++) {
+        write_file(f, p, g_array_index(offs, size_t, i));
+        expect_refused(f, "before its end marker");
+    }
+    /* One bit flipped in the middle of a RAM section's payload. */
+    copy = g_memdup2(p, len);
+    off = g_array_index(offs, size_t, offs->len / 3);
+    copy[off + 40] ^= 0x10;
+    write_file(f, copy, len);
+    expect_refused(f, "is corrupt: checksum");
+    g_free(copy);
+    /* A stream from a future version. */
+    copy = g_memdup2(p, len);
+    copy[4] = 2;
+    write_file(f, copy, len);
+    expect_refused(f, "stream version 2 is newer than this release's 1");
+    g_free(copy);
+    /* The PIT's channel 0 in mode 7, with a checksum that fits. */
+    copy = g_memdup2(p, len);
+    off = find_state(copy, offs, "isa-pit", &plen);
+    name_len = copy[off + 1];
+    copy[off + 2 + name_len + 12] = 7;
+    crc = crc32c(copy + off, 2 + name_len + 12 + plen);
+    for (int i = 0; i < 4; i++) {
+        copy[off + 2 + name_len + 12 + plen + i] = crc >> (8 * i);
+    }
+    write_file(f, copy, len);
+    expect_refused(f, "isa-pit instance 0: field 'ch[0].mode': value 7 is "
+                   "out of range 0..5");
+    g_free(copy);
+    /* Random bytes. */
+    copy = g_malloc(4096);
+    for (int i = 0; i < 4096; i++) {
+        copy[i] = g_test_rand_int_range(0, 256);
+    }
+    copy[0] = 'R';
+    write_file(f, copy, 4096);
+    expect_refused(f, "not a migration stream");
+    g_free(copy);
+    /* QEMU 7.2's stream. */
+    qemu = qemu72_stream();
+    if (qemu) {
+        const uint8_t *q = g_bytes_get_data(qemu, &len);
+
+        g_assert_cmpmem(q, 4, "QEVM", 4);
+        write_file(f, q, len);
+        expect_refused(f, "this is a QEMU migration stream (magic QEVM)");
+        g_bytes_unref(qemu);
+    } else {
+        g_test_message("no %s: QEMU 7.2's stream not checked", QEMU72);
+    }
+    g_array_free(offs, TRUE);
+    g_bytes_unref(good);
+    g_unlink(f);
+    g_free(f);
+}
+
+int main(int argc, char **argv)
+{
+    int ret;
+
+    g_test_init(&argc, &argv, NULL);
+    tmpdir = g_dir_make_tmp("test-migration-XXXXXX", NULL);
+    guest = vm_guest_kit("migrate.elf");
+    if (!guest) {
+        g_test_message("the guest kit's migrate.elf was not built");
+    }
+    g_test_add_func("/migration/unix", test_unix);
+    g_test_add_func("/migration/tcp", test_tcp);
+    g_test_add_func("/migration/exec", test_exec);
+    g_test_add_func("/migration/file", test_file);
+    g_test_add_func("/migration/fd", test_fd);
+    g_test_add_func("/migration/cancel", test_cancel);
+    g_test_add_func("/migration/kvm-refused", test_kvm_refused);
+    g_test_add_func("/migration/linux", test_linux);
+    g_test_add_func("/migration/bad-streams", test_bad_streams);
+    ret = g_test_run();
+    g_rmdir(tmpdir);
+    g_free(tmpdir);
+    g_free(guest);
+    return ret;
+}
