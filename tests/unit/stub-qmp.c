@@ -102,3 +102,17 @@ bool qmp_query_block(JsonNode **ret, Error **errp)
     *ret = empty_list();
     return true;
 }
+
+bool qmp_balloon(const q_obj_balloon_arg *args, JsonNode **ret, Error **errp)
+{
+    error_set(errp, ERROR_CLASS_DEVICE_NOT_ACTIVE,
+              "No balloon device has been activated");
+    return false;
+}
+
+bool qmp_query_balloon(JsonNode **ret, Error **errp)
+{
+    error_set(errp, ERROR_CLASS_DEVICE_NOT_ACTIVE,
+              "No balloon device has been activated");
+    return false;
+}
