@@ -67,7 +67,11 @@ typedef struct VirtIOBalloonPCI {
     int64_t stats_last_update;          /* wall-clock seconds, 0: never */
     VirtQueueElement *stats_elem;       /* the driver's buffer, held */
     QEMUTimer *stats_timer;
-    /* Test and -d figures: bytes given back since realize. */
+    /* BALLOON_CHANGE, at most one a second (as QEMU's monitor sends it). */
+    QEMUTimer *event_timer;             /* the end of the current second */
+    bool event_pending;
+    int64_t event_actual;               /* the latest held back */
+    /* Bytes given back since realize. */
     uint64_t discarded;
 } VirtIOBalloonPCI;
 
@@ -287,6 +291,38 @@ static void balloon_handle_stats(VirtIODevice *vdev, VirtQueue *vq)
     balloon_stats_arm(s);
 }
 
+/* --- BALLOON_CHANGE: the first at once, the latest of a second after it --- */
+
+#define BALLOON_EVENT_PERIOD_NS 1000000000ll
+
+static void balloon_event_period(VirtIOBalloonPCI *s)
+{
+    timer_mod(s->event_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+              BALLOON_EVENT_PERIOD_NS);
+}
+
+static void balloon_event_flush(void *opaque)
+{
+    VirtIOBalloonPCI *s = opaque;
+
+    if (s->event_pending) {
+        s->event_pending = false;
+        qapi_event_send_balloon_change(s->event_actual);
+        balloon_event_period(s);
+    }
+}
+
+static void balloon_event(VirtIOBalloonPCI *s, int64_t actual)
+{
+    if (timer_pending(s->event_timer)) {
+        s->event_pending = true;
+        s->event_actual = actual;
+        return;
+    }
+    qapi_event_send_balloon_change(actual);
+    balloon_event_period(s);
+}
+
 /* --- config, reset --- */
 
 static void balloon_get_config(VirtIODevice *vdev, uint8_t *config)
@@ -312,7 +348,7 @@ static void balloon_set_config(VirtIODevice *vdev, const uint8_t *config)
         uint64_t given = (uint64_t)actual << BALLOON_PFN_SHIFT;
 
         s->actual = actual;
-        qapi_event_send_balloon_change(given < ram ? ram - given : 0);
+        balloon_event(s, given < ram ? ram - given : 0);
     }
 }
 
@@ -462,9 +498,11 @@ static bool virtio_balloon_pci_realize(PCIDevice *d, Error **errp)
     }
     balloon_stats_clear(s);
     s->stats_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, balloon_stats_poll, s);
+    s->event_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, balloon_event_flush, s);
     if (!virtio_pci_realize(&s->proxy, BALLOON_VECTORS, errp)) {
+        timer_free(s->event_timer);
         timer_free(s->stats_timer);
-        s->stats_timer = NULL;
+        s->event_timer = s->stats_timer = NULL;
         virtio_cleanup(vdev);
         return false;
     }
@@ -480,8 +518,9 @@ static void virtio_balloon_pci_exit(PCIDevice *d)
         the_balloon = NULL;
     }
     balloon_reset(&s->proxy.vdev);
+    timer_free(s->event_timer);
     timer_free(s->stats_timer);
-    s->stats_timer = NULL;
+    s->event_timer = s->stats_timer = NULL;
     virtio_pci_exit(&s->proxy);
 }
 

@@ -282,6 +282,22 @@ static void test_target_and_actual(void)
     json_node_unref(ev);
     g_assert_cmpuint(qvirtio_config_readl(&r.dev, 4), ==, 1000);
     g_assert_cmpint(query_actual(&r), ==, (RAM_MB << 20) - 1000 * 4096ll);
+    /*
+     * At most one event a second: a change within it is held back and
+     * sent (the latest) when the second is over.
+     */
+    qvirtio_config_writel(&r.dev, 4, 2000);
+    qvirtio_config_writel(&r.dev, 4, 3000);
+    g_assert_cmpint(query_actual(&r), ==, (RAM_MB << 20) - 3000 * 4096ll);
+    qtest_clock_step(r.s, 999000000ll);
+    rep = qtest_qmp(r.s, "{\"execute\": \"query-balloon\"}");
+    json_node_unref(rep);
+    qtest_clock_step(r.s, 2000000ll);
+    ev = qtest_qmp_eventwait_ref(r.s, "BALLOON_CHANGE");
+    g_assert_cmpint(json_object_get_int_member(qdict_get_qdict(ev, "data"),
+                                               "actual"), ==,
+                    (RAM_MB << 20) - 3000 * 4096ll);
+    json_node_unref(ev);
     /* num_pages is the device's: a driver write does not change it. */
     qvirtio_config_writel(&r.dev, 0, 77);
     g_assert_cmpuint(qvirtio_config_readl(&r.dev, 0), ==, 0);
