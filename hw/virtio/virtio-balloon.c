@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hw/boards.h"
+#include "hw/virtio/virtio-balloon.h"
 #include "hw/virtio/virtio-pci.h"
 #include "monitor/monitor.h"
 #include "qapi/qapi-commands.h"
@@ -86,42 +87,42 @@ static uint64_t balloon_ram_size(void)
 }
 
 /*
- * Give [addr, addr + len) of guest RAM back. The range must lie in one
- * RAM block (the caller's runs do); a block with larger pages
- * (hugetlbfs) loses only the pages the range covers whole.
+ * Give [host, host + len) of guest RAM back; returns the bytes that
+ * went. The range must lie in one RAM block (the callers' runs do); a
+ * block with larger pages (hugetlbfs) loses only the pages the range
+ * covers whole.
  */
-static void balloon_discard(VirtIOBalloonPCI *s, void *host, uint64_t len)
+static uint64_t balloon_discard(void *host, uint64_t len)
 {
     Error *err = NULL;
     uint64_t off, start, end;
     RAMBlock *rb = ram_block_from_host(host, &off);
 
     if (!rb || len > rb->size - off) {
-        return;
+        return 0;
     }
     start = (off + rb->page_size - 1) / rb->page_size * rb->page_size;
     end = (off + len) / rb->page_size * rb->page_size;
     if (start >= end) {
-        return;
+        return 0;
     }
     if (!ram_block_discard_range(rb, start, end - start, &err)) {
         qemu_log_mask(LOG_GUEST_ERROR, "virtio-balloon: %s\n",
                       error_get_pretty(err));
         error_free(err);
-        return;
+        return 0;
     }
-    s->discarded += end - start;
+    return end - start;
 }
 
 /*
  * The host page of pfn, or NULL (logged) when it is not guest RAM: the
  * guest may name any number, so each is looked up before use.
  */
-static uint8_t *balloon_pfn_host(VirtIOBalloonPCI *s, uint32_t pfn)
+static uint8_t *balloon_pfn_host(AddressSpace *as, uint32_t pfn)
 {
     uint64_t gpa = (uint64_t)pfn << BALLOON_PFN_SHIFT, off;
-    uint8_t *host = address_space_ram_ptr(s->proxy.vdev.as, gpa,
-                                          BALLOON_PAGE_SIZE);
+    uint8_t *host = address_space_ram_ptr(as, gpa, BALLOON_PAGE_SIZE);
 
     if (!host || !ram_block_from_host(host, &off)) {
         qemu_log_mask(LOG_GUEST_ERROR, "virtio-balloon: PFN 0x%x (0x%"
@@ -131,17 +132,19 @@ static uint8_t *balloon_pfn_host(VirtIOBalloonPCI *s, uint32_t pfn)
     return host;
 }
 
-/*
- * One inflate or deflate element: a list of le32 PFNs in its readable
- * buffers. Inflated pages are discarded in runs of host-contiguous
- * pages; deflated ones need nothing (they fault back in when touched).
- */
-static void balloon_page_list(VirtIOBalloonPCI *s, VirtQueueElement *elem,
-                              bool inflate)
+static bool same_block(const void *a, const void *b)
+{
+    uint64_t off;
+
+    return ram_block_from_host(a, &off) == ram_block_from_host(b, &off);
+}
+
+uint64_t virtio_balloon_page_list(AddressSpace *as,
+                                  const VirtQueueElement *elem, bool inflate)
 {
     size_t total = 0, off;
     uint8_t *run = NULL;
-    uint64_t run_len = 0;
+    uint64_t run_len = 0, done = 0;
 
     for (unsigned i = 0; i < elem->out_num; i++) {
         total += elem->out[i].len;
@@ -155,25 +158,40 @@ static void balloon_page_list(VirtIOBalloonPCI *s, VirtQueueElement *elem,
         uint8_t *host;
 
         virtqueue_buf_to(elem->out, elem->out_num, off, &pfn, 4);
-        host = balloon_pfn_host(s, GUINT32_FROM_LE(pfn));
+        host = balloon_pfn_host(as, GUINT32_FROM_LE(pfn));
         if (!host || !inflate) {
             continue;
         }
-        if (run && host == run + run_len &&
-            ram_block_from_host(host, &(uint64_t){ 0 }) ==
-            ram_block_from_host(run, &(uint64_t){ 0 })) {
+        if (run && host == run + run_len && same_block(host, run)) {
             run_len += BALLOON_PAGE_SIZE;
             continue;
         }
         if (run) {
-            balloon_discard(s, run, run_len);
+            done += balloon_discard(run, run_len);
         }
         run = host;
         run_len = BALLOON_PAGE_SIZE;
     }
     if (run) {
-        balloon_discard(s, run, run_len);
+        done += balloon_discard(run, run_len);
     }
+    return done;
+}
+
+uint64_t virtio_balloon_report(const VirtQueueElement *elem)
+{
+    uint64_t done = 0;
+
+    if (elem->out_num) {
+        qemu_log_mask(LOG_GUEST_ERROR, "virtio-balloon: free page report "
+                      "with device-readable buffers; ignored\n");
+    }
+    for (unsigned i = 0; i < elem->in_num; i++) {
+        if (elem->in[i].len) {
+            done += balloon_discard(elem->in[i].host, elem->in[i].len);
+        }
+    }
+    return done;
 }
 
 static void balloon_handle_pages(VirtIODevice *vdev, VirtQueue *vq)
@@ -185,7 +203,7 @@ static void balloon_handle_pages(VirtIODevice *vdev, VirtQueue *vq)
     bool pushed = false;
 
     while ((elem = virtqueue_pop(vq))) {
-        balloon_page_list(s, elem, inflate);
+        s->discarded += virtio_balloon_page_list(vdev->as, elem, inflate);
         virtqueue_push(vq, elem, 0);
         pushed = true;
     }
@@ -202,15 +220,7 @@ static void balloon_handle_report(VirtIODevice *vdev, VirtQueue *vq)
     bool pushed = false;
 
     while ((elem = virtqueue_pop(vq))) {
-        if (elem->out_num) {
-            qemu_log_mask(LOG_GUEST_ERROR, "virtio-balloon: free page "
-                          "report with device-readable buffers; ignored\n");
-        }
-        for (unsigned i = 0; i < elem->in_num; i++) {
-            if (elem->in[i].len) {
-                balloon_discard(s, elem->in[i].host, elem->in[i].len);
-            }
-        }
+        s->discarded += virtio_balloon_report(elem);
         virtqueue_push(vq, elem, 0);
         pushed = true;
     }
