@@ -135,25 +135,40 @@ RAMBlock *ram_block_from_host(const void *host, uint64_t *offset)
  * them. Without MLOCK_ONFAULT (old kernel, -Dmcl_onfault=disabled) it
  * is locked again whole, which faults in zeroed pages: the lock holds,
  * but the memory stays, as in QEMU.
+ *
+ * The first time, the whole block is made lock-on-fault (mlock2 on
+ * pages already locked keeps them resident and locked): otherwise each
+ * discarded run would become a VMA of its own between fully locked
+ * neighbours, and a balloon's scattered pages would split the mapping
+ * towards vm.max_map_count (8192 scattered pages made 16384 VMAs).
+ * With the same flags on both sides, the kernel merges them back.
  */
-static int discard_locked(uint8_t *p, size_t len, int advice)
+static int discard_locked(RAMBlock *rb, uint8_t *p, size_t len, int advice)
 {
     int ret = 0, relock;
 
+    if (!rb->lock_on_fault) {
+        ret = os_mlock_range_on_fault(rb->host, rb->size);
+        if (ret < 0 && ret != -EOPNOTSUPP) {
+            return ret;
+        }
+        rb->lock_on_fault = ret == 0;
+        ret = 0;
+    }
     if (munlock(p, len) < 0) {
         return -errno;
     }
     if (madvise(p, len, advice) < 0) {
         ret = -errno;
     }
-    relock = os_mlock_range_on_fault(p, len);
+    relock = rb->lock_on_fault ? os_mlock_range_on_fault(p, len) : -EOPNOTSUPP;
     if (relock == -EOPNOTSUPP) {
         relock = mlock(p, len) < 0 ? -errno : 0;
     }
     return ret ? ret : relock;
 }
 
-static int discard_mapping(uint8_t *p, size_t len, int advice)
+static int discard_mapping(RAMBlock *rb, uint8_t *p, size_t len, int advice)
 {
     if (madvise(p, len, advice) == 0) {
         return 0;
@@ -161,7 +176,7 @@ static int discard_mapping(uint8_t *p, size_t len, int advice)
     if (errno != EINVAL || !should_mlock(mlock_state)) {
         return -errno;
     }
-    return discard_locked(p, len, advice);
+    return discard_locked(rb, p, len, advice);
 }
 
 bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
@@ -197,10 +212,10 @@ bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
             return true;
         }
 #endif
-        ret = discard_mapping(p, len, MADV_REMOVE);
+        ret = discard_mapping(rb, p, len, MADV_REMOVE);
     } else {
         /* Anonymous or a private copy of a file: drop our copy. */
-        ret = discard_mapping(p, len, MADV_DONTNEED);
+        ret = discard_mapping(rb, p, len, MADV_DONTNEED);
     }
     if (ret < 0) {
         error_setg_errno(errp, -ret, "cannot discard [0x%" G_GINT64_MODIFIER

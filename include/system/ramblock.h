@@ -30,6 +30,8 @@ typedef struct RAMBlock {
     size_t page_size;           /* host page size, or the hugepage size */
     int fd;                     /* -1 for anonymous memory */
     uint32_t flags;
+    /* Made lock-on-fault by a discard under mem-lock (physmem.c). */
+    bool lock_on_fault;
 } RAMBlock;
 
 /* What ram_block_discard_at_exit() does with a block's contents. */

@@ -46,6 +46,19 @@ static uint64_t status_kib(const char *key)
     return v;
 }
 
+static unsigned map_count(void)
+{
+    char *text = NULL;
+    unsigned n = 0;
+
+    g_assert_true(g_file_get_contents("/proc/self/maps", &text, NULL, NULL));
+    for (const char *c = text; *c; c++) {
+        n += *c == '\n';
+    }
+    g_free(text);
+    return n;
+}
+
 static bool all_zero(const uint8_t *p, size_t len)
 {
     for (size_t i = 0; i < len; i += 4096) {
@@ -206,6 +219,19 @@ static void locked_child(bool on_fault, int report_fd)
         g_assert_cmpuint(status_kib("VmRSS"), >=,
                          DISCARD_LEN / 1024 * 9 / 10);
         g_assert_cmpuint(status_kib("VmLck"), ==, lck_before);
+    }
+    /*
+     * A balloon's pages are scattered: every other page discarded must
+     * not split the mapping into a VMA per page (vm.max_map_count).
+     */
+    {
+        unsigned maps = map_count();
+        Error *err = NULL;
+
+        for (uint64_t off = 0; off < 16 * MiB; off += 8192) {
+            g_assert_true(ram_block_discard_range(rb, off, 4096, &err));
+        }
+        g_assert_cmpuint(map_count(), <, maps + 8);
     }
     ram_block_free(rb);
     _exit(0);
