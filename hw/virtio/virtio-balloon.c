@@ -30,8 +30,6 @@
 #include "qemu/timer.h"
 #include "system/ramblock.h"
 
-#define VIRTIO_ID_BALLOON               5
-
 #define VIRTIO_BALLOON_F_STATS_VQ       1
 #define VIRTIO_BALLOON_F_DEFLATE_ON_OOM 2
 #define VIRTIO_BALLOON_F_REPORTING      5
@@ -72,8 +70,6 @@ typedef struct VirtIOBalloonPCI {
     QEMUTimer *event_timer;             /* the end of the current second */
     bool event_pending;
     int64_t event_actual;               /* the latest held back */
-    /* Bytes given back since realize. */
-    uint64_t discarded;
 } VirtIOBalloonPCI;
 
 /* The one active balloon (QEMU allows one handler too). */
@@ -194,33 +190,20 @@ uint64_t virtio_balloon_report(const VirtQueueElement *elem)
     return done;
 }
 
+/* Inflate, deflate and free page reporting: the guest's pages back. */
 static void balloon_handle_pages(VirtIODevice *vdev, VirtQueue *vq)
 {
-    VirtIOBalloonPCI *s = vdev->opaque;
-    bool inflate = vq == &vdev->vq[BALLOON_Q_INFLATE];
-    VirtQueueElement *elem;
-
-    bool pushed = false;
-
-    while ((elem = virtqueue_pop(vq))) {
-        s->discarded += virtio_balloon_page_list(vdev->as, elem, inflate);
-        virtqueue_push(vq, elem, 0);
-        pushed = true;
-    }
-    if (pushed) {
-        virtio_notify(vdev, vq);
-    }
-}
-
-/* Free page reporting: each writable buffer is a free range. */
-static void balloon_handle_report(VirtIODevice *vdev, VirtQueue *vq)
-{
-    VirtIOBalloonPCI *s = vdev->opaque;
+    unsigned q = vq - vdev->vq;
     VirtQueueElement *elem;
     bool pushed = false;
 
     while ((elem = virtqueue_pop(vq))) {
-        s->discarded += virtio_balloon_report(elem);
+        if (q == BALLOON_Q_REPORTING) {
+            virtio_balloon_report(elem);
+        } else {
+            virtio_balloon_page_list(vdev->as, elem,
+                                     q == BALLOON_Q_INFLATE);
+        }
         virtqueue_push(vq, elem, 0);
         pushed = true;
     }
@@ -504,7 +487,7 @@ static bool virtio_balloon_pci_realize(PCIDevice *d, Error **errp)
                      balloon_handle_stats);
     if (s->free_page_reporting) {
         virtio_add_queue(vdev, BALLOON_Q_REPORTING, BALLOON_QUEUE_SIZE,
-                         balloon_handle_report);
+                         balloon_handle_pages);
     }
     balloon_stats_clear(s);
     s->stats_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, balloon_stats_poll, s);

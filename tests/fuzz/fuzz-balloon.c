@@ -45,7 +45,7 @@ static const MemoryRegionOps mmio_ops = {
 };
 
 static const VirtioDeviceOps fuzz_ops = {
-    .device_id = 5,
+    .device_id = VIRTIO_ID_BALLOON,
 };
 
 static void handle(VirtIODevice *vdev, VirtQueue *vq)
