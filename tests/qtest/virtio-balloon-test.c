@@ -346,6 +346,20 @@ static void test_target_and_actual(void)
                                                "actual"), ==,
                     (RAM_MB << 20) - 3000 * 4096ll);
     json_node_unref(ev);
+    /* HMP: sizes in MiB. */
+    {
+        g_autofree char *info = qtest_hmp(r.s, "info balloon");
+        g_autofree char *set = qtest_hmp(r.s, "balloon 200");
+        g_autofree char *bad = qtest_hmp(r.s, "balloon x");
+
+        g_assert_cmpstr(info, ==, "balloon: actual=244\r\n");
+        g_assert_cmpstr(set, ==, "");
+        g_assert_cmpuint(qvirtio_config_readl(&r.dev, 0), ==,
+                         (RAM_MB - 200) << 8);
+        g_assert_cmpstr(bad, ==, "invalid char 'x' in expression\r\n"
+                        "Try \"help balloon\" for more information\r\n");
+        g_free(qtest_hmp(r.s, "balloon %d", 1 << 20));  /* all of it */
+    }
     /* num_pages is the device's: a driver write does not change it. */
     qvirtio_config_writel(&r.dev, 0, 77);
     g_assert_cmpuint(qvirtio_config_readl(&r.dev, 0), ==, 0);
@@ -370,6 +384,12 @@ static void test_no_balloon(void)
         g_assert_cmpstr(json_object_get_string_member(err, "desc"), ==,
                         "No balloon device has been activated");
         json_node_unref(rep);
+    }
+    {
+        g_autofree char *out = qtest_hmp(s, "info balloon");
+
+        g_assert_cmpstr(out, ==, "Error: No balloon device has been "
+                        "activated\r\n");
     }
     qtest_quit(s);
 }
