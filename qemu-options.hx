@@ -352,7 +352,7 @@ Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
 `isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`, `pci-testdev`,
-`edu`, `virtio-rng-pci`, `virtio-blk-pci` (virtio devices are modern only:
+`edu`, `virtio-rng-pci`, `virtio-blk-pci`, `virtio-balloon-pci` (virtio devices are modern only:
 `disable-legacy=on` is implied); an unknown driver is an error. PCI devices go on `pci.0` (`bus=pci.0`) at
 `addr=SLOT[.FN]` (hex; default: the first free slot), and
 `multifunction=on` on function 0 lets other functions share its slot,

@@ -94,6 +94,67 @@ static void hmp_system_powerdown(GString *out, const char *args)
     hmp_simple(out, "system_powerdown");
 }
 
+/* Why an HMP size argument is not a number, in QEMU's words; or NULL. */
+static char *hmp_number_error(const char *cmd, const char *a,
+                              const char *end)
+{
+    if (!*a) {
+        return g_strdup("unexpected end of expression");
+    }
+    if (end == a) {
+        return g_strdup_printf("invalid char '%c' in expression", *a);
+    }
+    if (*end) {
+        return g_strdup_printf("%s: extraneous characters at the end of "
+                               "line", cmd);
+    }
+    return NULL;
+}
+
+/* "balloon TARGET": the guest's new size in MiB (QEMU's HMP unit). */
+static void hmp_balloon(GString *out, const char *args)
+{
+    g_autofree char *a = g_strstrip(g_strdup(args ? args : ""));
+    g_autofree char *why = NULL;
+    JsonObject *qargs;
+    JsonNode *ret = NULL;
+    Error *err = NULL;
+    char *end;
+    gint64 mib = g_ascii_strtoll(a, &end, 10);
+
+    why = hmp_number_error("balloon", a, end);
+    if (!why && (mib > G_MAXINT64 >> 20 || mib < -(G_MAXINT64 >> 20))) {
+        why = g_strdup("number too large");
+    }
+    if (why) {
+        g_string_append_printf(out, "%s\nTry \"help balloon\" for more "
+                               "information\n", why);
+        return;
+    }
+    qargs = json_object_new();
+    json_object_set_int_member(qargs, "value", mib * 1024 * 1024);
+    if (!qmp_run_command("balloon", qargs, &ret, &err)) {
+        hmp_error(out, err);
+    }
+    json_object_unref(qargs);
+    if (ret) {
+        json_node_unref(ret);
+    }
+}
+
+static void hmp_info_balloon(GString *out, const char *args)
+{
+    JsonNode *ret = hmp_qmp(out, "query-balloon");
+
+    if (!ret) {
+        return;
+    }
+    g_string_append_printf(out, "balloon: actual=%" G_GINT64_FORMAT "\n",
+                           json_object_get_int_member(
+                               json_node_get_object(ret), "actual") >> 20);
+    json_node_unref(ret);
+}
+
 static void hmp_info_status(GString *out, const char *args)
 {
     JsonNode *ret = hmp_qmp(out, "query-status");
@@ -287,6 +348,7 @@ static void hmp_info_registers(GString *out, const char *args)
 }
 
 static const HmpCommand hmp_info_cmds[] = {
+    { "balloon", "", "show balloon information", hmp_info_balloon },
     { "chardev", "", "show the character devices", hmp_info_chardev },
     { "mtree", "", "show memory tree", hmp_info_mtree },
     { "pci", "", "show PCI info", hmp_info_pci },
@@ -300,6 +362,8 @@ static const HmpCommand hmp_info_cmds[] = {
 };
 
 static const HmpCommand hmp_cmds[] = {
+    { "balloon", "target", "request VM to change its memory allocation (in MB)",
+      hmp_balloon },
     { "cont|c", "", "resume emulation", hmp_cont },
     { "help|?", "[cmd]", "show the help", hmp_help },
     { "info", "[subcommand]",

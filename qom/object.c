@@ -402,6 +402,10 @@ bool object_property_parse(void *state, const Property *props,
         error_setg(errp, "Property '%s.%s' not found", owner_type, name);
         return false;
     }
+    if (p->get && !p->set) {
+        error_setg(errp, "Property '%s.%s' is read-only", owner_type, name);
+        return false;
+    }
     f = field(state, p);
     switch (p->type) {
     case PROP_TYPE_BOOL:
@@ -460,7 +464,8 @@ GPtrArray *object_property_list(Object *obj)
     for (const Property *p = obj->props; p && p->name; p++) {
         info = g_new0(ObjectPropertyDesc, 1);
         info->name = p->name;
-        info->type = g_strdup(prop_type_name(p->type));
+        info->type = g_strdup(p->type_name ? p->type_name
+                                            : prop_type_name(p->type));
         info->description = p->description;
         g_ptr_array_add(list, info);
     }
@@ -489,6 +494,9 @@ JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
         }
         error_setg(errp, "Property '%s' not found", name);
         return NULL;
+    }
+    if (p->get) {
+        return p->get(obj->state, errp);
     }
     f = field(obj->state, p);
     node = json_node_new(JSON_NODE_VALUE);
@@ -539,11 +547,18 @@ bool object_property_set(Object *obj, const char *name, JsonNode *value,
         }
         return false;
     }
+    if (p->get && !p->set) {
+        error_setg(errp, "Property '%s.%s' is not writable", obj->type, name);
+        return false;
+    }
     if (!p->runtime) {
         error_setg(errp, "Attempt to set property '%s' on device '%s' "
                    "(type '%s') after it was realized", name, obj->name,
                    obj->type);
         return false;
+    }
+    if (p->set) {
+        return p->set(obj->state, value, errp);
     }
     if (!JSON_NODE_HOLDS_VALUE(value)) {
         goto bad_type;

@@ -44,6 +44,19 @@ int os_mlock(bool on_fault)
     return 0;
 }
 
+int os_mlock_range_on_fault(void *addr, size_t len)
+{
+#if HAVE_MLOCK_ONFAULT
+    if (mlock2(addr, len, MLOCK_ONFAULT) < 0) {
+        /* Linux before 4.4 has no mlock2 (ENOSYS) or rejects the flag. */
+        return (errno == ENOSYS || errno == EINVAL) ? -EOPNOTSUPP : -errno;
+    }
+    return 0;
+#else
+    return -EOPNOTSUPP;
+#endif
+}
+
 char *os_mlock_explain(int err)
 {
     struct rlimit rl;

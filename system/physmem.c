@@ -14,12 +14,16 @@
 #include "qemu/log.h"
 #include "system/os-posix.h"
 #include "system/ramblock.h"
+#include "system/system.h"
 
 /*
  * Reserve size + align bytes of address space, then map the block at
  * the first align boundary inside and give back the rest. Hugetlbfs
  * needs its mappings on a hugepage boundary; DAX devices want more.
  */
+/* Every mapped block: a guest address's host pointer leads to its block. */
+static GPtrArray *ram_blocks;
+
 static void *ram_mmap(int fd, uint64_t size, uint64_t align, uint32_t flags)
 {
     int prot = PROT_READ | ((flags & RAM_READONLY) ? 0 : PROT_WRITE);
@@ -101,7 +105,125 @@ RAMBlock *ram_block_new(const char *name, int fd, uint64_t size,
     rb->page_size = page_size;
     rb->fd = fd;
     rb->flags = flags;
+    if (!ram_blocks) {
+        ram_blocks = g_ptr_array_new();
+    }
+    g_ptr_array_add(ram_blocks, rb);
     return rb;
+}
+
+RAMBlock *ram_block_from_host(const void *host, uint64_t *offset)
+{
+    const uint8_t *p = host;
+
+    for (guint i = 0; ram_blocks && i < ram_blocks->len; i++) {
+        RAMBlock *rb = g_ptr_array_index(ram_blocks, i);
+
+        if (rb->host && p >= rb->host && p < rb->host + rb->size) {
+            *offset = p - rb->host;
+            return rb;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * madvise() refuses a locked range (EINVAL: the VMA is VM_LOCKED, as
+ * every mapping is under mlockall). So under mem-lock the range is
+ * unlocked, advised, and locked again with MLOCK_ONFAULT: its pages
+ * leave the process now and are locked again only as the guest touches
+ * them. Without MLOCK_ONFAULT (old kernel, -Dmcl_onfault=disabled) it
+ * is locked again whole, which faults in zeroed pages: the lock holds,
+ * but the memory stays, as in QEMU.
+ *
+ * The first time, the whole block is made lock-on-fault (mlock2 on
+ * pages already locked keeps them resident and locked): otherwise each
+ * discarded run would become a VMA of its own between fully locked
+ * neighbours, and a balloon's scattered pages would split the mapping
+ * towards vm.max_map_count (8192 scattered pages made 16384 VMAs).
+ * With the same flags on both sides, the kernel merges them back.
+ */
+static int discard_locked(RAMBlock *rb, uint8_t *p, size_t len, int advice)
+{
+    int ret = 0, relock;
+
+    if (!rb->lock_on_fault) {
+        ret = os_mlock_range_on_fault(rb->host, rb->size);
+        if (ret < 0 && ret != -EOPNOTSUPP) {
+            return ret;
+        }
+        rb->lock_on_fault = ret == 0;
+        ret = 0;
+    }
+    if (munlock(p, len) < 0) {
+        return -errno;
+    }
+    if (madvise(p, len, advice) < 0) {
+        ret = -errno;
+    }
+    relock = rb->lock_on_fault ? os_mlock_range_on_fault(p, len) : -EOPNOTSUPP;
+    if (relock == -EOPNOTSUPP) {
+        relock = mlock(p, len) < 0 ? -errno : 0;
+    }
+    return ret ? ret : relock;
+}
+
+static int discard_mapping(RAMBlock *rb, uint8_t *p, size_t len, int advice)
+{
+    if (madvise(p, len, advice) == 0) {
+        return 0;
+    }
+    if (errno != EINVAL || !should_mlock(mlock_state)) {
+        return -errno;
+    }
+    return discard_locked(rb, p, len, advice);
+}
+
+bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
+                             Error **errp)
+{
+    uint8_t *p = rb->host + offset;
+    int ret;
+
+    if (!rb->host || offset > rb->size || len > rb->size - offset ||
+        offset % rb->page_size || len % rb->page_size) {
+        error_setg(errp, "cannot discard [0x%" G_GINT64_MODIFIER "x, +0x%"
+                   G_GINT64_MODIFIER "x) of guest RAM '%s': outside the "
+                   "block or not aligned to its %zu-byte pages",
+                   offset, len, rb->name, rb->page_size);
+        return false;
+    }
+    if (rb->flags & RAM_READONLY) {
+        error_setg(errp, "cannot discard read-only guest RAM '%s'", rb->name);
+        return false;
+    }
+    if (!len) {
+        return true;
+    }
+    if (rb->fd >= 0 && (rb->flags & RAM_SHARED)) {
+        /*
+         * Shared file or memfd: free the pages in the file itself, which
+         * also zaps them from every mapping (locked ones too), so they
+         * are neither resident nor written back.
+         */
+#if HAVE_FALLOC_PUNCH_HOLE
+        if (fallocate(rb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                      offset, len) == 0) {
+            return true;
+        }
+#endif
+        ret = discard_mapping(rb, p, len, MADV_REMOVE);
+    } else {
+        /* Anonymous or a private copy of a file: drop our copy. */
+        ret = discard_mapping(rb, p, len, MADV_DONTNEED);
+    }
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "cannot discard [0x%" G_GINT64_MODIFIER
+                         "x, +0x%" G_GINT64_MODIFIER "x) of guest RAM '%s'",
+                         offset, len, rb->name);
+        return false;
+    }
+    return true;
 }
 
 void ram_block_advise(RAMBlock *rb, bool mergeable, bool dump)
@@ -291,6 +413,9 @@ void ram_block_free(RAMBlock *rb)
 {
     if (!rb) {
         return;
+    }
+    if (ram_blocks) {
+        g_ptr_array_remove(ram_blocks, rb);
     }
     ram_block_discard_at_exit(rb);
     if (rb->fd >= 0) {

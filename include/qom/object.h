@@ -38,6 +38,15 @@ typedef struct Property {
     const char *defstr;     /* strings */
     const char *description;
     bool runtime;           /* qom-set may change it after creation */
+    /*
+     * Computed properties: qom-get calls get instead of reading the
+     * field, qom-set calls set (after the runtime check) instead of
+     * storing it; type_name is what qom-list shows instead of the
+     * type's name. A property with get and no set is read-only.
+     */
+    JsonNode *(*get)(void *state, Error **errp);
+    bool (*set)(void *state, JsonNode *value, Error **errp);
+    const char *type_name;
 } Property;
 
 #define PROP_END { .name = NULL }

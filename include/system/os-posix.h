@@ -5,6 +5,7 @@
 #define SYSTEM_OS_POSIX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "qemu/error.h"
@@ -17,6 +18,12 @@
 int os_mlock(bool on_fault);
 /* Why a failed os_mlock() failed, in words for the user. */
 char *os_mlock_explain(int err);
+/*
+ * Lock [addr, addr + len) again as its pages are touched (mlock2 with
+ * MLOCK_ONFAULT): nothing is populated now. Returns 0 or -errno;
+ * -EOPNOTSUPP when the build or kernel lacks MLOCK_ONFAULT.
+ */
+int os_mlock_range_on_fault(void *addr, size_t len);
 
 /*
  * -daemonize: fork; the parent waits until the child calls

@@ -30,6 +30,8 @@ typedef struct RAMBlock {
     size_t page_size;           /* host page size, or the hugepage size */
     int fd;                     /* -1 for anonymous memory */
     uint32_t flags;
+    /* Made lock-on-fault by a discard under mem-lock (physmem.c). */
+    bool lock_on_fault;
 } RAMBlock;
 
 /* What ram_block_discard_at_exit() does with a block's contents. */
@@ -116,6 +118,23 @@ bool ram_discard_defer(RAMBlock *rb, bool punch);
 void ram_discard_run_deferred(void);
 /* Truncate (or, punch true, punch a hole in) [0, size) of fd now. */
 bool ram_discard_file(int fd, uint64_t size, bool punch);
+
+/*
+ * The block whose mapping holds host, and host's offset in it; NULL
+ * when host is not guest RAM (ROM, device memory, a stray pointer).
+ */
+RAMBlock *ram_block_from_host(const void *host, uint64_t *offset);
+/*
+ * Give [offset, offset + len) back to the host while the guest runs
+ * (balloon, free page reporting): the pages read as zeros afterwards.
+ * Anonymous or private memory: MADV_DONTNEED; a shared file or memfd:
+ * a hole is punched (MADV_REMOVE where fallocate cannot), so nothing is
+ * kept resident or written back. Under -overcommit mem-lock the range
+ * is unlocked, discarded and locked again on fault (docs/overcommit.md).
+ * offset and len must be multiples of the block's page size.
+ */
+bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
+                             Error **errp);
 
 /* Discard per the policy, close the fd and free the block. */
 void ram_block_free(RAMBlock *rb);

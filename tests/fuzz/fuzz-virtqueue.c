@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "fuzz-vq.h"
 #include "hw/virtio/virtio.h"
 #include "system/memory.h"
 
@@ -84,7 +85,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool mapped;
     VirtIODevice vdev = { 0 };
-    VirtQueue *vq;
 
     if (!mapped) {
         memory_region_init_ram_ptr(&ram_mr, "ram", sizeof(ram), ram);
@@ -95,31 +95,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                  NULL);
         mapped = true;
     }
-    if (size < 10) {
+    if (size < FUZZ_VQ_HEADER) {
         return 0;
     }
     memset(ram, 0, sizeof(ram));
     memcpy(ram, data + 10, MIN(size - 10, sizeof(ram)));
 
     virtio_init(&vdev, "fuzz", &fuzz_ops, NULL, 1);
-    virtio_add_queue(&vdev, 0, 1u << (data[0] % 11), handle);
-    vq = &vdev.vq[0];
-    vdev.guest_features = 1ULL << VIRTIO_F_VERSION_1;
-    if (data[1] & 1) {
-        vdev.guest_features |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
-    }
-    if (data[1] & 2) {
-        vdev.guest_features |= 1ULL << VIRTIO_F_RING_EVENT_IDX;
-    }
-    vq->desc = ring_addr(data[1] >> 2, data[2] | data[3] << 8);
-    vq->avail = ring_addr(data[1] >> 4, data[4] | data[5] << 8);
-    vq->used = ring_addr(data[1] >> 6, data[6] | data[7] << 8);
-    vq->last_avail_idx = data[8];
-    vq->used_idx = data[9];
-    vq->enabled = true;
-    vdev.status = VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
-                  VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK;
-    virtio_queue_notify(&vdev, 0);
+    fuzz_vq_run(&vdev, data, 11, handle, ring_addr);
     virtio_cleanup(&vdev);
     return 0;
 }

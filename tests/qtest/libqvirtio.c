@@ -164,6 +164,11 @@ uint32_t qvirtio_config_readl(QVirtioDev *d, unsigned off)
     return qpci_bar_read(d->s, &d->bar, d->device + off, 4);
 }
 
+void qvirtio_config_writel(QVirtioDev *d, unsigned off, uint32_t v)
+{
+    qpci_bar_write(d->s, &d->bar, d->device + off, v, 4);
+}
+
 void qvirtqueue_setup(QVirtioDev *d, QVirtQueue *vq, QGuestAlloc *a,
                       unsigned index, uint16_t size)
 {

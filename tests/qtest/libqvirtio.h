@@ -74,6 +74,7 @@ void qvirtio_set_driver_ok(QVirtioDev *d);
 uint8_t qvirtio_read_isr(QVirtioDev *d);
 uint8_t qvirtio_config_generation(QVirtioDev *d);
 uint32_t qvirtio_config_readl(QVirtioDev *d, unsigned off);
+void qvirtio_config_writel(QVirtioDev *d, unsigned off, uint32_t v);
 
 /* Size the queue (0: the device's maximum), place and enable it. */
 void qvirtqueue_setup(QVirtioDev *d, QVirtQueue *vq, QGuestAlloc *a,

@@ -186,3 +186,17 @@ bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
 {
     return no_migration(errp);
 }
+
+bool qmp_balloon(const q_obj_balloon_arg *args, JsonNode **ret, Error **errp)
+{
+    error_set(errp, ERROR_CLASS_DEVICE_NOT_ACTIVE,
+              "No balloon device has been activated");
+    return false;
+}
+
+bool qmp_query_balloon(JsonNode **ret, Error **errp)
+{
+    error_set(errp, ERROR_CLASS_DEVICE_NOT_ACTIVE,
+              "No balloon device has been activated");
+    return false;
+}

@@ -861,7 +861,7 @@ static void test_chardev_hmp(void)
     g_assert_true(g_str_has_prefix(stub_chr_out->str,
                                    "info statx\b \bus\r\n"
                                    "VM status: running\r\n(qemu) "
-                                   "help info\r\ninfo chardev  -- "));
+                                   "help info\r\ninfo balloon  -- "));
     g_assert_true(g_str_has_suffix(stub_chr_out->str, "\r\n(qemu) "));
     g_string_truncate(stub_chr_out, 0);
     be->read(be->opaque, (const uint8_t *)"q\r", 2);

@@ -38,6 +38,7 @@
 
 #define VIRTIO_ID_BLOCK                 2
 #define VIRTIO_ID_RNG                   4
+#define VIRTIO_ID_BALLOON               5
 
 typedef struct VirtIODevice VirtIODevice;
 typedef struct VirtQueue VirtQueue;
