@@ -1149,6 +1149,19 @@ int qtest_wait_exit(QTestState *s)
     return s->wstatus;
 }
 
+void qtest_assert_start_error(const char *args, const char *message)
+{
+    char *full = g_strdup_printf("-nodefaults %s", args);
+    QTestState *s = qtest_init_without_qmp_handshake(full);
+    int status = qtest_wait_exit(s);
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(qtest_stderr(s), ==, message);
+    qtest_quit(s);
+    g_free(full);
+}
+
 void qtest_quit(QTestState *s)
 {
     if (s->pid > 0) {
