@@ -76,6 +76,9 @@ bool chr_fe_is_open(const Chardev *chr)
 {
     const CharBackend *be = chr->be;
 
+    if (be && be->open_explicit) {
+        return be->fe_open;
+    }
     return be && (be->can_read || be->read || be->event);
 }
 
@@ -470,6 +473,8 @@ static void chr_fe_clear(CharBackend *be)
     be->read = NULL;
     be->event = NULL;
     be->opaque = NULL;
+    be->open_explicit = false;
+    be->fe_open = false;
 }
 
 bool qemu_chr_fe_init(CharBackend *be, Chardev *chr, Error **errp)
@@ -582,6 +587,12 @@ bool qemu_chr_fe_backend_connected(const CharBackend *be)
 {
     /* QEMU's meaning: a chardev is attached (not: a client is there). */
     return be->chr != NULL;
+}
+
+void qemu_chr_fe_set_open(CharBackend *be, bool open)
+{
+    be->open_explicit = true;
+    be->fe_open = open;
 }
 
 void qemu_chr_fe_disconnect(CharBackend *be)

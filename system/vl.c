@@ -1154,6 +1154,7 @@ static void register_types(void)
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
     type_register("pci-device", "device", true);
+    type_register("virtio-serial-port", "device", true);
     type_register("accel", NULL, true);
     type_register("memory-backend", NULL, true);
     type_register("memory-backend-ram", "memory-backend", false);

@@ -35,6 +35,8 @@ typedef struct CharBackend {
     IOEventHandler event;
     void *opaque;
     int tag;                /* the frontend's index on a mux */
+    bool open_explicit;     /* qemu_chr_fe_set_open() was called */
+    bool fe_open;           /* ...and what it said */
 } CharBackend;
 
 /*
@@ -95,6 +97,12 @@ bool qemu_chr_fe_backend_connected(const CharBackend *be);
  * largest reply, keeping memory bounded all the same.
  */
 void qemu_chr_fe_set_output_limit(CharBackend *be, size_t limit);
+/*
+ * The frontend says whether its guest side has the channel open (a
+ * virtio serial port the guest opened); query-chardev's frontend-open
+ * shows it from then on instead of "handlers are set".
+ */
+void qemu_chr_fe_set_open(CharBackend *be, bool open);
 /* Drop the connected client (a socket server then accepts a new one). */
 void qemu_chr_fe_disconnect(CharBackend *be);
 

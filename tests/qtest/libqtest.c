@@ -1162,6 +1162,28 @@ void qtest_assert_start_error(const char *args, const char *message)
     g_free(full);
 }
 
+static void start_error_test(const void *data)
+{
+    const QTestStartError *c = data;
+
+    if (g_getenv("QTEST_ACCEL")) {
+        g_test_skip("this emulator's wording");
+        return;
+    }
+    qtest_assert_start_error(c->args, c->message);
+}
+
+void qtest_add_start_errors(const char *prefix, const QTestStartError *cases,
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *path = g_strdup_printf("%s/%zu", prefix, i);
+
+        qtest_add_data_func(path, &cases[i], start_error_test);
+        g_free(path);
+    }
+}
+
 void qtest_quit(QTestState *s)
 {
     if (s->pid > 0) {

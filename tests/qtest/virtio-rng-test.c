@@ -513,12 +513,7 @@ static void test_rate_limit(void)
     unlink(path);
 }
 
-typedef struct BadArgs {
-    const char *args;
-    const char *message;
-} BadArgs;
-
-static const BadArgs bad_args[] = {
+static const QTestStartError bad_args[] = {
     { "-device virtio-rng-pci,rng=nope",
       "qemu-system-x86_64: -device virtio-rng-pci,rng=nope: Device 'nope' "
       "not found\n" },
@@ -532,17 +527,6 @@ static const BadArgs bad_args[] = {
       "qemu-system-x86_64: -device virtio-rng-pci,period=0: 'period' "
       "parameter expects a positive integer\n" },
 };
-
-static void test_bad_args(const void *data)
-{
-    const BadArgs *c = data;
-
-    if (g_getenv("QTEST_ACCEL")) {
-        g_test_skip("this emulator's wording");
-        return;
-    }
-    qtest_assert_start_error(c->args, c->message);
-}
 
 int main(int argc, char **argv)
 {
@@ -564,11 +548,7 @@ int main(int argc, char **argv)
     qtest_add_func("virtio-rng/backend/random-fifo", test_random_fifo);
     qtest_add_func("virtio-rng/backend/builtin", test_builtin);
     qtest_add_func("virtio-rng/rate-limit", test_rate_limit);
-    for (size_t i = 0; i < G_N_ELEMENTS(bad_args); i++) {
-        char *path = g_strdup_printf("virtio-rng/bad-args/%zu", i);
-
-        qtest_add_data_func(path, &bad_args[i], test_bad_args);
-        g_free(path);
-    }
+    qtest_add_start_errors("virtio-rng/bad-args", bad_args,
+                           G_N_ELEMENTS(bad_args));
     return g_test_run();
 }
