@@ -581,7 +581,7 @@ const PCIDeviceClass virtio_serial_pci_device_class = {
     .reset = virtio_serial_pci_reset,
 };
 
-/* --- port devices ---------------------------------------------------------- */
+/* --- port devices ------------------------------------------------------ */
 
 static bool port_pick_id(VirtIOSerial *s, VirtIOSerialPort *port,
                          Error **errp)

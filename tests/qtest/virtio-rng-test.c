@@ -415,7 +415,7 @@ static void test_random_file(void)
     g_autofree char *path = pattern_file();
     g_autofree char *args = g_strdup_printf(
         "-nodefaults -object rng-random,id=r,filename=%s "
-        "-device virtio-rng-pci,rng=r", path);
+        "-device virtio-rng-pci,disable-legacy=on,rng=r", path);
     Rig r;
 
     rig_start(&r, args, QVIRTIO_F_VERSION_1);
@@ -447,12 +447,15 @@ static void test_random_fifo(void)
     fd = open(path, O_RDWR | O_NONBLOCK);
     g_assert_cmpint(fd, >=, 0);
     args = g_strdup_printf("-nodefaults -object rng-random,id=r,filename=%s "
-                           "-device virtio-rng-pci,rng=r", path);
+                           "-device virtio-rng-pci,disable-legacy=on,rng=r",
+                           path);
     rig_start(&r, args, QVIRTIO_F_VERSION_1);
     head = qvirtqueue_add(&r.dev, &r.vq, RAM_BUFS, 64, true, false);
     qvirtqueue_kick(&r.dev, &r.vq, head);
     g_usleep(50000);
-    qtest_clock_step(r.s, 1000000);
+    if (!g_getenv("QTEST_ACCEL")) {
+        qtest_clock_step(r.s, 1000000);
+    }
     g_assert_false(qvirtqueue_get_buf(&r.dev, &r.vq, NULL, NULL));
     for (size_t i = 0; i < sizeof(buf); i++) {
         buf[i] = pattern_byte(i);
@@ -472,7 +475,8 @@ static void test_builtin(void)
     Rig r;
 
     rig_start(&r, "-nodefaults -object rng-builtin,id=b "
-              "-device virtio-rng-pci,rng=b", QVIRTIO_F_VERSION_1);
+              "-device virtio-rng-pci,disable-legacy=on,rng=b",
+              QVIRTIO_F_VERSION_1);
     qtest_memset(r.s, RAM_BUFS, 0, 128);
     g_assert_cmpuint(request_len(&r, RAM_BUFS, 128), ==, 128);
     g_assert_false(all_zero(r.s, RAM_BUFS, 128));
@@ -488,7 +492,8 @@ static void test_rate_limit(void)
     g_autofree char *path = pattern_file();
     g_autofree char *args = g_strdup_printf(
         "-nodefaults -object rng-random,id=r,filename=%s "
-        "-device virtio-rng-pci,rng=r,max-bytes=16,period=1000", path);
+        "-device virtio-rng-pci,disable-legacy=on,rng=r,max-bytes=16,"
+        "period=1000", path);
     uint16_t head;
     uint32_t len;
     Rig r;
