@@ -287,7 +287,7 @@ static void console_start(Rig *r, Host *h)
     args = g_strdup_printf("-nodefaults " VSER " "
                            "-chardev socket,id=con,path=%s "
                            "-device virtconsole,chardev=con", h->path);
-    rig_start(r, args, QVIRTIO_F_VERSION_1);
+    rig_start(r, args, QVIRTIO_F_VERSION_1 | F_EMERG_WRITE);
     host_accept(h);
 }
 
@@ -304,6 +304,9 @@ static void test_console_single(void)
     console_start(&r, &h);
     guest_send(&r, 1, "hello host\n", 11);
     host_expect(&h, "hello host\n");
+    /* emerg_wr: one byte straight to port 0's chardev. */
+    qpci_bar_write(r.s, &r.dev.bar, r.dev.device + 8, '!', 4);
+    host_expect(&h, "!");
     /* No receive buffer yet: the bytes stay in the socket. */
     host_write(&h, "hello guest");
     g_usleep(100000);
