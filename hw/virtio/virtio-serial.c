@@ -15,8 +15,12 @@
  *                     PORT_NAME
  * Without it there is port 0 only, open once the driver is ready.
  *
- * Guest bytes go to the port's chardev; a port whose host side is
- * closed drops them, as QEMU does. Host bytes are read from the chardev
+ * Guest bytes go to the port's chardev. A serial port's go no faster
+ * than the chardev takes them: a chain it has no room for waits (and
+ * the queue behind it) until the host has read (write_ready). A console
+ * never waits, as in QEMU (Linux spins on hvc output until the buffer
+ * is used): what its chardev cannot queue is dropped. A port whose host
+ * side is closed drops the guest's bytes, as QEMU does. Host bytes are read from the chardev
  * only while the guest has a receive buffer for them (can_read is the
  * size of the next buffer), so they wait in the chardev, never lost.
  * The guest opening or closing a port (PORT_OPEN) is told to the
@@ -24,6 +28,7 @@
  * the VSERPORT_CHANGE event. Nonsense on the control queue marks the
  * device broken (-d guest_errors).
  */
+#include <limits.h>
 #include <string.h>
 
 #include "chardev/char.h"
@@ -71,6 +76,8 @@ typedef struct VirtIOSerialPort {
     bool guest_connected;       /* the guest has it open */
     bool host_connected;        /* the chardev's host side is there */
     VirtQueueElement *rx;       /* a receive buffer, waiting for bytes */
+    VirtQueueElement *tx;       /* a transmit chain not yet taken whole */
+    size_t tx_done;             /* ...and how much of it was */
 } VirtIOSerialPort;
 
 struct VirtIOSerial {
@@ -185,10 +192,14 @@ static void control_clear(VirtIOSerial *s)
 
 /* --- ports ---------------------------------------------------------------- */
 
+static void port_tx_run(VirtIOSerialPort *port);
+
 static void port_drop_rx(VirtIOSerialPort *port)
 {
     virtqueue_element_free(port->rx);
     port->rx = NULL;
+    virtqueue_element_free(port->tx);
+    port->tx = NULL;
 }
 
 static bool port_guest_open(const VirtIOSerialPort *port)
@@ -256,6 +267,9 @@ static void port_host_connected(VirtIOSerialPort *port, bool connected)
     if (port->guest_ready) {
         control_send(port->vser, port->id, CTRL_PORT_OPEN, connected, NULL);
     }
+    /* Gone: what waits is dropped; back: it flows again. */
+    virtqueue_new_pass(&port->vser->vdev->vq[port_rx_queue(port->id) + 1]);
+    port_tx_run(port);
 }
 
 static void port_event(void *opaque, ChrEvent event)
@@ -286,20 +300,88 @@ static void port_guest_connected(VirtIOSerialPort *port, bool open)
     }
 }
 
-/* Guest bytes of one transmit chain go to the chardev. */
+/*
+ * Hand the held transmit chain to the chardev as far as it has room;
+ * true once it is taken whole (or dropped: no host side) and pushed.
+ */
+static bool port_flush_tx(VirtIOSerialPort *port, VirtQueue *vq)
+{
+    VirtQueueElement *e = port->tx;
+    size_t total = 0;
+
+    for (unsigned i = 0; i < e->out_num; i++) {
+        total += e->out[i].len;
+    }
+    while (port->host_connected && port->tx_done < total) {
+        uint8_t buf[4096];
+        int room = port->is_console ? INT_MAX
+                                    : qemu_chr_fe_write_room(&port->chr);
+        size_t n = MIN(MIN(sizeof(buf), total - port->tx_done),
+                       (size_t)MAX(room, 0));
+        int w;
+
+        if (!n) {
+            return false;
+        }
+        n = virtqueue_buf_to(e->out, e->out_num, port->tx_done, buf, n);
+        w = qemu_chr_fe_write(&port->chr, buf, n);
+        if (port->is_console) {
+            w = n;
+        } else if (w <= 0) {
+            return false;
+        }
+        port->tx_done += w;
+    }
+    port->tx = NULL;
+    virtqueue_push(vq, e, 0);
+    return true;
+}
+
+static void port_tx_run(VirtIOSerialPort *port)
+{
+    VirtIOSerial *s = port->vser;
+    VirtQueue *vq = &s->vdev->vq[port_rx_queue(port->id) + 1];
+    bool pushed = false;
+
+    if (!driver_ok(s)) {
+        return;
+    }
+    for (;;) {
+        if (!port->tx) {
+            port->tx = virtqueue_pop(vq);
+            port->tx_done = 0;
+        }
+        if (!port->tx || !port_flush_tx(port, vq)) {
+            break;
+        }
+        pushed = true;
+    }
+    if (pushed) {
+        virtio_notify(s->vdev, vq);
+    }
+}
+
+/* The host took queued bytes: carry on with the guest's. */
+static void port_write_ready(void *opaque)
+{
+    VirtIOSerialPort *port = opaque;
+
+    virtqueue_new_pass(&port->vser->vdev->vq[port_rx_queue(port->id) + 1]);
+    port_tx_run(port);
+}
+
 static void port_handle_tx(VirtIODevice *vdev, VirtQueue *vq)
 {
-    VirtIOSerial *s = vdev->opaque;
-    VirtIOSerialPort *port = port_of_queue(s, vq - vdev->vq);
+    VirtIOSerialPort *port = port_of_queue(vdev->opaque, vq - vdev->vq);
     VirtQueueElement *elem;
     bool pushed = false;
 
+    if (port) {
+        port_tx_run(port);
+        return;
+    }
+    /* No port there: the bytes go nowhere. */
     while ((elem = virtqueue_pop(vq))) {
-        for (unsigned i = 0; port && port->host_connected &&
-             i < elem->out_num; i++) {
-            qemu_chr_fe_write(&port->chr, elem->out[i].host,
-                              elem->out[i].len);
-        }
         virtqueue_push(vq, elem, 0);
         pushed = true;
     }
@@ -661,6 +743,7 @@ static bool port_realize(DeviceState *dev, Error **errp)
     port->host_connected = port->is_console;
     qemu_chr_fe_set_handlers(&port->chr, port_can_read, port_read,
                              port_event, port);
+    qemu_chr_fe_set_write_ready(&port->chr, port_write_ready);
     if (!port->is_console) {
         qemu_chr_fe_set_open(&port->chr, false);
     }

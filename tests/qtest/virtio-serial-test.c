@@ -102,21 +102,28 @@ static void host_write(Host *h, const char *text)
     g_assert_cmpint(write(h->fd, text, strlen(text)), ==, strlen(text));
 }
 
-/* Read exactly strlen(want) bytes (10 s at most) and compare. */
-static void host_expect(Host *h, const char *want)
+/* Read exactly len bytes, waiting 10 s at most for each part. */
+static void host_read(Host *h, void *buf, size_t len)
 {
-    size_t len = strlen(want), got = 0;
-    g_autofree char *buf = g_malloc0(len + 1);
+    size_t got = 0;
 
     while (got < len) {
         struct pollfd p = { .fd = h->fd, .events = POLLIN };
         ssize_t n;
 
         g_assert_cmpint(poll(&p, 1, 10000), ==, 1);
-        n = read(h->fd, buf + got, len - got);
+        n = read(h->fd, (char *)buf + got, len - got);
         g_assert_cmpint(n, >, 0);
         got += n;
     }
+}
+
+static void host_expect(Host *h, const char *want)
+{
+    size_t len = strlen(want);
+    g_autofree char *buf = g_malloc0(len + 1);
+
+    host_read(h, buf, len);
     g_assert_cmpstr(buf, ==, want);
 }
 
@@ -350,27 +357,101 @@ static void test_console_backpressure(void)
 }
 
 /*
+ * MULTIPORT with a console at port 0 and the guest agent channel (id
+ * agent) at port 1, each on a socket the test accepted.
+ */
+static void two_ports_start(Rig *r, Host *con, Host *agent)
+{
+    g_autofree char *args = NULL;
+
+    host_listen(con, "console");
+    host_listen(agent, "agent");
+    args = g_strdup_printf(
+        "-nodefaults " VSER ",max_ports=2 "
+        "-chardev socket,id=con,path=%s -device virtconsole,chardev=con "
+        "-chardev socket,id=ga,path=%s "
+        "-device virtserialport,chardev=ga,name=" AGENT_NAME ",id=agent",
+        con->path, agent->path);
+    rig_start(r, args, QVIRTIO_F_VERSION_1 | F_MULTIPORT);
+    host_accept(con);
+    host_accept(agent);
+}
+
+#define BIG_BASE        0x1000000ull
+#define BIG_CHAIN       0x10000u
+#define BIG_CHAINS      16u
+
+/* Queue BIG_CHAINS chains of BIG_CHAIN bytes of sent on queue q. */
+static void send_big(Rig *r, unsigned q, const uint8_t *sent)
+{
+    qtest_memwrite(r->s, BIG_BASE, sent, BIG_CHAIN * BIG_CHAINS);
+    for (unsigned c = 0; c < BIG_CHAINS; c++) {
+        uint16_t head = qvirtqueue_add(&r->dev, &r->vq[q],
+                                       BIG_BASE + c * BIG_CHAIN, BIG_CHAIN,
+                                       false, false);
+
+        qvirtqueue_kick(&r->dev, &r->vq[q], head);
+    }
+    g_usleep(200000);
+}
+
+static unsigned count_used(Rig *r, unsigned q)
+{
+    unsigned used = 0;
+
+    while (qvirtqueue_get_buf(&r->dev, &r->vq[q], NULL, NULL)) {
+        used++;
+    }
+    return used;
+}
+
+/*
+ * Guest bytes faster than the host reads, 1 MiB in 64 KiB chains while
+ * the test does not read. A serial port keeps the chains (not used)
+ * rather than let its chardev drop what it cannot queue; once the host
+ * reads, every byte arrives in order and every chain is used. A console
+ * never holds the guest up (as in QEMU): its chains are all used.
+ */
+static void test_guest_backpressure(void)
+{
+    g_autofree uint8_t *sent = g_malloc(BIG_CHAIN * BIG_CHAINS);
+    g_autofree uint8_t *got = g_malloc(BIG_CHAIN * BIG_CHAINS);
+    Host con, agent;
+    unsigned used;
+    Rig r;
+
+    two_ports_start(&r, &con, &agent);
+    for (size_t i = 0; i < BIG_CHAIN * BIG_CHAINS; i++) {
+        sent[i] = i * 31 + i / 251;
+    }
+    send_big(&r, 5, sent);
+    /* A unix socket holds a few hundred KiB: most chains still wait. */
+    used = count_used(&r, 5);
+    g_assert_cmpuint(used, <, BIG_CHAINS / 2);
+    host_read(&agent, got, BIG_CHAIN * BIG_CHAINS);
+    g_assert_true(memcmp(got, sent, BIG_CHAIN * BIG_CHAINS) == 0);
+    for (; used < BIG_CHAINS; used++) {
+        g_assert_true(wait_buf(&r, 5, NULL, NULL));
+    }
+
+    send_big(&r, 1, sent);
+    g_assert_cmpuint(count_used(&r, 1), ==, BIG_CHAINS);
+    qtest_quit(r.s);
+    host_free(&con);
+    host_free(&agent);
+}
+
+/*
  * MULTIPORT: a console at port 0 and the guest agent channel at port
  * 1, the handshake, data both ways, open and close on both sides.
  */
 static void test_multiport(void)
 {
     Host con, agent;
-    g_autofree char *args = NULL;
     g_autofree char *got = NULL;
     Rig r;
 
-    host_listen(&con, "console");
-    host_listen(&agent, "agent");
-    args = g_strdup_printf(
-        "-nodefaults " VSER ",max_ports=2 "
-        "-chardev socket,id=con,path=%s -device virtconsole,chardev=con "
-        "-chardev socket,id=ga,path=%s "
-        "-device virtserialport,chardev=ga,name=" AGENT_NAME ",id=agent",
-        con.path, agent.path);
-    rig_start(&r, args, QVIRTIO_F_VERSION_1 | F_MULTIPORT);
-    host_accept(&con);
-    host_accept(&agent);
+    two_ports_start(&r, &con, &agent);
     post_rx(&r, 2, 8);
     control_send(&r, 0xffffffff, EV_DEVICE_READY, 1);
     control_expect(&r, 0, EV_DEVICE_ADD, 1, NULL);
@@ -529,8 +610,10 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("virtio-serial/config", test_config);
     qtest_add_func("virtio-serial/console/single", test_console_single);
-    qtest_add_func("virtio-serial/console/backpressure",
+    qtest_add_func("virtio-serial/console/host-backpressure",
                    test_console_backpressure);
+    qtest_add_func("virtio-serial/guest-backpressure",
+                   test_guest_backpressure);
     qtest_add_func("virtio-serial/multiport", test_multiport);
     qtest_add_func("virtio-serial/reset-closes", test_reset_closes);
     for (size_t i = 0; i < G_N_ELEMENTS(bad_controls); i++) {
