@@ -301,7 +301,7 @@ ENDDOC
 DEF("drive", HAS_ARG, QEMU_OPTION_drive,
     "-drive file=file[,format=raw][,if=none|virtio][,id=name]\n"
     "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
-    "       [,readonly=on|off][,aio=threads]\n"
+    "       [,readonly=on|off][,aio=threads|io_uring][,file.locking=auto|on|off]\n"
     "                add a disk image: a raw node over a file node\n")
 DOC
 Add a drive: a `raw` format node over a `file` node for the host file
@@ -313,6 +313,19 @@ chooses O_DIRECT (`none`, `directsync`), a flush after every write
 unreadable image, a directory or an unknown format is one error line
 and exit status 1; `format=qcow2` is refused until qcow2 exists.
 
+Images are locked as QEMU locks them (`file.locking=auto|on`, the
+default; `off` takes no lock): the device using a drive publishes what
+it does and what it lets others do as open-file-description locks on
+bytes 100-103 and 200-203, so a second writer, or a reader while
+someone writes, is refused with `Failed to get "write" lock` (or
+`shared "write"`), whether the holder is this emulator or QEMU.
+`-device virtio-blk-pci,share-rw=on` lets other writers in.
+
+`aio=threads` (the default) runs requests in a pool of worker threads;
+`aio=io_uring` hands reads, writes and flushes to the kernel through
+one io_uring whose completions the main loop reaps (discard and
+write-zeroes still use the threads). `aio=native` is refused for now.
+
 ```sh
 qemu-system-x86_64 -drive file=disk.img,format=raw,if=virtio
 ```
@@ -321,6 +334,7 @@ ENDDOC
 DEF("blockdev", HAS_ARG, QEMU_OPTION_blockdev,
     "-blockdev driver=file|host_device,filename=path,node-name=name\n"
     "       [,read-only=on|off][,cache.direct=on|off][,cache.no-flush=on|off]\n"
+    "       [,locking=auto|on|off][,aio=threads|io_uring]\n"
     "-blockdev driver=raw,file=node,node-name=name[,read-only=on|off]\n"
     "                add a block node\n")
 DOC
@@ -328,6 +342,7 @@ Add a block node: a protocol node (`file`: a regular file,
 `host_device`: a block device) or a `raw` format node over one (`file=`
 names it, or `file.driver=...,file.filename=...` makes it). Devices take
 a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
+`locking=` is `-drive`'s `file.locking=`.
 ENDDOC
 
 DEF("device", HAS_ARG, QEMU_OPTION_device,

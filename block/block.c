@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "block/block.h"
+#include "block/io-uring.h"
 #include "block/thread-pool.h"
 #include "qemu/option.h"
+#include "qemu/timer.h"
 
 struct BlockBackend {
     char *name;
@@ -15,9 +17,13 @@ struct BlockBackend {
     void *dev;                      /* the attached device, or NULL */
     bool anonymous;                 /* made for a -blockdev node */
     bool virtio;                    /* -drive if=virtio */
+    BlockAcctStats stats;
+    void (*resized)(void *opaque);
+    void *resized_opaque;
 };
 
 static GPtrArray *nodes;            /* of BlockDriverState *, creation order */
+static unsigned requests_in_flight; /* queued by blk_aio, not yet done */
 static GPtrArray *backends;         /* of BlockBackend * */
 static unsigned anonymous_nodes;
 
@@ -109,11 +115,27 @@ BlockBackend *blk_find(const char *name)
     return blk;
 }
 
-bool blk_attach(BlockBackend *blk, void *dev, Error **errp)
+/* Down the graph to the node that publishes permissions. */
+static bool bdrv_set_perm(BlockDriverState *bs, unsigned perm,
+                          unsigned shared, Error **errp)
+{
+    for (; bs; bs = bs->file) {
+        if (bs->drv->set_perm) {
+            return bs->drv->set_perm(bs, perm, shared, errp);
+        }
+    }
+    return true;
+}
+
+bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
+                unsigned shared, Error **errp)
 {
     if (blk->dev) {
         error_setg(errp, "Drive '%s' is already in use by another device",
                    blk->name);
+        return false;
+    }
+    if (!bdrv_set_perm(blk->root, perm, shared, errp)) {
         return false;
     }
     blk->dev = dev;
@@ -122,6 +144,9 @@ bool blk_attach(BlockBackend *blk, void *dev, Error **errp)
 
 void blk_detach(BlockBackend *blk)
 {
+    if (blk->dev) {
+        bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
+    }
     blk->dev = NULL;
 }
 
@@ -177,6 +202,8 @@ void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
 /* --- requests --- */
 
 typedef struct BlockRequest {
+    BlockBackend *blk;
+    int64_t start_ns;
     BlockDriverState *bs;
     BlockRequestType type;
     uint64_t offset, len;
@@ -221,12 +248,97 @@ static int request_work(void *opaque)
     return -EINVAL;
 }
 
+static const BlockAcctType acct_type[] = {
+    [BLOCK_READ] = BLOCK_ACCT_READ,
+    [BLOCK_WRITE] = BLOCK_ACCT_WRITE,
+    [BLOCK_FLUSH] = BLOCK_ACCT_FLUSH,
+    [BLOCK_DISCARD] = BLOCK_ACCT_UNMAP,
+    [BLOCK_WRITE_ZEROES] = BLOCK_ACCT_WRITE,
+};
+
 static void request_done(void *opaque, int ret)
 {
     BlockRequest *r = opaque;
+    BlockAcctStats *st = &r->blk->stats;
+    BlockAcctType t = acct_type[r->type];
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 
+    st->in_flight--;
+    if (ret < 0) {
+        st->failed[t]++;
+    } else {
+        st->ops[t]++;
+        st->bytes[t] += r->len;
+        st->total_time_ns[t] += now - r->start_ns;
+        if (t == BLOCK_ACCT_WRITE && r->offset + r->len >
+                                     st->wr_highest_offset) {
+            st->wr_highest_offset = r->offset + r->len;
+        }
+    }
+    st->last_done_ns = now;
+    requests_in_flight--;
     r->done(r->opaque, ret);
     g_free(r);
+}
+
+/* The protocol node at the bottom of bs (raw passes requests down). */
+static BlockDriverState *protocol_node(BlockDriverState *bs)
+{
+    while (bs->file) {
+        bs = bs->file;
+    }
+    return bs;
+}
+
+/* aio=io_uring: a write done; writethrough flushes before completing. */
+static void uring_write_done(void *opaque, int ret)
+{
+    BlockRequest *r = opaque;
+
+    if (!ret && r->bs->writethrough && !no_flush(r->bs)) {
+        luring_submit(protocol_node(r->bs)->fd, LURING_FLUSH, 0, NULL, 0,
+                      request_done, r);
+        return;
+    }
+    request_done(r, ret);
+}
+
+/* Requests the ring carries; the rest go to the thread pool. */
+static bool uring_submit(BlockRequest *r)
+{
+    BlockDriverState *proto = protocol_node(r->bs);
+
+    if (!proto->io_uring) {
+        return false;
+    }
+    switch (r->type) {
+    case BLOCK_READ:
+        luring_submit(proto->fd, LURING_READ, r->offset, r->iov, r->niov,
+                      request_done, r);
+        return true;
+    case BLOCK_WRITE:
+        luring_submit(proto->fd, LURING_WRITE, r->offset, r->iov, r->niov,
+                      uring_write_done, r);
+        return true;
+    case BLOCK_FLUSH:
+        if (no_flush(r->bs)) {
+            return false;
+        }
+        luring_submit(proto->fd, LURING_FLUSH, 0, NULL, 0, request_done, r);
+        return true;
+    default:
+        return false;
+    }
+}
+
+const BlockAcctStats *blk_stats(const BlockBackend *blk)
+{
+    return &blk->stats;
+}
+
+void blk_account_invalid(BlockBackend *blk, BlockRequestType type)
+{
+    blk->stats.invalid[acct_type[type]]++;
 }
 
 static int request_check(const BlockDriverState *bs, BlockRequestType type,
@@ -272,6 +384,7 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
         /* Completions always come later, from the main loop. */
         BlockError *e = g_new0(BlockError, 1);
 
+        blk_account_invalid(blk, type);
         e->done = done;
         e->opaque = opaque;
         e->ret = ret;
@@ -279,6 +392,9 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
         return;
     }
     r = g_new0(BlockRequest, 1);
+    r->blk = blk;
+    r->start_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    blk->stats.in_flight++;
     r->bs = blk->root;
     r->type = type;
     r->offset = offset;
@@ -287,16 +403,88 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
     r->niov = niov;
     r->done = done;
     r->opaque = opaque;
-    thread_pool_submit(request_work, request_done, r);
+    requests_in_flight++;
+    if (!uring_submit(r)) {
+        thread_pool_submit(request_work, request_done, r);
+    }
+}
+
+/* --- size --- */
+
+bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
+{
+    BlockDriverState *proto = blk->root;
+    int r;
+
+    while (proto->file) {
+        proto = proto->file;
+    }
+    for (BlockDriverState *n = blk->root; n; n = n->file) {
+        if (n->read_only) {
+            error_setg(errp, "Block node is read-only");
+            return false;
+        }
+    }
+    if (!proto->drv->truncate) {
+        error_setg(errp, "Cannot resize a '%s' node", proto->drv->name);
+        return false;
+    }
+    /* Requests in flight were checked against the old size. */
+    blk_drain_all();
+    r = proto->drv->truncate(proto, size);
+    if (r < 0) {
+        error_setg_errno(errp, -r, "Could not resize file");
+        return false;
+    }
+    for (BlockDriverState *n = blk->root; n; n = n->file) {
+        n->size = size;
+    }
+    if (blk->resized) {
+        blk->resized(blk->resized_opaque);
+    }
+    return true;
+}
+
+void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
+                       void *opaque)
+{
+    blk->resized = resized;
+    blk->resized_opaque = opaque;
+}
+
+BlockBackend *blk_by_root(const BlockDriverState *bs)
+{
+    for (guint i = 0; backends && i < backends->len; i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (blk->root == bs) {
+            return blk;
+        }
+    }
+    return NULL;
+}
+
+void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
+                  void *opaque)
+{
+    for (guint i = 0; nodes && i < nodes->len; i++) {
+        fn(g_ptr_array_index(nodes, i), opaque);
+    }
 }
 
 void blk_drain_all(void)
 {
-    thread_pool_drain();
+    /* A completion may queue more (in either engine). */
+    do {
+        thread_pool_drain();
+        luring_drain();
+    } while (requests_in_flight);
 }
 
 void bdrv_close_all(void)
 {
+    blk_drain_all();
+    luring_cleanup();
     thread_pool_cleanup();
     while (backends && backends->len) {
         BlockBackend *blk = g_ptr_array_steal_index(backends,

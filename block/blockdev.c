@@ -4,13 +4,15 @@
  *
  *   -drive file=PATH[,format=raw][,if=none|virtio][,id=ID]
  *          [,cache=writeback|none|writethrough|directsync|unsafe]
- *          [,readonly=on][,aio=threads][,discard=..][,detect-zeroes=off]
+ *          [,readonly=on][,aio=threads|io_uring][,discard=..]
+ *          [,detect-zeroes=off]
+ *          [,file.locking=auto|on|off]
  *     a raw node over a file node, and a backend named ID (default
  *     IF + index: "none0", "virtio0"); if=virtio also asks for a
  *     virtio-blk-pci device on it.
  *   -blockdev driver=file|host_device,filename=PATH,node-name=NAME
  *             [,read-only=on][,cache.direct=on][,cache.no-flush=on]
- *             [,aio=threads][,locking=..][,discard=..]
+ *             [,aio=threads|io_uring][,locking=auto|on|off][,discard=..]
  *   -blockdev driver=raw,file=NODE|file.driver=..,file.filename=..,
  *             node-name=NAME[,read-only=on]
  */
@@ -18,6 +20,7 @@
 
 #include "block/blockdev.h"
 #include "block/block.h"
+#include "block/io-uring.h"
 
 /* cache= of -drive: O_DIRECT, flush after each write, ignore flushes. */
 static const struct {
@@ -33,7 +36,7 @@ static const struct {
 
 static const char *const drive_keys[] = {
     "file", "format", "if", "id", "cache", "readonly", "aio", "discard",
-    "detect-zeroes", "index", "media", NULL,
+    "detect-zeroes", "index", "media", "file.locking", NULL,
 };
 
 static bool key_known(const char *const *keys, const char *name)
@@ -46,17 +49,43 @@ static bool key_known(const char *const *keys, const char *name)
     return false;
 }
 
-/* aio=: the thread pool is the one engine so far. */
-static bool check_aio(const char *aio, Error **errp)
+/*
+ * aio=threads (the thread pool) or io_uring (block/io-uring.c, set up
+ * here so a kernel that refuses it is an error of the option).
+ */
+static bool check_aio(const char *aio, bool *io_uring, Error **errp)
 {
-    if (aio && strcmp(aio, "threads")) {
-        if (strcmp(aio, "native") && strcmp(aio, "io_uring")) {
-            error_setg(errp, "Parameter 'aio' does not accept value '%s'",
-                       aio);
-        } else {
-            error_setg(errp, "aio=%s is not supported yet; aio=threads is",
-                       aio);
-        }
+    *io_uring = false;
+    if (!aio || !strcmp(aio, "threads")) {
+        return true;
+    }
+    if (!strcmp(aio, "io_uring")) {
+        *io_uring = true;
+        return luring_init(errp);
+    }
+    if (!strcmp(aio, "native")) {
+        error_setg(errp, "aio=native is not supported yet; aio=threads and "
+                   "aio=io_uring are");
+    } else {
+        error_setg(errp, "Parameter 'aio' does not accept value '%s'", aio);
+    }
+    return false;
+}
+
+/* locking=auto|on|off: on Linux, auto is on (OFD locks always work). */
+static bool parse_locking(const char *value, bool *locking, bool blockdev,
+                          Error **errp)
+{
+    if (!value || !strcmp(value, "auto") || !strcmp(value, "on")) {
+        *locking = true;
+    } else if (!strcmp(value, "off")) {
+        *locking = false;
+    } else if (blockdev) {
+        error_setg(errp, "Parameter 'locking' does not accept value '%s'",
+                   value);
+        return false;
+    } else {
+        error_setg(errp, "invalid parameter value: %s", value);
         return false;
     }
     return true;
@@ -86,7 +115,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     const char *id = qemu_opt_get(opts, "id");
     g_autofree char *auto_id = NULL;
     BlockDriverState *proto, *fmt;
-    bool readonly = false;
+    bool readonly = false, locking, io_uring;
     size_t c = 0;
 
     *virtio_id = NULL;
@@ -130,7 +159,9 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         error_setg(errp, "Parameter 'read-only' expects 'on' or 'off'");
         return false;
     }
-    if (!check_aio(qemu_opt_get(opts, "aio"), errp) ||
+    if (!check_aio(qemu_opt_get(opts, "aio"), &io_uring, errp) ||
+        !parse_locking(qemu_opt_get(opts, "file.locking"), &locking, false,
+                       errp) ||
         (format && !check_format(format, errp))) {
         return false;
     }
@@ -157,8 +188,12 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
                     file);
     }
     proto = bdrv_file_open("file", file, NULL, readonly,
-                           cache_modes[c].direct, errp);
-    if (!proto || !bdrv_add(proto, errp)) {
+                           cache_modes[c].direct, locking, errp);
+    if (!proto) {
+        return false;
+    }
+    proto->io_uring = io_uring;
+    if (!bdrv_add(proto, errp)) {
         return false;
     }
     fmt = bdrv_raw_open(proto, NULL, errp);
@@ -185,9 +220,10 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     g_autofree char *k_noflush = g_strconcat(prefix, "cache.no-flush", NULL);
     g_autofree char *k_aio = g_strconcat(prefix, "aio", NULL);
     g_autofree char *k_driver = g_strconcat(prefix, "driver", NULL);
+    g_autofree char *k_locking = g_strconcat(prefix, "locking", NULL);
     const char *driver = qemu_opt_get(opts, k_driver);
     const char *filename = qemu_opt_get(opts, k_filename);
-    bool direct = false, no_flush = false;
+    bool direct = false, no_flush = false, locking, io_uring;
     BlockDriverState *bs;
 
     if (!filename) {
@@ -196,15 +232,18 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     }
     if (!qemu_opt_get_bool(opts, k_direct, &direct, errp) ||
         !qemu_opt_get_bool(opts, k_noflush, &no_flush, errp) ||
-        !check_aio(qemu_opt_get(opts, k_aio), errp)) {
+        !check_aio(qemu_opt_get(opts, k_aio), &io_uring, errp) ||
+        !parse_locking(qemu_opt_get(opts, k_locking), &locking, true,
+                       errp)) {
         return NULL;
     }
     bs = bdrv_file_open(driver, filename, node_name, read_only, direct,
-                        errp);
+                        locking, errp);
     if (!bs) {
         return NULL;
     }
     bs->no_flush = no_flush;
+    bs->io_uring = io_uring;
     return bdrv_add(bs, errp) ? bs : NULL;
 }
 

@@ -3,6 +3,14 @@
  * file (or block device) read and written with preadv/pwritev; flush is
  * fdatasync, discard FALLOC_FL_PUNCH_HOLE, write-zeroes
  * FALLOC_FL_ZERO_RANGE (falling back to writing zeroes).
+ *
+ * Image locking (locking=auto|on) publishes a user's permissions as
+ * open-file-description locks, in the byte layout QEMU uses, so ours
+ * and QEMU's processes see each other: a shared lock on byte 100 + n
+ * means "I use permission n", on byte 200 + n "I do not let others use
+ * permission n" (n: 0 consistent read, 1 write, 2 write unchanged,
+ * 3 resize). A new user takes its locks first, then looks for another
+ * process's lock on the opposite byte (F_OFD_GETLK ignores our own).
  */
 #include <limits.h>
 #include <errno.h>
@@ -118,6 +126,83 @@ static int file_write_zeroes(BlockDriverState *bs, uint64_t offset,
     return 0;
 }
 
+#define LOCK_PERM_BASE      100
+#define LOCK_SHARED_BASE    200
+
+static const char *const perm_names[] = {
+    "consistent read", "write", "write unchanged", "resize",
+};
+
+static int lock_byte(int fd, int cmd, short type, off_t byte)
+{
+    struct flock fl = {
+        .l_type = type, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1,
+    };
+
+    if (fcntl(fd, cmd, &fl) < 0) {
+        return -errno;
+    }
+    return cmd == F_OFD_GETLK && fl.l_type != F_UNLCK ? -EAGAIN : 0;
+}
+
+static bool file_set_perm(BlockDriverState *bs, unsigned perm,
+                          unsigned shared, Error **errp)
+{
+    unsigned n;
+    int r;
+
+    if (!bs->locking) {
+        return true;
+    }
+    for (n = 0; n < G_N_ELEMENTS(perm_names); n++) {
+        short mine = perm & (1u << n) ? F_RDLCK : F_UNLCK;
+        short unshared = shared & (1u << n) ? F_UNLCK : F_RDLCK;
+
+        if ((r = lock_byte(bs->fd, F_OFD_SETLK, mine,
+                           LOCK_PERM_BASE + n)) < 0 ||
+            (r = lock_byte(bs->fd, F_OFD_SETLK, unshared,
+                           LOCK_SHARED_BASE + n)) < 0) {
+            error_setg_errno(errp, -r, "Failed to lock byte %u",
+                             LOCK_PERM_BASE + n);
+            goto fail;
+        }
+    }
+    for (n = 0; n < G_N_ELEMENTS(perm_names); n++) {
+        if ((perm & (1u << n)) &&
+            lock_byte(bs->fd, F_OFD_GETLK, F_WRLCK,
+                      LOCK_SHARED_BASE + n) < 0) {
+            error_setg(errp, "Failed to get \"%s\" lock\nIs another "
+                       "process using the image [%s]?", perm_names[n],
+                       bs->filename);
+            goto fail;
+        }
+        if (!(shared & (1u << n)) &&
+            lock_byte(bs->fd, F_OFD_GETLK, F_WRLCK,
+                      LOCK_PERM_BASE + n) < 0) {
+            error_setg(errp, "Failed to get shared \"%s\" lock\nIs "
+                       "another process using the image [%s]?",
+                       perm_names[n], bs->filename);
+            goto fail;
+        }
+    }
+    return true;
+
+fail:
+    for (n = 0; n < G_N_ELEMENTS(perm_names); n++) {
+        lock_byte(bs->fd, F_OFD_SETLK, F_UNLCK, LOCK_PERM_BASE + n);
+        lock_byte(bs->fd, F_OFD_SETLK, F_UNLCK, LOCK_SHARED_BASE + n);
+    }
+    return false;
+}
+
+static int file_truncate(BlockDriverState *bs, uint64_t size)
+{
+    if (size > INT64_MAX) {
+        return -EFBIG;
+    }
+    return ftruncate(bs->fd, size) < 0 ? -errno : 0;
+}
+
 static void file_close(BlockDriverState *bs)
 {
     if (bs->fd >= 0) {
@@ -133,16 +218,19 @@ static void file_close(BlockDriverState *bs)
     .flush = file_flush, \
     .discard = file_discard, \
     .write_zeroes = file_write_zeroes, \
+    .set_perm = file_set_perm, \
     .close = file_close
 
-static const BlockDriver bdrv_file = { .name = "file", FILE_POSIX_OPS };
+static const BlockDriver bdrv_file = {
+    .name = "file", .truncate = file_truncate, FILE_POSIX_OPS
+};
 static const BlockDriver bdrv_host_device = {
     .name = "host_device", FILE_POSIX_OPS
 };
 
 BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
                                  const char *node_name, bool read_only,
-                                 bool direct, Error **errp)
+                                 bool direct, bool locking, Error **errp)
 {
     bool host_device = !strcmp(driver, "host_device");
     BlockDriverState *bs;
@@ -193,6 +281,7 @@ BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
     bs->filename = g_strdup(filename);
     bs->read_only = read_only;
     bs->direct = direct;
+    bs->locking = locking;
     bs->node_name = g_strdup(node_name);
     return bs;
 }

@@ -510,14 +510,6 @@ bool qmp_migrate_set_capabilities(
     return true;
 }
 
-bool qmp_query_named_block_nodes(
-    const q_obj_query_named_block_nodes_arg *args, JsonNode **ret,
-    Error **errp)
-{
-    *ret = node_from_array(json_array_new());
-    return true;
-}
-
 bool qmp_query_jobs(JsonNode **ret, Error **errp)
 {
     *ret = node_from_array(json_array_new());

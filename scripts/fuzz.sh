@@ -4,10 +4,9 @@
 #   scripts/fuzz.sh TARGET [SECONDS] [CORPUS]   fuzz one target (60 s)
 #   scripts/fuzz.sh --all [SECONDS]             every target, SECONDS each
 #                                               (20): the meson suite 'fuzz'
-# TARGET is json-streamer, qtest-line, virtqueue or virtio-serial
-# (tests/fuzz/fuzz-TARGET.c). The corpus grows in
-# build-fuzz/fuzz-corpus/TARGET unless CORPUS is given; an input that
-# crashes, leaks, hangs or is slow is saved in
+# TARGET is one of tests/fuzz/fuzz-TARGET.c (json-streamer, virtio-blk, ...). The
+# corpus grows in build-fuzz/fuzz-corpus/TARGET unless CORPUS is given; an
+# input that crashes, leaks, hangs or is slow is saved in
 # build-fuzz/fuzz-artifacts/TARGET/. Exits non-zero if a target found one.
 set -eu
 cd "$(dirname "$0")/.."

@@ -354,8 +354,13 @@ class Gen:
         for m in members:
             o.open_if(m.cond)
             field = 'p->%s' % member_c(m.name)
-            test = field if self.is_pointer(m.type) else \
-                'p->has_%s' % c_name(m.name) if m.optional else None
+            # A required list is always there: NULL is the empty list.
+            if self.meta(m.type) == 'list' and not m.optional:
+                test = None
+            elif self.is_pointer(m.type):
+                test = field
+            else:
+                test = 'p->has_%s' % c_name(m.name) if m.optional else None
             stmt = 'json_object_set_member(o, "%s", qapi_out_%s(%s));' % (
                 m.name, self.fn_type(m.type), field)
             if test:

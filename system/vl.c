@@ -199,7 +199,8 @@ static CmdlineItem *take_opts(const char *arg, const char *implied,
 
 /*
  * For the options QEMU also takes as JSON (-object, -device,
- * -audiodev): an argument that starts with '{' is a JSON object.
+ * -audiodev, -blockdev): an argument that starts with '{' is a JSON
+ * object.
  */
 static CmdlineItem *take_opts_or_json(const char *arg, const char *implied,
                                       const QemuOptDesc *desc, Error **errp)
@@ -696,7 +697,9 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return parse_device(optarg, errp);
     case QEMU_OPTION_drive:
     case QEMU_OPTION_blockdev: {
-        CmdlineItem *it = take_opts(optarg, NULL, NULL, errp);
+        CmdlineItem *it = popt->index == QEMU_OPTION_drive ?
+                          take_opts(optarg, NULL, NULL, errp) :
+                          take_opts_or_json(optarg, NULL, NULL, errp);
 
         if (!it) {
             return false;

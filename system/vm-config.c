@@ -651,19 +651,16 @@ bool object_check(const QemuOpts *opts, GPtrArray *objects, Error **errp)
     return qemu_opts_validate(opts, object_types[t].props, errp);
 }
 
-/*
- * The JSON form of an option argument ({"id": "a", "size": 1048576,
- * "share": true}) as the QemuOpts its key=value form would give: strings
- * as they are, numbers in decimal, booleans as on/off. Values must be
- * scalars: no option parsed this way has nested members.
- */
-QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
+/* The members of obj into opts, a nested object's under "key.". */
+static bool opts_add_json(QemuOpts *opts, const char *prefix,
+                          JsonObject *obj, Error **errp)
 {
-    QemuOpts *opts = qemu_opts_new();
     GList *members = json_object_get_members(obj);
+    bool ok = true;
 
-    for (GList *l = members; l; l = l->next) {
+    for (GList *l = members; ok && l; l = l->next) {
         JsonNode *v = json_object_get_member(obj, l->data);
+        g_autofree char *key = g_strconcat(prefix, l->data, NULL);
         GType t = JSON_NODE_HOLDS_VALUE(v) ? json_node_get_value_type(v)
                                            : G_TYPE_INVALID;
         char *text = t == G_TYPE_STRING ? g_strdup(json_node_get_string(v)) :
@@ -673,17 +670,40 @@ QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
                          g_strdup_printf("%" G_GINT64_FORMAT,
                                          json_node_get_int(v)) : NULL;
 
+        if (JSON_NODE_HOLDS_OBJECT(v)) {
+            g_autofree char *sub = g_strconcat(key, ".", NULL);
+
+            ok = opts_add_json(opts, sub, json_node_get_object(v), errp);
+            continue;
+        }
         if (!text) {
             error_setg(errp, "Parameter '%s' expects a string, number or "
-                       "boolean", (const char *)l->data);
-            qemu_opts_free(opts);
-            opts = NULL;
+                       "boolean", key);
+            ok = false;
             break;
         }
-        qemu_opts_set(opts, l->data, text);
+        qemu_opts_set(opts, key, text);
         g_free(text);
     }
     g_list_free(members);
+    return ok;
+}
+
+/*
+ * The JSON form of an option argument ({"id": "a", "size": 1048576,
+ * "share": true}) as the QemuOpts its key=value form would give: strings
+ * as they are, numbers in decimal, booleans as on/off, and a nested
+ * object's members under dotted keys (-blockdev's {"file": {"driver":
+ * ...}} is file.driver=...). Arrays are refused.
+ */
+QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
+{
+    QemuOpts *opts = qemu_opts_new();
+
+    if (!opts_add_json(opts, "", obj, errp)) {
+        qemu_opts_free(opts);
+        return NULL;
+    }
     return opts;
 }
 

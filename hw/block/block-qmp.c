@@ -1,14 +1,17 @@
 /*
- * QMP query-block: each backend (a -drive, or a -blockdev node a device
- * took) in QEMU 7.2's shape. It lives with the devices because it names
- * the device a backend is attached to.
+ * QMP query-block, query-named-block-nodes, query-blockstats and
+ * block_resize: each backend (a -drive, or a -blockdev node a device
+ * took) and node in QEMU 7.2's shape. It lives with the devices because
+ * it names the device a backend is attached to.
  */
+#include <string.h>
 #include <sys/stat.h>
 
 #include "block/block.h"
 #include "qapi/qapi-commands.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 
 /* The protocol node under a format node (or the node itself). */
@@ -66,17 +69,32 @@ static JsonObject *inserted_info(const BlockDriverState *bs)
     return o;
 }
 
+/*
+ * The QOM path of the device attached to blk (of its virtio-backend
+ * child, for a virtio device, as QEMU says), or NULL.
+ */
+static char *qdev_path(const BlockBackend *blk)
+{
+    DeviceState *dev = blk_attached_dev(blk);
+    g_autofree char *path = NULL;
+
+    if (!dev || !dev->obj) {
+        return NULL;
+    }
+    path = object_get_canonical_path(dev->obj);
+    return dev->dc->virtio_backend ? g_strconcat(path, "/virtio-backend",
+                                                 NULL)
+                                   : g_steal_pointer(&path);
+}
+
 static void add_backend(BlockBackend *blk, void *opaque)
 {
     JsonObject *o = json_object_new();
-    DeviceState *dev = blk_attached_dev(blk);
+    g_autofree char *path = qdev_path(blk);
 
     json_object_set_string_member(o, "device", blk_name(blk));
-    if (dev && dev->obj) {
-        char *path = object_get_canonical_path(dev->obj);
-
+    if (path) {
         json_object_set_string_member(o, "qdev", path);
-        g_free(path);
     }
     json_object_set_boolean_member(o, "locked", false);
     json_object_set_boolean_member(o, "removable", false);
@@ -97,3 +115,171 @@ bool qmp_query_block(JsonNode **ret, Error **errp)
     return true;
 }
 
+
+static void add_node(BlockDriverState *bs, void *opaque)
+{
+    json_array_add_object_element(opaque, inserted_info(bs));
+}
+
+bool qmp_query_named_block_nodes(
+    const q_obj_query_named_block_nodes_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    JsonArray *list = json_array_new();
+
+    bdrv_foreach(add_node, list);
+    *ret = json_node_init_array(json_node_alloc(), list);
+    json_array_unref(list);
+    return true;
+}
+
+/* A backend's counts; NULL: a node below one (it counts nothing). */
+static BlockDeviceStats *device_stats(const BlockBackend *blk)
+{
+    BlockDeviceStats *d = g_new0(BlockDeviceStats, 1);
+    const BlockAcctStats *st;
+
+    if (!blk) {
+        return d;
+    }
+    st = blk_stats(blk);
+    d->rd_bytes = st->bytes[BLOCK_ACCT_READ];
+    d->wr_bytes = st->bytes[BLOCK_ACCT_WRITE];
+    d->unmap_bytes = st->bytes[BLOCK_ACCT_UNMAP];
+    d->rd_operations = st->ops[BLOCK_ACCT_READ];
+    d->wr_operations = st->ops[BLOCK_ACCT_WRITE];
+    d->flush_operations = st->ops[BLOCK_ACCT_FLUSH];
+    d->unmap_operations = st->ops[BLOCK_ACCT_UNMAP];
+    d->rd_total_time_ns = st->total_time_ns[BLOCK_ACCT_READ];
+    d->wr_total_time_ns = st->total_time_ns[BLOCK_ACCT_WRITE];
+    d->flush_total_time_ns = st->total_time_ns[BLOCK_ACCT_FLUSH];
+    d->unmap_total_time_ns = st->total_time_ns[BLOCK_ACCT_UNMAP];
+    d->wr_highest_offset = st->wr_highest_offset;
+    d->failed_rd_operations = st->failed[BLOCK_ACCT_READ];
+    d->failed_wr_operations = st->failed[BLOCK_ACCT_WRITE];
+    d->failed_flush_operations = st->failed[BLOCK_ACCT_FLUSH];
+    d->failed_unmap_operations = st->failed[BLOCK_ACCT_UNMAP];
+    d->invalid_rd_operations = st->invalid[BLOCK_ACCT_READ];
+    d->invalid_wr_operations = st->invalid[BLOCK_ACCT_WRITE];
+    d->invalid_flush_operations = st->invalid[BLOCK_ACCT_FLUSH];
+    d->invalid_unmap_operations = st->invalid[BLOCK_ACCT_UNMAP];
+    d->account_invalid = d->account_failed = true;
+    if (st->last_done_ns && !st->in_flight) {
+        d->has_idle_time_ns = true;
+        d->idle_time_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME) -
+                          st->last_done_ns;
+    }
+    return d;
+}
+
+static BlockStats *node_stats(const BlockDriverState *bs,
+                              const BlockBackend *blk, bool with_parent)
+{
+    BlockStats *s = g_new0(BlockStats, 1);
+
+    s->node_name = g_strdup(bs->node_name);
+    s->stats = device_stats(blk);
+    if (!bs->file && !strcmp(bs->drv->name, "file")) {
+        s->driver_specific = g_new0(BlockStatsSpecificFile, 1);
+        s->driver_specific->driver = g_strdup("file");
+    }
+    if (with_parent && bs->file) {
+        s->parent = node_stats(bs->file, NULL, true);
+    }
+    return s;
+}
+
+typedef struct StatsList {
+    BlockStatsList *head, **tail;
+    bool nodes;
+} StatsList;
+
+static void stats_append(StatsList *l, BlockStats *s)
+{
+    BlockStatsList *e = g_new0(BlockStatsList, 1);
+
+    e->value = s;
+    *l->tail = e;
+    l->tail = &e->next;
+}
+
+static void add_backend_stats(BlockBackend *blk, void *opaque)
+{
+    BlockStats *s = node_stats(blk_root(blk), blk, true);
+
+    s->device = g_strdup(blk_name(blk));
+    s->qdev = qdev_path(blk);
+    stats_append(opaque, s);
+}
+
+static void add_node_stats(BlockDriverState *bs, void *opaque)
+{
+    if (!bs->anonymous) {
+        stats_append(opaque, node_stats(bs, blk_by_root(bs), false));
+    }
+}
+
+bool qmp_query_blockstats(const q_obj_query_blockstats_arg *args,
+                          JsonNode **ret, Error **errp)
+{
+    StatsList l = { NULL, &l.head, false };
+
+    if (args->has_query_nodes && args->query_nodes) {
+        bdrv_foreach(add_node_stats, &l);
+    } else {
+        blk_foreach(add_backend_stats, &l);
+    }
+    *ret = qapi_out_BlockStatsList(l.head);
+    qapi_free_BlockStatsList(l.head);
+    return true;
+}
+
+typedef struct FindUser {
+    const BlockDriverState *bs;
+    BlockBackend *blk;
+} FindUser;
+
+static void find_user(BlockBackend *blk, void *opaque)
+{
+    FindUser *f = opaque;
+
+    for (const BlockDriverState *n = blk_root(blk); n && !f->blk;
+         n = n->file) {
+        if (n == f->bs) {
+            f->blk = blk;
+        }
+    }
+}
+
+bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
+                      Error **errp)
+{
+    BlockBackend *blk = NULL;
+
+    if (args->device && blk_find(args->device) &&
+        *blk_name(blk_find(args->device))) {
+        blk = blk_find(args->device);
+    } else if (!args->device && args->node_name) {
+        FindUser f = { bdrv_find_node(args->node_name), NULL };
+
+        if (f.bs) {
+            blk_foreach(find_user, &f);
+            blk = f.blk;
+        }
+    }
+    if (!blk) {
+        error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                   args->device ? args->device : "",
+                   args->node_name ? args->node_name : "");
+        return false;
+    }
+    if (args->size < 0) {
+        error_setg(errp, "Parameter 'size' expects a >0 size");
+        return false;
+    }
+    if (!blk_truncate(blk, args->size, errp)) {
+        return false;
+    }
+    *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    return true;
+}

@@ -54,6 +54,9 @@ typedef struct VirtIOBlkPCI {
     bool discard;
     bool write_zeroes;
     bool config_wce;
+    bool share_rw;                  /* "share-rw": others may write too */
+    int32_t bootindex;              /* firmware boot order: no firmware
+                                       reads it yet (-kernel boots) */
     BlockBackend *blk;
     uint8_t wce;                    /* writeback cache on (config) */
     unsigned generation;            /* bumped by reset: stale completions */
@@ -215,6 +218,8 @@ static void handle_dwz(VirtIOBlkReq *r, uint32_t type, uint64_t out_size)
     }
     if (blk_is_read_only(s->blk) ||
         !sector_range_ok(s, sector, nsect * SECTOR_SIZE)) {
+        blk_account_invalid(s->blk, zeroes ? BLOCK_WRITE_ZEROES
+                                           : BLOCK_DISCARD);
         req_complete(r, VIRTIO_BLK_S_IOERR);
         return;
     }
@@ -262,6 +267,7 @@ static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
         data = write ? out_size - sizeof(hdr) : in_size - 1;
         if ((write && blk_is_read_only(s->blk)) ||
             !sector_range_ok(s, sector, data)) {
+            blk_account_invalid(s->blk, write ? BLOCK_WRITE : BLOCK_READ);
             req_complete(r, VIRTIO_BLK_S_IOERR);
             return;
         }
@@ -339,10 +345,19 @@ static bool check_block_size(const char *name, uint64_t v, Error **errp)
     return true;
 }
 
+/* block_resize: the guest sees the new capacity in the config space. */
+static void blk_resized(void *opaque)
+{
+    VirtIOBlkPCI *s = opaque;
+
+    virtio_notify_config(&s->proxy.vdev);
+}
+
 static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
 {
     VirtIOBlkPCI *s = (VirtIOBlkPCI *)d;
     VirtIODevice *vdev = &s->proxy.vdev;
+    unsigned perm, shared;
 
     if (!s->drive) {
         error_setg(errp, "drive property not set");
@@ -375,7 +390,14 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
                    VIRTQUEUE_MAX_SIZE);
         return false;
     }
-    if (!blk_attach(s->blk, &d->qdev, errp)) {
+    /*
+     * As QEMU's block devices: others may read, but not write unless
+     * share-rw=on.
+     */
+    perm = BLK_PERM_CONSISTENT_READ |
+           (blk_is_read_only(s->blk) ? 0 : BLK_PERM_WRITE);
+    shared = BLK_PERM_ALL & ~(s->share_rw ? 0 : BLK_PERM_WRITE);
+    if (!blk_attach(s->blk, &d->qdev, perm, shared, errp)) {
         return false;
     }
     virtio_init(vdev, "virtio-blk", &virtio_blk_ops, s, s->num_queues);
@@ -402,6 +424,7 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
         blk_detach(s->blk);
         return false;
     }
+    blk_set_resize_cb(s->blk, blk_resized, s);
     return true;
 }
 
@@ -412,6 +435,7 @@ static void virtio_blk_pci_exit(PCIDevice *d)
     s->generation++;
     blk_drain_all();
     virtio_pci_exit(&s->proxy);
+    blk_set_resize_cb(s->blk, NULL, NULL);
     blk_detach(s->blk);
 }
 
@@ -421,6 +445,7 @@ static void virtio_blk_pci_reset(PCIDevice *d)
 }
 
 static const Property virtio_blk_pci_props[] = {
+    DEFINE_PROP_INT32("bootindex", VirtIOBlkPCI, bootindex, -1),
     DEFINE_PROP_BOOL("config-wce", VirtIOBlkPCI, config_wce, true),
     DEFINE_PROP_BOOL("discard", VirtIOBlkPCI, discard, true),
     DEFINE_PROP_STRING("drive", VirtIOBlkPCI, drive),
@@ -431,6 +456,7 @@ static const Property virtio_blk_pci_props[] = {
                      physical_block_size, 512),
     DEFINE_PROP_UINT16("queue-size", VirtIOBlkPCI, queue_size, 256),
     DEFINE_PROP_STRING("serial", VirtIOBlkPCI, serial),
+    DEFINE_PROP_BOOL("share-rw", VirtIOBlkPCI, share_rw, false),
     DEFINE_PROP_BOOL("write-zeroes", VirtIOBlkPCI, write_zeroes, true),
     VIRTIO_PCI_PROPS,
     PCI_DEVICE_PROPS,
@@ -440,6 +466,7 @@ static const Property virtio_blk_pci_props[] = {
 const PCIDeviceClass virtio_blk_pci_device_class = {
     .parent = {
         .name = "virtio-blk-pci",
+        .virtio_backend = "virtio-blk-device",
         .category = "Storage devices",
         .instance_size = sizeof(VirtIOBlkPCI),
         .props = virtio_blk_pci_props,

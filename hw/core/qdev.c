@@ -247,6 +247,12 @@ bool qdev_realize(DeviceState *dev, Error **errp)
     }
     dev->obj = object_add_child(parent, name, dev->dc->name, dev,
                                 dev->dc->props, errp);
+    if (dev->obj && dev->dc->virtio_backend &&
+        !object_add_child(dev->obj, "virtio-backend",
+                          dev->dc->virtio_backend, NULL, NULL, errp)) {
+        object_unparent(dev->obj);
+        dev->obj = NULL;
+    }
     if (!dev->obj) {
         if (dev->dc->unrealize) {
             dev->dc->unrealize(dev);

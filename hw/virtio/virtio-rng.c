@@ -197,6 +197,7 @@ static const Property virtio_rng_pci_props[] = {
 const PCIDeviceClass virtio_rng_pci_device_class = {
     .parent = {
         .name = "virtio-rng-pci",
+        .virtio_backend = "virtio-rng-device",
         .category = "Misc devices",
         .instance_size = sizeof(VirtIORngPCI),
         .props = virtio_rng_pci_props,

@@ -16,6 +16,16 @@
 
 typedef struct BlockDriverState BlockDriverState;
 
+/*
+ * What a user of a node does with it (perm) and lets others do
+ * (shared), as QEMU's permissions; image locking publishes them.
+ */
+#define BLK_PERM_CONSISTENT_READ    0x01u
+#define BLK_PERM_WRITE              0x02u
+#define BLK_PERM_WRITE_UNCHANGED    0x04u
+#define BLK_PERM_RESIZE             0x08u
+#define BLK_PERM_ALL                0x0fu
+
 typedef enum BlockRequestType {
     BLOCK_READ,
     BLOCK_WRITE,
@@ -36,6 +46,11 @@ typedef struct BlockDriver {
     int (*write_zeroes)(BlockDriverState *bs, uint64_t offset,
                         uint64_t len);
     void (*close)(BlockDriverState *bs);
+    /* Change the image's size (protocol nodes); NULL: not possible. */
+    int (*truncate)(BlockDriverState *bs, uint64_t size);
+    /* Publish perm and shared (image locking); NULL: nothing to do. */
+    bool (*set_perm)(BlockDriverState *bs, unsigned perm, unsigned shared,
+                     Error **errp);
 } BlockDriver;
 
 struct BlockDriverState {
@@ -50,12 +65,17 @@ struct BlockDriverState {
     bool no_flush;                  /* cache.no-flush: flushes do nothing */
     bool writethrough;              /* flush after every write */
     bool anonymous;                 /* node-name was generated */
+    bool locking;                   /* locking=on|auto: OFD byte locks */
+    bool io_uring;                  /* aio=io_uring: reads, writes, flushes */
 };
 
-/* Protocol nodes: a regular file ("file") or block device. */
+/*
+ * Protocol nodes: a regular file ("file") or block device; locking:
+ * publish users' permissions as QEMU's image locks (block/file-posix.c).
+ */
 BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
                                  const char *node_name, bool read_only,
-                                 bool direct, Error **errp);
+                                 bool direct, bool locking, Error **errp);
 /* The raw format over file. */
 BlockDriverState *bdrv_raw_open(BlockDriverState *file,
                                 const char *node_name, Error **errp);
@@ -77,10 +97,13 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
                       Error **errp);
 BlockBackend *blk_find(const char *name);
 /*
- * A device takes the backend (dev: its DeviceState, kept for query-block);
- * false (with QEMU's message) if taken.
+ * A device takes the backend (dev: its DeviceState, kept for query-block)
+ * with the permissions it needs and shares (BLK_PERM_*); false (with
+ * QEMU's message) if another device has it or another process's lock
+ * on the image refuses them. blk_detach() drops the permissions.
  */
-bool blk_attach(BlockBackend *blk, void *dev, Error **errp);
+bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
+                unsigned shared, Error **errp);
 void blk_detach(BlockBackend *blk);
 void *blk_attached_dev(const BlockBackend *blk);
 BlockDriverState *blk_root(const BlockBackend *blk);
@@ -103,6 +126,46 @@ typedef void BlockCompletion(void *opaque, int ret);
 void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
              uint64_t len, struct iovec *iov, int niov,
              BlockCompletion *done, void *opaque);
+/*
+ * I/O accounting per backend, as QEMU's (query-blockstats): counted at
+ * completion; write-zeroes counts as a write, discard as an unmap. A
+ * request refused before it ran (beyond the end, read-only) is invalid.
+ */
+typedef enum BlockAcctType {
+    BLOCK_ACCT_READ,
+    BLOCK_ACCT_WRITE,
+    BLOCK_ACCT_FLUSH,
+    BLOCK_ACCT_UNMAP,
+    BLOCK_ACCT_COUNT,
+} BlockAcctType;
+
+typedef struct BlockAcctStats {
+    uint64_t bytes[BLOCK_ACCT_COUNT];
+    uint64_t ops[BLOCK_ACCT_COUNT];
+    uint64_t failed[BLOCK_ACCT_COUNT];
+    uint64_t invalid[BLOCK_ACCT_COUNT];
+    uint64_t total_time_ns[BLOCK_ACCT_COUNT];
+    uint64_t wr_highest_offset;
+    int64_t last_done_ns;           /* 0: nothing completed yet */
+    unsigned in_flight;
+} BlockAcctStats;
+
+const BlockAcctStats *blk_stats(const BlockBackend *blk);
+/* A device refused a request of type itself (its own range checks). */
+void blk_account_invalid(BlockBackend *blk, BlockRequestType type);
+
+/*
+ * Resize the node under blk (the protocol node's file and each node
+ * above it) to size bytes; the attached device hears of it through
+ * resized(dev_opaque).
+ */
+bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp);
+void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
+                       void *opaque);
+BlockBackend *blk_by_root(const BlockDriverState *bs);
+void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
+                  void *opaque);
+
 /* Wait for every request in flight (device reset, exit). */
 void blk_drain_all(void);
 

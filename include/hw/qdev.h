@@ -25,6 +25,12 @@ typedef struct DeviceClass {
     size_t instance_size;
     const Property *props;
     bool user_creatable;        /* allowed with -device */
+    /*
+     * The type of a "virtio-backend" child node, as QEMU's virtio-pci
+     * devices have ("virtio-blk-device"); libvirt names a disk by that
+     * node's path. NULL: no such child.
+     */
+    const char *virtio_backend;
     bool (*realize)(DeviceState *dev, Error **errp);
     void (*reset)(DeviceState *dev);
     void (*unrealize)(DeviceState *dev);

@@ -316,27 +316,77 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
+def define_and_start(lv, name, binary, virttype, kernel, old, new):
+    """DOMAIN_XML with old replaced by new, defined and started: the
+    result of virsh start and the domain's log path."""
+    xml = os.path.join(lv.dir, name + '.xml')
+    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
+                             binary=binary)
+    with open(xml, 'w') as f:
+        f.write(text.replace(old, new))
+    lv.virsh('define', xml)
+    r = lv.virsh('start', name)
+    return r, os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+
+
 def check_file_serial(tap, lv, binary, virttype, who, kernel):
     """A serial port on a file libvirt opens: -add-fd and /dev/fdset/N."""
     name = 'qapi-%s-%s-file' % (who, virttype)
     case = '%s/domain/%s/serial-file' % (who, virttype)
     out = os.path.join(lv.dir, name + '-serial.log')
-    xml = os.path.join(lv.dir, name + '.xml')
-    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
-                             binary=binary)
-    text = text.replace("<serial type='pty'><target port='0'/></serial>",
-                        "<serial type='file'><source path='%s'/>"
-                        "<target port='0'/></serial>" % out)
-    with open(xml, 'w') as f:
-        f.write(text)
-    lv.virsh('define', xml)
-    r = lv.virsh('start', name)
+    r, log = define_and_start(lv, name, binary, virttype, kernel,
+                              "<serial type='pty'><target port='0'/></serial>",
+                              "<serial type='file'><source path='%s'/>"
+                              "<target port='0'/></serial>" % out)
     got = wait_file_text(out, 'sweep: t=')
-    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
     cmdline = open(log, errors='replace').read() if os.path.exists(log) \
         else ''
     tap.ok(r.returncode == 0 and 'sweep: t=' in got and
            '/dev/fdset/' in cmdline, case, r.stderr + cmdline[-3000:])
+    lv.virsh('destroy', name)
+    lv.virsh('undefine', name)
+
+
+def check_disk(tap, lv, binary, virttype, who, kernel):
+    """A virtio disk: libvirt's -blockdev nodes, domblkstat
+    (query-blockstats), blockresize (block_resize) and the image lock."""
+    name = 'qapi-%s-%s-disk' % (who, virttype)
+    case = '%s/domain/%s/disk' % (who, virttype)
+    img = os.path.join(lv.dir, name + '.img')
+    with open(img, 'wb') as f:
+        f.truncate(1 << 20)
+    usb = "<controller type='usb' model='none'/>"
+    r, log = define_and_start(lv, name, binary, virttype, kernel, usb,
+                              usb + "<disk type='file' device='disk'>"
+                              "<driver name='qemu' type='raw'/>"
+                              "<source file='%s'/><target dev='vda' "
+                              "bus='virtio'/></disk>" % img)
+    tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
+           case + '/start', r.stderr + (open(log).read()
+                                         if os.path.exists(log) else ''))
+    if r.returncode == 0:
+        r = lv.virsh('domblkstat', name, 'vda')
+        tap.ok(r.returncode == 0 and 'vda rd_req' in r.stdout and
+               'vda wr_bytes' in r.stdout, case + '/domblkstat',
+               r.stdout + r.stderr)
+        r = lv.virsh('blockresize', name, 'vda', '2M')
+        tap.ok(r.returncode == 0 and os.path.getsize(img) == 2 << 20,
+               case + '/blockresize', r.stderr)
+        r = lv.virsh('domblkinfo', name, 'vda')
+        tap.ok(r.returncode == 0 and 'Capacity:       2097152' in r.stdout,
+               case + '/domblkinfo', r.stdout + r.stderr)
+        # The image is locked: a second writer is refused.
+        try:
+            q = subprocess.run([binary, '-M', 'pc', '-accel', 'tcg', '-S',
+                                '-display', 'none', '-nodefaults',
+                                '-kernel', kernel, '-drive',
+                                'file=%s,format=raw,if=virtio' % img],
+                               capture_output=True, text=True, timeout=30)
+            ok, err = q.returncode == 1, q.stderr
+        except subprocess.TimeoutExpired:
+            ok, err = False, 'a second writer started'
+        tap.ok(ok and 'Failed to get "write" lock' in err,
+               case + '/image-lock', err)
     lv.virsh('destroy', name)
     lv.virsh('undefine', name)
 
@@ -415,6 +465,7 @@ def main(argv):
                 if kernel and os.path.exists(kernel):
                     check_domain(tap, lv, b, vt, who, kernel)
                     check_file_serial(tap, lv, b, vt, who, kernel)
+                    check_disk(tap, lv, b, vt, who, kernel)
                 if button and os.path.exists(button):
                     check_shutdown(tap, lv, b, vt, who, button)
     finally:

@@ -102,3 +102,27 @@ bool qmp_query_block(JsonNode **ret, Error **errp)
     *ret = empty_list();
     return true;
 }
+
+bool qmp_query_named_block_nodes(
+    const q_obj_query_named_block_nodes_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    *ret = empty_list();
+    return true;
+}
+
+bool qmp_query_blockstats(const q_obj_query_blockstats_arg *args,
+                          JsonNode **ret, Error **errp)
+{
+    *ret = empty_list();
+    return true;
+}
+
+bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
+                      Error **errp)
+{
+    error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+               args->device ? args->device : "",
+               args->node_name ? args->node_name : "");
+    return false;
+}

@@ -1,0 +1,239 @@
+/*
+ * aio=io_uring (include/block/io-uring.h): reads, writes and flushes of
+ * protocol nodes go to the kernel through one io_uring; an eventfd
+ * registered with the ring wakes the main loop, which reaps completions
+ * and runs their callbacks. A short transfer is resubmitted for the
+ * rest; a read that reaches the end of the file sees zeroes, as the
+ * thread pool's preadv loop does. Submissions beyond the ring's size
+ * wait in a queue until completions make room.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib-unix.h>
+
+#include "config-host.h"
+#include "block/io-uring.h"
+
+#if HAVE_LIBURING
+#include <liburing.h>
+
+#define LURING_ENTRIES  128
+
+typedef struct LuringReq {
+    int fd;
+    LuringOp op;
+    uint64_t offset;
+    struct iovec *iov;          /* a working copy: short transfers move it */
+    int niov;
+    LuringDone *done;
+    void *opaque;
+} LuringReq;
+
+static struct io_uring ring;
+static bool ring_ready;
+static int ring_efd = -1;
+static guint ring_source;
+static unsigned in_ring;            /* submitted to the kernel */
+static GQueue waiting = G_QUEUE_INIT;
+
+static void req_finish(LuringReq *r, int ret)
+{
+    r->done(r->opaque, ret);
+    g_free(r->iov);
+    g_free(r);
+}
+
+/* Put r in the ring, or queue it when the ring is full. */
+static void req_submit(LuringReq *r)
+{
+    struct io_uring_sqe *sqe = in_ring < LURING_ENTRIES ?
+                               io_uring_get_sqe(&ring) : NULL;
+
+    if (!sqe) {
+        g_queue_push_tail(&waiting, r);
+        return;
+    }
+    switch (r->op) {
+    /* At most IOV_MAX segments at once: the rest is a short transfer. */
+    case LURING_READ:
+        io_uring_prep_readv(sqe, r->fd, r->iov, MIN(r->niov, IOV_MAX),
+                            r->offset);
+        break;
+    case LURING_WRITE:
+        io_uring_prep_writev(sqe, r->fd, r->iov, MIN(r->niov, IOV_MAX),
+                             r->offset);
+        break;
+    case LURING_FLUSH:
+        io_uring_prep_fsync(sqe, r->fd, IORING_FSYNC_DATASYNC);
+        break;
+    }
+    io_uring_sqe_set_data(sqe, r);
+    in_ring++;
+    io_uring_submit(&ring);
+}
+
+/* The part of a transfer the kernel did: advance, or finish. */
+static void req_progress(LuringReq *r, int res)
+{
+    size_t left = res;
+
+    if (res == -EINTR || res == -EAGAIN) {
+        req_submit(r);
+        return;
+    }
+    if (res < 0 || r->op == LURING_FLUSH) {
+        req_finish(r, res < 0 ? res : 0);
+        return;
+    }
+    if (res == 0) {
+        /* End of file: reads see zeroes, a write cannot go on. */
+        if (r->op == LURING_WRITE) {
+            req_finish(r, -EIO);
+            return;
+        }
+        for (int i = 0; i < r->niov; i++) {
+            memset(r->iov[i].iov_base, 0, r->iov[i].iov_len);
+        }
+        req_finish(r, 0);
+        return;
+    }
+    r->offset += res;
+    while (r->niov && left >= r->iov[0].iov_len) {
+        left -= r->iov[0].iov_len;
+        memmove(r->iov, r->iov + 1, (r->niov - 1) * sizeof(*r->iov));
+        r->niov--;
+    }
+    if (r->niov) {
+        r->iov[0].iov_base = (char *)r->iov[0].iov_base + left;
+        r->iov[0].iov_len -= left;
+        req_submit(r);
+        return;
+    }
+    req_finish(r, 0);
+}
+
+static void reap(void)
+{
+    struct io_uring_cqe *cqe;
+
+    while (io_uring_peek_cqe(&ring, &cqe) == 0) {
+        LuringReq *r = io_uring_cqe_get_data(cqe);
+        int res = cqe->res;
+
+        io_uring_cqe_seen(&ring, cqe);
+        in_ring--;
+        req_progress(r, res);
+    }
+    while (in_ring < LURING_ENTRIES && !g_queue_is_empty(&waiting)) {
+        req_submit(g_queue_pop_head(&waiting));
+    }
+}
+
+static gboolean on_wake(gint fd, GIOCondition cond, gpointer data)
+{
+    uint64_t count;
+
+    while (read(fd, &count, sizeof(count)) < 0 && errno == EINTR) {
+    }
+    reap();
+    return G_SOURCE_CONTINUE;
+}
+
+bool luring_init(Error **errp)
+{
+    int r;
+
+    if (ring_ready) {
+        return true;
+    }
+    r = io_uring_queue_init(LURING_ENTRIES, &ring, 0);
+    if (r < 0) {
+        error_setg_errno(errp, -r, "failed to init linux io_uring ring");
+        return false;
+    }
+    ring_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (ring_efd < 0 || io_uring_register_eventfd(&ring, ring_efd) < 0) {
+        error_setg_errno(errp, errno, "failed to init linux io_uring ring");
+        if (ring_efd >= 0) {
+            close(ring_efd);
+            ring_efd = -1;
+        }
+        io_uring_queue_exit(&ring);
+        return false;
+    }
+    ring_source = g_unix_fd_add(ring_efd, G_IO_IN, on_wake, NULL);
+    ring_ready = true;
+    return true;
+}
+
+void luring_submit(int fd, LuringOp op, uint64_t offset,
+                   const struct iovec *iov, int niov, LuringDone *done,
+                   void *opaque)
+{
+    LuringReq *r = g_new0(LuringReq, 1);
+
+    r->fd = fd;
+    r->op = op;
+    r->offset = offset;
+    r->iov = niov ? g_memdup2(iov, niov * sizeof(*iov)) : NULL;
+    r->niov = niov;
+    r->done = done;
+    r->opaque = opaque;
+    req_submit(r);
+}
+
+void luring_drain(void)
+{
+    while (ring_ready && (in_ring || !g_queue_is_empty(&waiting))) {
+        struct io_uring_cqe *cqe;
+
+        if (io_uring_wait_cqe(&ring, &cqe) == 0) {
+            reap();
+        }
+    }
+}
+
+void luring_cleanup(void)
+{
+    if (!ring_ready) {
+        return;
+    }
+    luring_drain();
+    g_source_remove(ring_source);
+    io_uring_queue_exit(&ring);
+    close(ring_efd);
+    ring_efd = -1;
+    ring_ready = false;
+}
+
+#else
+
+bool luring_init(Error **errp)
+{
+    error_setg(errp, "aio=io_uring was specified, but is not supported in "
+               "this build.");
+    return false;
+}
+
+void luring_submit(int fd, LuringOp op, uint64_t offset,
+                   const struct iovec *iov, int niov, LuringDone *done,
+                   void *opaque)
+{
+    g_assert_not_reached();
+}
+
+void luring_drain(void)
+{
+}
+
+void luring_cleanup(void)
+{
+}
+
+#endif
