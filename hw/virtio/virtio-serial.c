@@ -650,6 +650,7 @@ static const Property virtio_serial_pci_props[] = {
 const PCIDeviceClass virtio_serial_pci_device_class = {
     .parent = {
         .name = "virtio-serial-pci",
+        .virtio_backend = "virtio-serial-device",
         .category = "Input devices",
         .instance_size = sizeof(VirtIOSerialPCI),
         .props = virtio_serial_pci_props,
