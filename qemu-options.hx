@@ -195,7 +195,11 @@ unique. Types: `memory-backend-ram` (anonymous memory), `memory-backend-file`
 `prealloc=on|off`, `merge=on|off`, `dump=on|off`. `-object help` lists types;
 `docs/memory.md` has every property and what happens to the memory at exit.
 `secret` holds a key or password: `data=TEXT` or `file=PATH`,
-`format=raw|base64` (libvirt passes its master key this way). The argument
+`format=raw|base64` (libvirt passes its master key this way).
+`rng-random` is an entropy source read from `filename=` (default
+`/dev/urandom`; a file, device or FIFO, opened when the object is made),
+`rng-builtin` one that uses `getrandom()`; `virtio-rng-pci,rng=ID` takes
+either (`docs/virtio-serial-rng.md`). The argument
 may also be a JSON object, `-object '{"qom-type":"secret","id":"k",
 "data":"x"}'` (strings, numbers and booleans; booleans mean on/off).
 
@@ -352,7 +356,9 @@ Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
 `isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`, `pci-testdev`,
-`edu`, `virtio-rng-pci`, `virtio-blk-pci`, `virtio-balloon-pci` (virtio devices are modern only:
+`edu`, `virtio-rng-pci`, `virtio-blk-pci`, `virtio-balloon-pci`, `virtio-serial-pci` with its
+ports `virtconsole` and `virtserialport` (`docs/virtio-serial-rng.md`)
+(virtio devices are modern only:
 `disable-legacy=on` is implied); an unknown driver is an error. PCI devices go on `pci.0` (`bus=pci.0`) at
 `addr=SLOT[.FN]` (hex; default: the first free slot), and
 `multifunction=on` on function 0 lets other functions share its slot,

@@ -94,6 +94,13 @@ static gboolean chr_fd_writable(gint fd, GIOCondition cond, gpointer opaque)
         return G_SOURCE_REMOVE;
     }
     g_byte_array_remove_range(chr->outq, 0, n);
+    if (chr->be && chr->be->write_ready) {
+        /* Room again: the frontend may queue more (or fail the fd). */
+        chr->be->write_ready(chr->be->opaque);
+        if (!chr->out_watch) {
+            return G_SOURCE_REMOVE;
+        }
+    }
     if (chr->outq->len == 0) {
         chr->out_watch = 0;
         return G_SOURCE_REMOVE;

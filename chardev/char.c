@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +77,9 @@ bool chr_fe_is_open(const Chardev *chr)
 {
     const CharBackend *be = chr->be;
 
+    if (be && be->open_explicit) {
+        return be->fe_open;
+    }
     return be && (be->can_read || be->read || be->event);
 }
 
@@ -470,6 +474,9 @@ static void chr_fe_clear(CharBackend *be)
     be->read = NULL;
     be->event = NULL;
     be->opaque = NULL;
+    be->open_explicit = false;
+    be->fe_open = false;
+    be->write_ready = NULL;
 }
 
 bool qemu_chr_fe_init(CharBackend *be, Chardev *chr, Error **errp)
@@ -582,6 +589,28 @@ bool qemu_chr_fe_backend_connected(const CharBackend *be)
 {
     /* QEMU's meaning: a chardev is attached (not: a client is there). */
     return be->chr != NULL;
+}
+
+int qemu_chr_fe_write_room(CharBackend *be)
+{
+    Chardev *chr = be->chr;
+
+    if (!chr || chr->cls->write || chr->fd_out < 0 || chr->out_dead) {
+        return INT_MAX;
+    }
+    return chr->outq->len >= chr->out_limit
+           ? 0 : (int)MIN(chr->out_limit - chr->outq->len, INT_MAX);
+}
+
+void qemu_chr_fe_set_write_ready(CharBackend *be, void (*ready)(void *))
+{
+    be->write_ready = ready;
+}
+
+void qemu_chr_fe_set_open(CharBackend *be, bool open)
+{
+    be->open_explicit = true;
+    be->fe_open = open;
 }
 
 void qemu_chr_fe_disconnect(CharBackend *be)

@@ -36,6 +36,7 @@
 #include "qemu/fdset.h"
 #include "system/seccomp.h"
 #include "system/secret.h"
+#include "system/rng.h"
 #include "system/system.h"
 #include "system/vl.h"
 #include "system/vm-config.h"
@@ -586,6 +587,8 @@ static bool parse_object(const char *arg, Error **errp)
                "  memory-backend-file\n"
                "  memory-backend-memfd\n"
                "  memory-backend-ram\n"
+               "  rng-builtin\n"
+               "  rng-random\n"
                "  secret\n");
         exit(0);
     }
@@ -916,8 +919,9 @@ static const char *default_ram_id(const MachineClass *mc)
 }
 
 /*
- * -object memory-backend-* and secret: after mlockall, so that mem-lock=on locks
- * (and populates) them as they are mapped, and before the machine.
+ * -object memory-backend-*, secret and rng-*: after mlockall, so that
+ * mem-lock=on locks (and populates) memory as it is mapped, and before
+ * the machine.
  */
 static bool create_memory_backends(const HostMemoryDefaults *d,
                                    Error **errp)
@@ -926,8 +930,14 @@ static bool create_memory_backends(const HostMemoryDefaults *d,
         CmdlineItem *it = g_ptr_array_index(config.objects, i);
 
         loc_restore(&it->loc);
-        if (!strcmp(qemu_opt_get(it->opts, "qom-type"), "secret")) {
+        const char *type = qemu_opt_get(it->opts, "qom-type");
+
+        if (!strcmp(type, "secret")) {
             if (!secret_create(it->opts, errp)) {
+                return false;
+            }
+        } else if (g_str_has_prefix(type, "rng-")) {
+            if (!rng_backend_create(it->opts, errp)) {
                 return false;
             }
         } else if (!host_memory_backend_create(it->opts, d, errp)) {
@@ -1148,12 +1158,16 @@ static void register_types(void)
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
     type_register("pci-device", "device", true);
+    type_register("virtio-serial-port", "device", true);
     type_register("accel", NULL, true);
     type_register("memory-backend", NULL, true);
     type_register("memory-backend-ram", "memory-backend", false);
     type_register("memory-backend-file", "memory-backend", false);
     type_register("memory-backend-memfd", "memory-backend", false);
     type_register("secret", NULL, false);
+    type_register("rng-backend", NULL, true);
+    type_register("rng-random", "rng-backend", false);
+    type_register("rng-builtin", "rng-backend", false);
     type_set_properties("memory-backend-ram", memory_backend_ram_class.props);
     type_set_properties("memory-backend-file",
                         memory_backend_file_class.props);
@@ -1389,6 +1403,7 @@ void qemu_cleanup(void)
     /* After the machine and devices, which map it; see ram_block_free(). */
     host_memory_backends_cleanup();
     secrets_cleanup();
+    rng_backends_cleanup();
     fdsets_cleanup();
     ram_discard_run_deferred();
     qemu_chr_cleanup_all();

@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "system/secret.h"
+#include "system/rng.h"
 #include "system/vm-config.h"
 
 void vm_config_init(VmConfig *cfg)
@@ -575,6 +576,8 @@ static const struct {
       (const char *const[]){ "hugetlb", "hugetlbsize", "seal", NULL },
       backend_common },
     { "secret", NULL, secret_props },
+    { "rng-random", NULL, rng_random_props },
+    { "rng-builtin", NULL, rng_builtin_props },
 };
 
 static bool key_belongs(const char *key, const char *type)

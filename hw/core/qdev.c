@@ -31,6 +31,9 @@ extern const struct PCIDeviceClass edu_pci_device_class;
 extern const struct PCIDeviceClass virtio_rng_pci_device_class;
 extern const struct PCIDeviceClass virtio_blk_pci_device_class;
 extern const struct PCIDeviceClass virtio_balloon_pci_device_class;
+extern const struct PCIDeviceClass virtio_serial_pci_device_class;
+extern const DeviceClass virtconsole_device_class;
+extern const DeviceClass virtserialport_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -54,6 +57,9 @@ static const DeviceClass *const device_classes[] = {
     (const DeviceClass *)&virtio_rng_pci_device_class,
     (const DeviceClass *)&virtio_blk_pci_device_class,
     (const DeviceClass *)&virtio_balloon_pci_device_class,
+    (const DeviceClass *)&virtio_serial_pci_device_class,
+    &virtconsole_device_class,
+    &virtserialport_device_class,
     NULL,
 };
 
@@ -74,6 +80,7 @@ const char *device_class_bus_type(const DeviceClass *dc)
     } bus_of_parent[] = {
         { "isa-device", BUS_TYPE_ISA },
         { "pci-device", BUS_TYPE_PCI },
+        { "virtio-serial-port", BUS_TYPE_VIRTIO_SERIAL },
     };
 
     for (size_t i = 0; dc->parent && i < G_N_ELEMENTS(bus_of_parent); i++) {

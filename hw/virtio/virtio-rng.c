@@ -1,81 +1,91 @@
 /*
  * virtio-rng-pci (virtio 1.x, 5.4): one queue of 8 entries; each chain's
- * device-writable buffers are filled with bytes from the host's
- * getrandom(). max-bytes per period (ms of virtual time) limits the rate
- * as QEMU's does; chains wait while the quota is used up. No config.
+ * device-writable buffers are filled from the entropy backend rng=ID
+ * (-object rng-random or rng-builtin; without rng=, a private
+ * rng-builtin, as QEMU does). One chain is in flight at a time: it is
+ * pushed when the backend answers, with what the backend gave.
+ * max-bytes per period (ms of virtual time) limits the rate as QEMU's
+ * does; chains wait while the quota is used up. No config.
  */
-#include <errno.h>
-#include <sys/random.h>
-
 #include "hw/virtio/virtio-pci.h"
-#include "qemu/log.h"
 #include "qemu/timer.h"
+#include "system/rng.h"
 
 #define VIRTIO_RNG_QUEUE_SIZE   8
 #define VIRTIO_RNG_VECTORS      2
 
 typedef struct VirtIORngPCI {
     VirtIOPCIProxy proxy;
+    char *rng_id;               /* "rng" */
     uint64_t max_bytes;         /* "max-bytes" */
     uint32_t period_ms;         /* "period" */
+    RngBackend *rng;
+    bool own_rng;               /* the private rng-builtin */
     uint64_t quota;             /* bytes left in this period */
     QEMUTimer *rate_timer;      /* starts the next period */
+    VirtQueueElement *elem;     /* waiting for the backend */
+    bool pumping;
 } VirtIORngPCI;
 
-static void rng_fill(void *buf, size_t len)
+static void rng_pump(VirtIORngPCI *s);
+
+static size_t elem_in_len(const VirtQueueElement *elem)
 {
-    uint8_t *p = buf;
+    size_t len = 0;
 
-    while (len) {
-        ssize_t n = getrandom(p, len, 0);
+    for (unsigned i = 0; i < elem->in_num; i++) {
+        len += elem->in[i].len;
+    }
+    return len;
+}
 
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            /* Not expected on Linux 3.17+; the guest gets zeros then. */
-            qemu_log_mask(LOG_UNIMP, "virtio-rng: getrandom: %s\n",
-                          g_strerror(errno));
-            memset(p, 0, len);
-            return;
+static void rng_complete(VirtIORngPCI *s, const uint8_t *buf, size_t len)
+{
+    VirtQueue *vq = &s->proxy.vdev.vq[0];
+    VirtQueueElement *elem = s->elem;
+
+    s->elem = NULL;
+    len = virtqueue_buf_from(elem->in, elem->in_num, 0, buf, len);
+    s->quota -= MIN(len, s->quota);
+    virtqueue_push(vq, elem, len);
+    virtio_notify(&s->proxy.vdev, vq);
+}
+
+static void rng_receive(void *opaque, const uint8_t *buf, size_t len)
+{
+    VirtIORngPCI *s = opaque;
+
+    rng_complete(s, buf, len);
+    if (!s->pumping) {
+        rng_pump(s);
+    }
+}
+
+/* Hand the next chain to the backend while the quota lasts. */
+static void rng_pump(VirtIORngPCI *s)
+{
+    VirtQueue *vq = &s->proxy.vdev.vq[0];
+
+    s->pumping = true;
+    while (!s->elem && s->quota && (s->elem = virtqueue_pop(vq))) {
+        size_t want = MIN(elem_in_len(s->elem), s->quota);
+
+        if (!want) {
+            rng_complete(s, NULL, 0);
+            continue;
         }
-        p += n;
-        len -= n;
+        rng_backend_request(s->rng, want, rng_receive, s);
+    }
+    s->pumping = false;
+    if (!s->quota && !timer_pending(s->rate_timer)) {
+        timer_mod(s->rate_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)s->period_ms * 1000000);
     }
 }
 
 static void rng_handle(VirtIODevice *vdev, VirtQueue *vq)
 {
-    VirtIORngPCI *s = vdev->opaque;
-    VirtQueueElement *elem;
-    bool pushed = false;
-
-    while (s->quota && (elem = virtqueue_pop(vq))) {
-        size_t want = 0, done = 0;
-
-        for (unsigned i = 0; i < elem->in_num; i++) {
-            want += elem->in[i].len;
-        }
-        want = MIN(want, s->quota);
-        while (done < want) {
-            uint8_t buf[256];
-            size_t n = MIN(sizeof(buf), want - done);
-
-            rng_fill(buf, n);
-            virtqueue_buf_from(elem->in, elem->in_num, done, buf, n);
-            done += n;
-        }
-        s->quota -= done;
-        virtqueue_push(vq, elem, done);
-        pushed = true;
-    }
-    if (pushed) {
-        virtio_notify(vdev, vq);
-    }
-    if (!s->quota && !timer_pending(s->rate_timer)) {
-        timer_mod(s->rate_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (int64_t)s->period_ms * 1000000);
-    }
+    rng_pump(vdev->opaque);
 }
 
 static void rng_next_period(void *opaque)
@@ -86,6 +96,16 @@ static void rng_next_period(void *opaque)
     virtio_queue_notify(&s->proxy.vdev, 0);
 }
 
+/* A chain the backend still owes bytes to goes back unanswered. */
+static void rng_drop_request(VirtIORngPCI *s)
+{
+    if (s->elem) {
+        rng_backend_cancel(s->rng, s);
+        virtqueue_element_free(s->elem);
+        s->elem = NULL;
+    }
+}
+
 static void rng_reset(VirtIODevice *vdev)
 {
     VirtIORngPCI *s = vdev->opaque;
@@ -94,12 +114,25 @@ static void rng_reset(VirtIODevice *vdev)
     if (s->rate_timer) {
         timer_del(s->rate_timer);
     }
+    if (s->rng) {
+        rng_drop_request(s);
+    }
 }
 
 static const VirtioDeviceOps virtio_rng_ops = {
     .device_id = VIRTIO_ID_RNG,
     .reset = rng_reset,
 };
+
+static void rng_release(VirtIORngPCI *s)
+{
+    rng_drop_request(s);
+    if (s->own_rng) {
+        rng_backend_free(s->rng);
+    }
+    s->rng = NULL;
+    s->own_rng = false;
+}
 
 static bool virtio_rng_pci_realize(PCIDevice *d, Error **errp)
 {
@@ -115,12 +148,23 @@ static bool virtio_rng_pci_realize(PCIDevice *d, Error **errp)
                    "less than 2^63");
         return false;
     }
+    if (s->rng_id) {
+        s->rng = rng_backend_find(s->rng_id);
+        if (!s->rng) {
+            error_setg(errp, "Device '%s' not found", s->rng_id);
+            return false;
+        }
+    } else {
+        s->rng = rng_backend_new_builtin();
+        s->own_rng = true;
+    }
     virtio_init(vdev, "virtio-rng", &virtio_rng_ops, s, 1);
     virtio_add_queue(vdev, 0, VIRTIO_RNG_QUEUE_SIZE, rng_handle);
     s->rate_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rng_next_period, s);
     if (!virtio_pci_realize(&s->proxy, VIRTIO_RNG_VECTORS, errp)) {
         timer_free(s->rate_timer);
         virtio_cleanup(vdev);
+        rng_release(s);
         return false;
     }
     return true;
@@ -132,6 +176,7 @@ static void virtio_rng_pci_exit(PCIDevice *d)
 
     timer_free(s->rate_timer);
     s->rate_timer = NULL;
+    rng_release(s);
     virtio_pci_exit(&s->proxy);
 }
 
@@ -141,6 +186,7 @@ static void virtio_rng_pci_reset(PCIDevice *d)
 }
 
 static const Property virtio_rng_pci_props[] = {
+    DEFINE_PROP_STRING("rng", VirtIORngPCI, rng_id),
     DEFINE_PROP_UINT64("max-bytes", VirtIORngPCI, max_bytes, INT64_MAX),
     DEFINE_PROP_UINT32("period", VirtIORngPCI, period_ms, 1 << 16),
     VIRTIO_PCI_PROPS,

@@ -163,6 +163,9 @@ void virtio_set_status(VirtIODevice *vdev, uint8_t status)
     /* NEEDS_RESET is the device's to set. */
     vdev->status = (status & ~VIRTIO_CONFIG_S_NEEDS_RESET) |
                    (vdev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
+    if (vdev->ops->set_status) {
+        vdev->ops->set_status(vdev, vdev->status);
+    }
 }
 
 void virtio_queue_notify(VirtIODevice *vdev, unsigned n)
@@ -398,6 +401,11 @@ VirtQueueElement *virtqueue_pop(VirtQueue *vq)
 out:
     g_free(c);
     return elem;
+}
+
+void virtqueue_new_pass(VirtQueue *vq)
+{
+    vq->popped = 0;
 }
 
 void virtqueue_element_free(VirtQueueElement *elem)

@@ -35,6 +35,9 @@ typedef struct CharBackend {
     IOEventHandler event;
     void *opaque;
     int tag;                /* the frontend's index on a mux */
+    bool open_explicit;     /* qemu_chr_fe_set_open() was called */
+    bool fe_open;           /* ...and what it said */
+    void (*write_ready)(void *opaque);  /* qemu_chr_fe_set_write_ready */
 } CharBackend;
 
 /*
@@ -95,6 +98,21 @@ bool qemu_chr_fe_backend_connected(const CharBackend *be);
  * largest reply, keeping memory bounded all the same.
  */
 void qemu_chr_fe_set_output_limit(CharBackend *be, size_t limit);
+/*
+ * Bytes a write takes now without dropping any: the queue limit minus
+ * what waits (INT_MAX when the chardev discards, e.g. a server without
+ * client, or has an output path of its own). A frontend that must not
+ * lose output writes at most that much and waits for write_ready, which
+ * runs from the main loop whenever the host has taken queued bytes.
+ */
+int qemu_chr_fe_write_room(CharBackend *be);
+void qemu_chr_fe_set_write_ready(CharBackend *be, void (*ready)(void *));
+/*
+ * The frontend says whether its guest side has the channel open (a
+ * virtio serial port the guest opened); query-chardev's frontend-open
+ * shows it from then on instead of "handlers are set".
+ */
+void qemu_chr_fe_set_open(CharBackend *be, bool open);
 /* Drop the connected client (a socket server then accepts a new one). */
 void qemu_chr_fe_disconnect(CharBackend *be);
 

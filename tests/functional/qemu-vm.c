@@ -715,3 +715,17 @@ void vm_run_free(VmRun *r)
     g_free(r->serial);
     g_free(r->err);
 }
+
+void vm_run_expect_lines(const VmRun *r, const char *const *lines)
+{
+    for (unsigned i = 0; lines[i]; i++) {
+        if (!strstr(r->serial, lines[i])) {
+            g_test_message("serial log:\n%s\nstderr:\n%s", r->serial,
+                           r->err);
+            g_test_message("missing: %s", lines[i]);
+        }
+        g_assert_nonnull(strstr(r->serial, lines[i]));
+    }
+    g_assert_true(WIFEXITED(r->status));
+    g_assert_cmpint(WEXITSTATUS(r->status), ==, 0);
+}

@@ -175,5 +175,11 @@ typedef struct VmRun {
 
 VmRun vm_run(GPtrArray *args, unsigned flags, unsigned timeout_s);
 void vm_run_free(VmRun *r);
+/*
+ * Assert that the run's serial output holds each of lines (NULL ends
+ * them; the log and the missing line are reported) and that the
+ * emulator exited with status 0.
+ */
+void vm_run_expect_lines(const VmRun *r, const char *const *lines);
 
 #endif

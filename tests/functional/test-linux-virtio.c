@@ -56,20 +56,6 @@ static VmRun boot_with_disk(const char *kernel, const char *modules,
     return run;
 }
 
-static void expect_lines(const VmRun *run, const char *const *lines)
-{
-    for (unsigned i = 0; lines[i]; i++) {
-        if (!strstr(run->serial, lines[i])) {
-            g_test_message("serial log:\n%s\nstderr:\n%s", run->serial,
-                           run->err);
-            g_test_message("missing: %s", lines[i]);
-        }
-        g_assert_nonnull(strstr(run->serial, lines[i]));
-    }
-    g_assert_true(WIFEXITED(run->status));
-    g_assert_cmpint(WEXITSTATUS(run->status), ==, 0);
-}
-
 static void test_virtio_blk(void)
 {
     static const char *const formatted[] = {
@@ -117,10 +103,10 @@ static void test_virtio_blk(void)
     fclose(f);
 
     run = boot_with_disk(kernel, modules, dir, image, "format");
-    expect_lines(&run, formatted);
+    vm_run_expect_lines(&run, formatted);
     vm_run_free(&run);
     run = boot_with_disk(kernel, modules, dir, image, "check");
-    expect_lines(&run, checked);
+    vm_run_expect_lines(&run, checked);
     vm_run_free(&run);
 
     /* The host's view of what the guest wrote. */

@@ -1149,6 +1149,41 @@ int qtest_wait_exit(QTestState *s)
     return s->wstatus;
 }
 
+void qtest_assert_start_error(const char *args, const char *message)
+{
+    char *full = g_strdup_printf("-nodefaults %s", args);
+    QTestState *s = qtest_init_without_qmp_handshake(full);
+    int status = qtest_wait_exit(s);
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(qtest_stderr(s), ==, message);
+    qtest_quit(s);
+    g_free(full);
+}
+
+static void start_error_test(const void *data)
+{
+    const QTestStartError *c = data;
+
+    if (g_getenv("QTEST_ACCEL")) {
+        g_test_skip("this emulator's wording");
+        return;
+    }
+    qtest_assert_start_error(c->args, c->message);
+}
+
+void qtest_add_start_errors(const char *prefix, const QTestStartError *cases,
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *path = g_strdup_printf("%s/%zu", prefix, i);
+
+        qtest_add_data_func(path, &cases[i], start_error_test);
+        g_free(path);
+    }
+}
+
 void qtest_quit(QTestState *s)
 {
     if (s->pid > 0) {

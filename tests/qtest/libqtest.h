@@ -32,6 +32,21 @@ int qtest_wait_exit(QTestState *s);
 pid_t qtest_pid(QTestState *s);
 /* The stderr the emulator printed so far (for error tests). */
 const char *qtest_stderr(QTestState *s);
+/*
+ * Start with "-nodefaults args" and assert that the emulator exits with
+ * status 1 after printing exactly message on stderr.
+ */
+void qtest_assert_start_error(const char *args, const char *message);
+typedef struct QTestStartError {
+    const char *args;
+    const char *message;
+} QTestStartError;
+/*
+ * Add test prefix/N for each of the n cases: qtest_assert_start_error,
+ * skipped when QTEST_ACCEL is set (another QEMU words it differently).
+ */
+void qtest_add_start_errors(const char *prefix, const QTestStartError *cases,
+                            size_t n);
 
 /* Raw protocol: send one line, return the reply line without "\n". */
 char *qtest_rsp(QTestState *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

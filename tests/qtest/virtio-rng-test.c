@@ -4,10 +4,15 @@
  * with random bytes (direct and indirect chains), INTx through the
  * ISR, MSI-X, event index suppression, and malformed rings, each of
  * which must mark the device NEEDS_RESET and leave it usable after a
- * reset. Runs against QEMU 7.2 as well (QTEST_ACCEL=tcg): there the
+ * reset; the backends (rng-random on a file or FIFO of known bytes,
+ * rng-builtin) and the max-bytes/period limit in virtual time. Runs
+ * against QEMU 7.2 as well (QTEST_ACCEL=tcg): there the
  * device fills buffers from a bottom half, so results are polled.
  */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "libqvirtio.h"
 
@@ -358,6 +363,176 @@ static void test_malformed(const void *data)
     qtest_quit(r.s);
 }
 
+/* --- backends ---------------------------------------------------------- */
+
+#define PATTERN_LEN     256
+
+static uint8_t pattern_byte(size_t i)
+{
+    return (uint8_t)(i * 7 + 3);
+}
+
+/* A file holding PATTERN_LEN known bytes; the caller unlinks it. */
+static char *pattern_file(void)
+{
+    uint8_t buf[PATTERN_LEN];
+    char *path = NULL;
+    int fd = g_file_open_tmp("rng-XXXXXX", &path, NULL);
+
+    g_assert_cmpint(fd, >=, 0);
+    for (size_t i = 0; i < sizeof(buf); i++) {
+        buf[i] = pattern_byte(i);
+    }
+    g_assert_cmpint(write(fd, buf, sizeof(buf)), ==, sizeof(buf));
+    close(fd);
+    return path;
+}
+
+/* Ask for len bytes at addr; returns how many the device gave. */
+static uint32_t request_len(Rig *r, uint64_t addr, uint32_t len)
+{
+    uint16_t head = qvirtqueue_add(&r->dev, &r->vq, addr, len, true, false);
+    uint32_t got;
+
+    qvirtqueue_kick(&r->dev, &r->vq, head);
+    g_assert_true(wait_buf(r, NULL, &got));
+    return got;
+}
+
+static void assert_pattern(Rig *r, uint64_t addr, size_t from, size_t len)
+{
+    g_autofree uint8_t *buf = g_malloc(len);
+
+    qtest_memread(r->s, addr, buf, len);
+    for (size_t i = 0; i < len; i++) {
+        g_assert_cmphex(buf[i], ==, pattern_byte(from + i));
+    }
+}
+
+/* The device hands on the file's bytes, in order, and nothing else. */
+static void test_random_file(void)
+{
+    g_autofree char *path = pattern_file();
+    g_autofree char *args = g_strdup_printf(
+        "-nodefaults -object rng-random,id=r,filename=%s "
+        "-device virtio-rng-pci,disable-legacy=on,rng=r", path);
+    Rig r;
+
+    rig_start(&r, args, QVIRTIO_F_VERSION_1);
+    g_assert_cmpuint(request_len(&r, RAM_BUFS, 64), ==, 64);
+    assert_pattern(&r, RAM_BUFS, 0, 64);
+    g_assert_cmpuint(request_len(&r, RAM_BUFS + 0x100, 100), ==, 100);
+    assert_pattern(&r, RAM_BUFS + 0x100, 64, 100);
+    qtest_quit(r.s);
+    unlink(path);
+}
+
+/*
+ * A FIFO: the request waits (the device is not polling, nothing is
+ * invented) until the test writes, then carries exactly those bytes.
+ */
+static void test_random_fifo(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("rng-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "fifo", NULL);
+    g_autofree char *args = NULL;
+    uint8_t buf[PATTERN_LEN];
+    uint16_t head;
+    uint32_t len;
+    int fd;
+    Rig r;
+
+    g_assert_cmpint(mkfifo(path, 0600), ==, 0);
+    /* Held open for writing, so the emulator never sees end of file. */
+    fd = open(path, O_RDWR | O_NONBLOCK);
+    g_assert_cmpint(fd, >=, 0);
+    args = g_strdup_printf("-nodefaults -object rng-random,id=r,filename=%s "
+                           "-device virtio-rng-pci,disable-legacy=on,rng=r",
+                           path);
+    rig_start(&r, args, QVIRTIO_F_VERSION_1);
+    head = qvirtqueue_add(&r.dev, &r.vq, RAM_BUFS, 64, true, false);
+    qvirtqueue_kick(&r.dev, &r.vq, head);
+    g_usleep(50000);
+    if (!g_getenv("QTEST_ACCEL")) {
+        qtest_clock_step(r.s, 1000000);
+    }
+    g_assert_false(qvirtqueue_get_buf(&r.dev, &r.vq, NULL, NULL));
+    for (size_t i = 0; i < sizeof(buf); i++) {
+        buf[i] = pattern_byte(i);
+    }
+    g_assert_cmpint(write(fd, buf, 40), ==, 40);
+    g_assert_true(wait_buf(&r, NULL, &len));
+    g_assert_cmpuint(len, ==, 40);
+    assert_pattern(&r, RAM_BUFS, 0, 40);
+    qtest_quit(r.s);
+    close(fd);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_builtin(void)
+{
+    Rig r;
+
+    rig_start(&r, "-nodefaults -object rng-builtin,id=b "
+              "-device virtio-rng-pci,disable-legacy=on,rng=b",
+              QVIRTIO_F_VERSION_1);
+    qtest_memset(r.s, RAM_BUFS, 0, 128);
+    g_assert_cmpuint(request_len(&r, RAM_BUFS, 128), ==, 128);
+    g_assert_false(all_zero(r.s, RAM_BUFS, 128));
+    qtest_quit(r.s);
+}
+
+/*
+ * max-bytes=16,period=1000: a period gives 16 bytes, the rest waits
+ * for the virtual clock (which only clock_step moves under qtest).
+ */
+static void test_rate_limit(void)
+{
+    g_autofree char *path = pattern_file();
+    g_autofree char *args = g_strdup_printf(
+        "-nodefaults -object rng-random,id=r,filename=%s "
+        "-device virtio-rng-pci,disable-legacy=on,rng=r,max-bytes=16,"
+        "period=1000", path);
+    uint16_t head;
+    uint32_t len;
+    Rig r;
+
+    if (g_getenv("QTEST_ACCEL")) {
+        g_test_skip("needs the qtest clock");
+        return;
+    }
+    rig_start(&r, args, QVIRTIO_F_VERSION_1);
+    g_assert_cmpuint(request_len(&r, RAM_BUFS, 64), ==, 16);
+    assert_pattern(&r, RAM_BUFS, 0, 16);
+    head = qvirtqueue_add(&r.dev, &r.vq, RAM_BUFS + 0x100, 64, true, false);
+    qvirtqueue_kick(&r.dev, &r.vq, head);
+    qtest_clock_step(r.s, 999 * 1000000ll);
+    g_usleep(20000);
+    g_assert_false(qvirtqueue_get_buf(&r.dev, &r.vq, NULL, NULL));
+    qtest_clock_step(r.s, 1000000);
+    g_assert_true(wait_buf(&r, NULL, &len));
+    g_assert_cmpuint(len, ==, 16);
+    assert_pattern(&r, RAM_BUFS + 0x100, 16, 16);
+    qtest_quit(r.s);
+    unlink(path);
+}
+
+static const QTestStartError bad_args[] = {
+    { "-device virtio-rng-pci,rng=nope",
+      "qemu-system-x86_64: -device virtio-rng-pci,rng=nope: Device 'nope' "
+      "not found\n" },
+    { "-object rng-random,id=r,filename=/nonexistent",
+      "qemu-system-x86_64: -object rng-random,id=r,filename=/nonexistent: "
+      "Could not open '/nonexistent': No such file or directory\n" },
+    { "-object rng-builtin,id=r,filename=/dev/urandom",
+      "qemu-system-x86_64: -object rng-builtin,id=r,filename=/dev/urandom: "
+      "Property 'rng-builtin.filename' not found\n" },
+    { "-device virtio-rng-pci,period=0",
+      "qemu-system-x86_64: -device virtio-rng-pci,period=0: 'period' "
+      "parameter expects a positive integer\n" },
+};
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -374,5 +549,11 @@ int main(int argc, char **argv)
         qtest_add_data_func(path, &bad_chains[i], test_malformed);
         g_free(path);
     }
+    qtest_add_func("virtio-rng/backend/random-file", test_random_file);
+    qtest_add_func("virtio-rng/backend/random-fifo", test_random_fifo);
+    qtest_add_func("virtio-rng/backend/builtin", test_builtin);
+    qtest_add_func("virtio-rng/rate-limit", test_rate_limit);
+    qtest_add_start_errors("virtio-rng/bad-args", bad_args,
+                           G_N_ELEMENTS(bad_args));
     return g_test_run();
 }

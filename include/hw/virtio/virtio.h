@@ -37,6 +37,7 @@
 #define VIRTIO_NO_VECTOR                0xffff
 
 #define VIRTIO_ID_BLOCK                 2
+#define VIRTIO_ID_CONSOLE               3
 #define VIRTIO_ID_RNG                   4
 #define VIRTIO_ID_BALLOON               5
 
@@ -85,6 +86,8 @@ typedef struct VirtioDeviceOps {
     void (*get_config)(VirtIODevice *vdev, uint8_t *config);
     void (*set_config)(VirtIODevice *vdev, const uint8_t *config);
     void (*reset)(VirtIODevice *vdev);
+    /* The driver wrote a non-zero status (NULL: nothing to do). */
+    void (*set_status)(VirtIODevice *vdev, uint8_t status);
 } VirtioDeviceOps;
 
 /* What the transport provides. */
@@ -136,8 +139,16 @@ void virtio_notify_config(VirtIODevice *vdev);
 void virtio_error(VirtIODevice *vdev, const char *fmt, ...)
     G_GNUC_PRINTF(2, 3);
 
-/* The next available chain, or NULL (none, not ready, or broken). */
+/*
+ * The next available chain, or NULL (none, not ready, or broken, or
+ * num chains popped in this pass).
+ */
 VirtQueueElement *virtqueue_pop(VirtQueue *vq);
+/*
+ * A pass starts with each kick; a device that pops outside
+ * handle_output (host data arrived) starts its own pass with this.
+ */
+void virtqueue_new_pass(VirtQueue *vq);
 void virtqueue_element_free(VirtQueueElement *elem);
 /* Return elem with len bytes written into its in buffers; frees elem. */
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len);
