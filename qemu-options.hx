@@ -302,6 +302,7 @@ DEF("drive", HAS_ARG, QEMU_OPTION_drive,
     "-drive file=file[,format=raw][,if=none|virtio][,id=name]\n"
     "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
     "       [,readonly=on|off][,aio=threads|io_uring][,file.locking=auto|on|off]\n"
+    "       [,discard=ignore|unmap][,detect-zeroes=off|on|unmap]\n"
     "                add a disk image: a raw node over a file node\n")
 DOC
 Add a drive: a `raw` format node over a `file` node for the host file
@@ -325,6 +326,12 @@ someone writes, is refused with `Failed to get "write" lock` (or
 `aio=io_uring` hands reads, writes and flushes to the kernel through
 one io_uring whose completions the main loop reaps (discard and
 write-zeroes still use the threads). `aio=native` is refused for now.
+
+`discard=ignore` (the default, as QEMU's) completes the guest's
+discards without touching the image; `discard=unmap` punches holes in
+the file. `detect-zeroes=on` turns a write of zeroes only into a
+write-zeroes request, `unmap` (with `discard=unmap`) into a discard.
+`-blockdev` takes both per node.
 
 ```sh
 qemu-system-x86_64 -drive file=disk.img,format=raw,if=virtio

@@ -203,6 +203,7 @@ void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
 
 typedef struct BlockRequest {
     BlockBackend *blk;
+    BlockAcctType acct;             /* counted as (before detect-zeroes) */
     int64_t start_ns;
     BlockDriverState *bs;
     BlockRequestType type;
@@ -223,6 +224,30 @@ static bool no_flush(const BlockDriverState *bs)
     return false;
 }
 
+/* discard=unmap somewhere down the chain: discards reach the file. */
+static bool discard_unmap(const BlockDriverState *bs)
+{
+    for (; bs; bs = bs->file) {
+        if (bs->discard_unmap) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool iov_is_zero(const struct iovec *iov, int niov)
+{
+    for (int i = 0; i < niov; i++) {
+        const uint8_t *p = iov[i].iov_base;
+        size_t n = iov[i].iov_len;
+
+        if (n && (p[0] || memcmp(p, p + 1, n - 1))) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static int request_work(void *opaque)
 {
     BlockRequest *r = opaque;
@@ -241,7 +266,9 @@ static int request_work(void *opaque)
     case BLOCK_FLUSH:
         return no_flush(r->bs) ? 0 : drv->flush(r->bs);
     case BLOCK_DISCARD:
-        return drv->discard(r->bs, r->offset, r->len);
+        /* discard=ignore (QEMU's default) drops guest discards. */
+        return discard_unmap(r->bs) ? drv->discard(r->bs, r->offset, r->len)
+                                    : 0;
     case BLOCK_WRITE_ZEROES:
         return drv->write_zeroes(r->bs, r->offset, r->len);
     }
@@ -260,7 +287,7 @@ static void request_done(void *opaque, int ret)
 {
     BlockRequest *r = opaque;
     BlockAcctStats *st = &r->blk->stats;
-    BlockAcctType t = acct_type[r->type];
+    BlockAcctType t = r->acct;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 
     st->in_flight--;
@@ -378,6 +405,7 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
              BlockCompletion *done, void *opaque)
 {
     int ret = request_check(blk->root, type, offset, len);
+    BlockAcctType acct = acct_type[type];
     BlockRequest *r;
 
     if (ret < 0) {
@@ -391,8 +419,21 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
         thread_pool_submit(error_work, error_done, e);
         return;
     }
+    /*
+     * detect-zeroes: a write of zeroes only is a write-zeroes, or with
+     * unmap (and discard=unmap) a discard; it is still counted as the
+     * write it was.
+     */
+    if (type == BLOCK_WRITE && blk->root->detect_zeroes &&
+        iov_is_zero(iov, niov)) {
+        type = blk->root->detect_zeroes == BDRV_DETECT_ZEROES_UNMAP &&
+               discard_unmap(blk->root) ? BLOCK_DISCARD : BLOCK_WRITE_ZEROES;
+        iov = NULL;
+        niov = 0;
+    }
     r = g_new0(BlockRequest, 1);
     r->blk = blk;
+    r->acct = acct;
     r->start_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     blk->stats.in_flight++;
     r->bs = blk->root;

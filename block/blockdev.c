@@ -91,6 +91,61 @@ static bool parse_locking(const char *value, bool *locking, bool blockdev,
     return true;
 }
 
+/*
+ * discard= and detect-zeroes= of a node: -drive's words for a bad value
+ * are its own ("Invalid discard option"), -blockdev's the schema's.
+ */
+typedef struct DiscardOpts {
+    bool unmap;
+    int detect_zeroes;
+} DiscardOpts;
+
+static bool parse_discard(const QemuOpts *opts, const char *prefix,
+                          DiscardOpts *d, bool blockdev, Error **errp)
+{
+    static const char *const zeroes[] = { "off", "on", "unmap" };
+    g_autofree char *k_discard = g_strconcat(prefix, "discard", NULL);
+    g_autofree char *k_zeroes = g_strconcat(prefix, "detect-zeroes", NULL);
+    const char *discard = qemu_opt_get(opts, k_discard);
+    const char *dz = qemu_opt_get(opts, k_zeroes);
+
+    if (discard && strcmp(discard, "ignore") && strcmp(discard, "unmap") &&
+        (blockdev || (strcmp(discard, "off") && strcmp(discard, "on")))) {
+        if (blockdev) {
+            error_setg(errp, "Parameter '%s' does not accept value '%s'",
+                       k_discard, discard);
+        } else {
+            error_setg(errp, "Invalid discard option");
+        }
+        return false;
+    }
+    d->unmap = discard && (!strcmp(discard, "unmap") ||
+                           !strcmp(discard, "on"));
+    d->detect_zeroes = BDRV_DETECT_ZEROES_OFF;
+    for (unsigned i = 0; dz && i < G_N_ELEMENTS(zeroes); i++) {
+        if (!strcmp(dz, zeroes[i])) {
+            d->detect_zeroes = i;
+            return true;
+        }
+    }
+    if (!dz) {
+        return true;
+    }
+    if (blockdev) {
+        error_setg(errp, "Parameter '%s' does not accept value '%s'",
+                   k_zeroes, dz);
+    } else {
+        error_setg(errp, "invalid parameter value: %s", dz);
+    }
+    return false;
+}
+
+static void set_discard(BlockDriverState *bs, const DiscardOpts *d)
+{
+    bs->discard_unmap = d->unmap;
+    bs->detect_zeroes = d->detect_zeroes;
+}
+
 static bool check_format(const char *format, Error **errp)
 {
     if (!strcmp(format, "raw")) {
@@ -116,6 +171,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     g_autofree char *auto_id = NULL;
     BlockDriverState *proto, *fmt;
     bool readonly = false, locking, io_uring;
+    DiscardOpts discard;
     size_t c = 0;
 
     *virtio_id = NULL;
@@ -162,6 +218,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     if (!check_aio(qemu_opt_get(opts, "aio"), &io_uring, errp) ||
         !parse_locking(qemu_opt_get(opts, "file.locking"), &locking, false,
                        errp) ||
+        !parse_discard(opts, "", &discard, false, errp) ||
         (format && !check_format(format, errp))) {
         return false;
     }
@@ -197,6 +254,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         return false;
     }
     fmt = bdrv_raw_open(proto, NULL, errp);
+    set_discard(fmt, &discard);
     fmt->writethrough = cache_modes[c].writethrough;
     fmt->no_flush = cache_modes[c].no_flush;
     if (!bdrv_add(fmt, errp) || !blk_new(id, fmt, errp)) {
@@ -224,6 +282,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     const char *driver = qemu_opt_get(opts, k_driver);
     const char *filename = qemu_opt_get(opts, k_filename);
     bool direct = false, no_flush = false, locking, io_uring;
+    DiscardOpts discard;
     BlockDriverState *bs;
 
     if (!filename) {
@@ -234,7 +293,8 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
         !qemu_opt_get_bool(opts, k_noflush, &no_flush, errp) ||
         !check_aio(qemu_opt_get(opts, k_aio), &io_uring, errp) ||
         !parse_locking(qemu_opt_get(opts, k_locking), &locking, true,
-                       errp)) {
+                       errp) ||
+        !parse_discard(opts, prefix, &discard, true, errp)) {
         return NULL;
     }
     bs = bdrv_file_open(driver, filename, node_name, read_only, direct,
@@ -244,6 +304,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     }
     bs->no_flush = no_flush;
     bs->io_uring = io_uring;
+    set_discard(bs, &discard);
     return bdrv_add(bs, errp) ? bs : NULL;
 }
 
@@ -254,6 +315,7 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
     bool read_only = false;
     BlockDriverState *file, *bs;
     const char *file_ref;
+    DiscardOpts discard;
 
     if (!driver) {
         error_setg(errp, "Parameter 'driver' is missing");
@@ -271,6 +333,9 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
     }
     if (strcmp(driver, "raw")) {
         return check_format(driver, errp);
+    }
+    if (!parse_discard(opts, "", &discard, true, errp)) {
+        return false;
     }
     file_ref = qemu_opt_get(opts, "file");
     if (file_ref) {
@@ -301,5 +366,6 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
     }
     bs = bdrv_raw_open(file, node_name, errp);
     bs->read_only = read_only || file->read_only;
+    set_discard(bs, &discard);
     return bdrv_add(bs, errp);
 }

@@ -57,7 +57,10 @@ static JsonObject *inserted_info(const BlockDriverState *bs)
     json_object_set_boolean_member(o, "ro", bs->read_only);
     json_object_set_string_member(o, "drv", bs->drv->name);
     json_object_set_boolean_member(o, "encrypted", false);
-    json_object_set_string_member(o, "detect_zeroes", "off");
+    json_object_set_string_member(o, "detect_zeroes",
+                                  bs->detect_zeroes == BDRV_DETECT_ZEROES_ON
+                                  ? "on" : bs->detect_zeroes ? "unmap"
+                                                             : "off");
     for (size_t i = 0; i < G_N_ELEMENTS(zero_limits); i++) {
         json_object_set_int_member(o, zero_limits[i], 0);
     }

@@ -67,7 +67,14 @@ struct BlockDriverState {
     bool anonymous;                 /* node-name was generated */
     bool locking;                   /* locking=on|auto: OFD byte locks */
     bool io_uring;                  /* aio=io_uring: reads, writes, flushes */
+    bool discard_unmap;             /* discard=unmap: else ignored */
+    int detect_zeroes;              /* BDRV_DETECT_ZEROES_* */
 };
+
+/* detect-zeroes=: an all-zero write becomes write-zeroes (or a discard). */
+#define BDRV_DETECT_ZEROES_OFF      0
+#define BDRV_DETECT_ZEROES_ON       1
+#define BDRV_DETECT_ZEROES_UNMAP    2
 
 /*
  * Protocol nodes: a regular file ("file") or block device; locking:

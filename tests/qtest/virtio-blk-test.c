@@ -441,6 +441,65 @@ static void test_discard_write_zeroes(void)
     blk_stop(&b);
 }
 
+/* Allocated bytes of the image file. */
+static int64_t image_blocks(Blk *b)
+{
+    struct stat st;
+
+    g_assert_cmpint(stat(b->img, &st), ==, 0);
+    return (int64_t)st.st_blocks * 512;
+}
+
+/*
+ * discard=ignore (the default) drops guest discards; discard=unmap
+ * punches holes. detect-zeroes=unmap turns a write of zeroes into a
+ * discard, detect-zeroes=on into write-zeroes.
+ */
+static void test_discard_modes(void)
+{
+    g_autofree uint8_t *zero = g_malloc0(64 * 1024);
+    uint8_t buf[512];
+    Blk b;
+    int64_t before;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    before = image_blocks(&b);
+    dwz(&b, T_DISCARD, 0, 128, S_OK);
+    g_assert_cmpint(image_blocks(&b), ==, before);
+    blk_stop(&b);
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,discard=unmap "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    before = image_blocks(&b);
+    dwz(&b, T_DISCARD, 0, 128, S_OK);
+    g_assert_cmpint(image_blocks(&b), <=, before - 64 * 1024);
+    blk_stop(&b);
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,discard=unmap,"
+              "detect-zeroes=unmap "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    before = image_blocks(&b);
+    qtest_memwrite(b.s, DATA_BASE, zero, 64 * 1024);
+    g_assert_cmpuint(blk_req(&b, T_OUT, 256, 64 * 1024, NULL), ==, S_OK);
+    g_assert_cmpint(image_blocks(&b), <=, before - 64 * 1024);
+    image_read(&b, 256 * 512, buf, sizeof(buf));
+    for (unsigned i = 0; i < sizeof(buf); i++) {
+        g_assert_cmpuint(buf[i], ==, 0);
+    }
+    blk_stop(&b);
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,detect-zeroes=on "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    qtest_memwrite(b.s, DATA_BASE, zero, 4096);
+    g_assert_cmpuint(blk_req(&b, T_OUT, 40, 4096, NULL), ==, S_OK);
+    image_read(&b, 40 * 512, buf, sizeof(buf));
+    for (unsigned i = 0; i < sizeof(buf); i++) {
+        g_assert_cmpuint(buf[i], ==, 0);
+    }
+    blk_stop(&b);
+}
+
 static void test_read_only(void)
 {
     Blk b;
@@ -664,6 +723,12 @@ static const BadImage bad_images[] = {
       "'virtio-blk-device.drive' can't find value 'nope'\n" },
     { "-device virtio-blk-pci",
       "qemu-system-x86_64: -device virtio-blk-pci: drive property not set\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,discard=bogus",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "discard=bogus: Invalid discard option\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,detect-zeroes=bogus",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "detect-zeroes=bogus: invalid parameter value: bogus\n" },
     { "-drive file=/dev/null,format=raw,if=none,id=d,aio=bogus",
       "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
       "aio=bogus: Parameter 'aio' does not accept value 'bogus'\n" },
@@ -717,6 +782,7 @@ int main(int argc, char **argv)
     qtest_add_func("virtio-blk/bad-requests", test_bad_requests);
     qtest_add_func("virtio-blk/discard-write-zeroes",
                    test_discard_write_zeroes);
+    qtest_add_func("virtio-blk/discard-modes", test_discard_modes);
     qtest_add_func("virtio-blk/read-only", test_read_only);
     qtest_add_func("virtio-blk/no-status", test_no_status);
     qtest_add_func("virtio-blk/query-block", test_query_block);
