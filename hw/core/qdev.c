@@ -30,6 +30,7 @@ extern const struct PCIDeviceClass pci_testdev_pci_device_class;
 extern const struct PCIDeviceClass edu_pci_device_class;
 extern const struct PCIDeviceClass virtio_rng_pci_device_class;
 extern const struct PCIDeviceClass virtio_blk_pci_device_class;
+extern const struct PCIDeviceClass virtio_net_pci_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -52,6 +53,7 @@ static const DeviceClass *const device_classes[] = {
     (const DeviceClass *)&edu_pci_device_class,
     (const DeviceClass *)&virtio_rng_pci_device_class,
     (const DeviceClass *)&virtio_blk_pci_device_class,
+    (const DeviceClass *)&virtio_net_pci_device_class,
     NULL,
 };
 

@@ -163,6 +163,9 @@ void virtio_set_status(VirtIODevice *vdev, uint8_t status)
     /* NEEDS_RESET is the device's to set. */
     vdev->status = (status & ~VIRTIO_CONFIG_S_NEEDS_RESET) |
                    (vdev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
+    if (vdev->ops->set_status) {
+        vdev->ops->set_status(vdev, vdev->status);
+    }
 }
 
 void virtio_queue_notify(VirtIODevice *vdev, unsigned n)
@@ -407,6 +410,13 @@ void virtqueue_element_free(VirtQueueElement *elem)
         g_free(elem->in);
         g_free(elem);
     }
+}
+
+void virtqueue_unpop(VirtQueue *vq, VirtQueueElement *elem)
+{
+    virtqueue_element_free(elem);
+    vq->last_avail_idx--;
+    vq->popped--;
 }
 
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len)

@@ -38,6 +38,7 @@
 
 #define VIRTIO_ID_BLOCK                 2
 #define VIRTIO_ID_RNG                   4
+#define VIRTIO_ID_NET                   1
 
 typedef struct VirtIODevice VirtIODevice;
 typedef struct VirtQueue VirtQueue;
@@ -84,6 +85,8 @@ typedef struct VirtioDeviceOps {
     void (*get_config)(VirtIODevice *vdev, uint8_t *config);
     void (*set_config)(VirtIODevice *vdev, const uint8_t *config);
     void (*reset)(VirtIODevice *vdev);
+    /* The driver wrote a non-zero status (after it is stored). */
+    void (*set_status)(VirtIODevice *vdev, uint8_t status);
 } VirtioDeviceOps;
 
 /* What the transport provides. */
@@ -138,6 +141,8 @@ void virtio_error(VirtIODevice *vdev, const char *fmt, ...)
 /* The next available chain, or NULL (none, not ready, or broken). */
 VirtQueueElement *virtqueue_pop(VirtQueue *vq);
 void virtqueue_element_free(VirtQueueElement *elem);
+/* Give back the chain popped last, unused (it is popped again next). */
+void virtqueue_unpop(VirtQueue *vq, VirtQueueElement *elem);
 /* Return elem with len bytes written into its in buffers; frees elem. */
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len);
 /* Interrupt the driver for vq unless it asked not to (event index). */
