@@ -77,9 +77,14 @@ static void rig_init(Rig *r, const char *netdev, const char *dev_opts,
         sock = g_strdup_printf("socket,id=n0,connect=127.0.0.1:%d", port);
         netdev = sock;
     }
-    args = g_strdup_printf("-nodefaults -netdev %s -device virtio-net-pci,"
-                           "netdev=n0,id=nic0,mac=" MAC "%s", netdev,
-                           dev_opts ? dev_opts : "");
+    if (netdev[0] == '-') {
+        /* A whole network command line (-nic, -net). */
+        args = g_strdup_printf("-nodefaults %s", netdev);
+    } else {
+        args = g_strdup_printf("-nodefaults -netdev %s -device "
+                               "virtio-net-pci,netdev=n0,id=nic0,mac=" MAC
+                               "%s", netdev, dev_opts ? dev_opts : "");
+    }
     qpci_alloc_reset();
     r->s = qtest_init(args);
     if (sock) {
@@ -727,6 +732,16 @@ static void test_user_dhcp(void)
     rig_end(&r);
 }
 
+/* -nic and the legacy -net nic -net user (a hub) reach slirp too. */
+static void test_user_dhcp_cmdline(const void *data)
+{
+    Rig r;
+
+    rig_init(&r, data, NULL, BASE_FEATURES);
+    user_dhcp(&r);
+    rig_end(&r);
+}
+
 static bool is_syn_to_22(const uint8_t *f, size_t len)
 {
     const uint8_t *tcp = f + 14 + 20;
@@ -793,5 +808,11 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/virtio-net/user/dhcp", test_user_dhcp);
     qtest_add_func("/virtio-net/user/hostfwd", test_user_hostfwd);
+    qtest_add_data_func("/virtio-net/user/nic",
+                        "-nic user,model=virtio-net-pci,mac=" MAC,
+                        test_user_dhcp_cmdline);
+    qtest_add_data_func("/virtio-net/user/legacy-net",
+                        "-net nic,model=virtio,macaddr=" MAC " -net user",
+                        test_user_dhcp_cmdline);
     return g_test_run();
 }
