@@ -5,7 +5,8 @@
  * 10.0.2.15 from slirp's DHCP (busybox udhcpc), fetches a file with
  * busybox wget from the HTTP server this test runs on 127.0.0.1,
  * reached through the gateway 10.0.2.2, and serves a page with busybox
- * httpd, which the test fetches through hostfwd.
+ * httpd, which the test fetches through hostfwd. Then two guests on a
+ * -netdev socket wire (listen=, connect=): one fetches the other's page.
  *
  * Skipped with the reason without the fetched guest.
  * LINUX_BOOT_TIMEOUT (seconds, default 300) bounds the boot.
@@ -109,6 +110,34 @@ static bool wait_line(QemuVm *vm, const char *text, unsigned timeout_s)
     return false;
 }
 
+/* The kernel with the initrd, "append" after the console, on netdev. */
+static QemuVm *start_guest(const char *kernel, const char *initrd,
+                           const char *append, const char *netdev,
+                           const char *mac)
+{
+    g_autofree char *cmdline = g_strdup_printf("console=ttyS0 panic=-1 %s",
+                                               append);
+    g_autofree char *nic = g_strdup_printf("virtio-net-pci,netdev=n0,mac=%s",
+                                           mac);
+    GPtrArray *args;
+    QemuVm *vm;
+
+    args = vm_args_new("-accel tcg -M pc -m 512M -display none -no-reboot");
+    vm_args_add(args, "-kernel");
+    vm_args_add(args, kernel);
+    vm_args_add(args, "-initrd");
+    vm_args_add(args, initrd);
+    vm_args_add(args, "-append");
+    vm_args_add(args, cmdline);
+    vm_args_add(args, "-netdev");
+    vm_args_add(args, netdev);
+    vm_args_add(args, "-device");
+    vm_args_add(args, nic);
+    vm = vm_start(args, VM_QMP);
+    g_ptr_array_free(args, TRUE);
+    return vm;
+}
+
 static void test_user_net(void)
 {
     g_autofree char *kernel = NULL, *modules = NULL, *dir = NULL;
@@ -117,7 +146,6 @@ static void test_user_net(void)
     int http_port, fwd_port, lfd, probe;
     unsigned timeout = vm_linux_boot_timeout_s(DEFAULT_TIMEOUT_S);
     GThread *server;
-    GPtrArray *args;
     QemuVm *vm;
 
     if (!vm_require_accel("tcg")) {
@@ -136,24 +164,10 @@ static void test_user_net(void)
     dir = g_dir_make_tmp("linux-net-XXXXXX", NULL);
     initrd = vm_linux_initrd(dir, (const char *const[]) {
                                  modules, NET_INIT_CPIO, NULL });
-    append = g_strdup_printf("console=ttyS0 panic=-1 http_port=%d",
-                             http_port);
+    append = g_strdup_printf("http_port=%d", http_port);
     netdev = g_strdup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:8080",
                              fwd_port);
-    args = vm_args_new("-accel tcg -M pc -m 512M -display none -no-reboot");
-    vm_args_add(args, "-kernel");
-    vm_args_add(args, kernel);
-    vm_args_add(args, "-initrd");
-    vm_args_add(args, initrd);
-    vm_args_add(args, "-append");
-    vm_args_add(args, append);
-    vm_args_add(args, "-netdev");
-    vm_args_add(args, netdev);
-    vm_args_add(args, "-device");
-    vm_args_add(args, "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:56");
-    vm = vm_start(args, VM_QMP);
-    g_ptr_array_free(args, TRUE);
-
+    vm = start_guest(kernel, initrd, append, netdev, "52:54:00:12:34:56");
     g_assert_true(wait_line(vm, "init: net serving", timeout));
     serial = vm_serial(vm);
     g_assert_nonnull(strstr(serial,
@@ -173,9 +187,58 @@ static void test_user_net(void)
     g_rmdir(dir);
 }
 
+/*
+ * Two guests on one wire: A listens, B connects (-netdev socket); B
+ * fetches A's page over it.
+ */
+static void test_socket_pair(void)
+{
+    g_autofree char *kernel = NULL, *modules = NULL, *dir = NULL;
+    g_autofree char *initrd = NULL, *listen_nd = NULL, *connect_nd = NULL;
+    g_autofree char *serial = NULL;
+    unsigned timeout = vm_linux_boot_timeout_s(DEFAULT_TIMEOUT_S);
+    int port, probe;
+    QemuVm *a, *b;
+
+    if (!vm_require_accel("tcg")) {
+        return;
+    }
+    kernel = vm_require_linux_guest("vmlinux");
+    modules = kernel ? vm_require_linux_guest("modules.cpio") : NULL;
+    if (!modules) {
+        return;
+    }
+    probe = listen_loopback(&port);
+    close(probe);
+    dir = g_dir_make_tmp("linux-net-XXXXXX", NULL);
+    initrd = vm_linux_initrd(dir, (const char *const[]) {
+                                 modules, NET_INIT_CPIO, NULL });
+    listen_nd = g_strdup_printf("socket,id=n0,listen=127.0.0.1:%d", port);
+    connect_nd = g_strdup_printf("socket,id=n0,connect=127.0.0.1:%d", port);
+    a = start_guest(kernel, initrd, "static_ip=10.0.3.1", listen_nd,
+                    "52:54:00:00:03:01");
+    b = start_guest(kernel, initrd, "static_ip=10.0.3.2 peer_ip=10.0.3.1",
+                    connect_nd, "52:54:00:00:03:02");
+    g_assert_true(wait_line(b, "init: net serving", timeout));
+    serial = vm_serial(b);
+    if (!strstr(serial, "init: net peer says " GUEST_BODY)) {
+        g_autofree char *serial_a = vm_serial(a);
+
+        g_test_message("B:\n%s\nA:\n%s", serial, serial_a);
+    }
+    g_assert_nonnull(strstr(serial, "init: net peer says " GUEST_BODY));
+    vm_quit(b);
+    vm_quit(a);
+    vm_free(b);
+    vm_free(a);
+    g_unlink(initrd);
+    g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/linux/tcg/virtio-net-user", test_user_net);
+    g_test_add_func("/linux/tcg/virtio-net-socket-pair", test_socket_pair);
     return g_test_run();
 }
