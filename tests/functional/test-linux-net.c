@@ -138,9 +138,31 @@ static QemuVm *start_guest(const char *kernel, const char *initrd,
     return vm;
 }
 
+/*
+ * The kernel and an initrd with the modules and net-init.sh as /init in
+ * a new *dir; false (the test skipped) without tcg or the guest.
+ */
+static bool prepare_guest(char **kernel, char **dir, char **initrd)
+{
+    g_autofree char *modules = NULL;
+
+    if (!vm_require_accel("tcg")) {
+        return false;
+    }
+    *kernel = vm_require_linux_guest("vmlinux");
+    modules = *kernel ? vm_require_linux_guest("modules.cpio") : NULL;
+    if (!modules) {
+        return false;
+    }
+    *dir = g_dir_make_tmp("linux-net-XXXXXX", NULL);
+    *initrd = vm_linux_initrd(*dir, (const char *const[]) {
+                                  modules, NET_INIT_CPIO, NULL });
+    return true;
+}
+
 static void test_user_net(void)
 {
-    g_autofree char *kernel = NULL, *modules = NULL, *dir = NULL;
+    g_autofree char *kernel = NULL, *dir = NULL;
     g_autofree char *initrd = NULL, *append = NULL, *netdev = NULL;
     g_autofree char *request = NULL, *page = NULL, *serial = NULL;
     int http_port, fwd_port, lfd, probe;
@@ -148,22 +170,13 @@ static void test_user_net(void)
     GThread *server;
     QemuVm *vm;
 
-    if (!vm_require_accel("tcg")) {
-        return;
-    }
-    kernel = vm_require_linux_guest("vmlinux");
-    modules = kernel ? vm_require_linux_guest("modules.cpio") : NULL;
-    if (!modules) {
+    if (!prepare_guest(&kernel, &dir, &initrd)) {
         return;
     }
     lfd = listen_loopback(&http_port);
     probe = listen_loopback(&fwd_port);
     close(probe);
     server = g_thread_new("http", http_serve_one, GINT_TO_POINTER(lfd));
-
-    dir = g_dir_make_tmp("linux-net-XXXXXX", NULL);
-    initrd = vm_linux_initrd(dir, (const char *const[]) {
-                                 modules, NET_INIT_CPIO, NULL });
     append = g_strdup_printf("http_port=%d", http_port);
     netdev = g_strdup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:8080",
                              fwd_port);
@@ -193,26 +206,18 @@ static void test_user_net(void)
  */
 static void test_socket_pair(void)
 {
-    g_autofree char *kernel = NULL, *modules = NULL, *dir = NULL;
+    g_autofree char *kernel = NULL, *dir = NULL;
     g_autofree char *initrd = NULL, *listen_nd = NULL, *connect_nd = NULL;
     g_autofree char *serial = NULL;
     unsigned timeout = vm_linux_boot_timeout_s(DEFAULT_TIMEOUT_S);
     int port, probe;
     QemuVm *a, *b;
 
-    if (!vm_require_accel("tcg")) {
-        return;
-    }
-    kernel = vm_require_linux_guest("vmlinux");
-    modules = kernel ? vm_require_linux_guest("modules.cpio") : NULL;
-    if (!modules) {
+    if (!prepare_guest(&kernel, &dir, &initrd)) {
         return;
     }
     probe = listen_loopback(&port);
     close(probe);
-    dir = g_dir_make_tmp("linux-net-XXXXXX", NULL);
-    initrd = vm_linux_initrd(dir, (const char *const[]) {
-                                 modules, NET_INIT_CPIO, NULL });
     listen_nd = g_strdup_printf("socket,id=n0,listen=127.0.0.1:%d", port);
     connect_nd = g_strdup_printf("socket,id=n0,connect=127.0.0.1:%d", port);
     a = start_guest(kernel, initrd, "static_ip=10.0.3.1", listen_nd,
