@@ -116,12 +116,11 @@ static gboolean socket_readable(gint fd, GIOCondition cond, gpointer opaque)
     ssize_t n;
 
     if (s->udp) {
-        buf = g_malloc(NET_MAX_PACKET);
-        n = recv(fd, buf, NET_MAX_PACKET, 0);
+        /* rx is only a buffer here: each datagram is one frame. */
+        n = recv(fd, s->rx->data, s->rx->len, 0);
         if (n > 0) {
-            qemu_send_packet(s->nc, buf, n);
+            qemu_send_packet(s->nc, s->rx->data, n);
         }
-        g_free(buf);
         socket_update_read(s);
         return G_SOURCE_CONTINUE;
     }
@@ -260,7 +259,7 @@ static void socket_disconnect(NetSocket *s)
         close(s->fd);
         s->fd = -1;
     }
-    g_byte_array_set_size(s->rx, 0);
+    g_byte_array_set_size(s->rx, s->udp ? NET_MAX_PACKET : 0);
     g_byte_array_set_size(s->tx, 0);
     /* Whatever the NIC queued for us is lost with the connection. */
     qemu_flush_queued_packets(s->nc);
@@ -417,6 +416,9 @@ NetClientState *net_init_socket(const QemuOpts *opts, const char *id,
     }
     s->rx = g_byte_array_new();
     s->tx = g_byte_array_new();
+    if (udp) {
+        g_byte_array_set_size(s->rx, NET_MAX_PACKET);
+    }
     s->nc = qemu_new_net_client(&net_socket_info, peer, id, s);
     if (listen_addr) {
         s->listen_fd = fd;

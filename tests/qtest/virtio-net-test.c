@@ -632,6 +632,43 @@ static void test_bad(const void *data)
     rig_end(&r);
 }
 
+/* -netdev socket,udp=: one datagram per frame, both ways. */
+static void test_udp(void)
+{
+    struct sockaddr_in emu = { .sin_family = AF_INET,
+                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    g_autofree char *netdev = NULL;
+    uint8_t frame[300], got[2048];
+    int test_port, emu_port, probe;
+    uint64_t buf;
+    Rig r;
+
+    probe = listen_loopback(SOCK_DGRAM, &emu_port);
+    close(probe);
+    probe = listen_loopback(SOCK_DGRAM, &test_port);
+    netdev = g_strdup_printf("socket,id=n0,udp=127.0.0.1:%d,"
+                             "localaddr=127.0.0.1:%d", test_port, emu_port);
+    rig_init(&r, netdev, NULL, BASE_FEATURES);
+    make_frame(frame, sizeof(frame), "ff:ff:ff:ff:ff:ff", 11);
+    tx_frame(&r, NULL, frame, sizeof(frame));
+    {
+        struct pollfd pfd = { .fd = probe, .events = POLLIN };
+
+        g_assert_cmpint(poll(&pfd, 1, 2000), ==, 1);
+    }
+    g_assert_cmpint(recv(probe, got, sizeof(got), 0), ==, sizeof(frame));
+    g_assert_cmpmem(got, sizeof(frame), frame, sizeof(frame));
+    buf = rx_post(&r, RX_BUF_LEN);
+    make_frame(frame, sizeof(frame), MAC, 12);
+    emu.sin_port = htons(emu_port);
+    g_assert_cmpint(sendto(probe, frame, sizeof(frame), 0,
+                           (struct sockaddr *)&emu, sizeof(emu)), ==,
+                    sizeof(frame));
+    check_rx(&r, buf, frame, sizeof(frame));
+    close(probe);
+    rig_end(&r);
+}
+
 /* --- -netdev user (slirp) --- */
 
 static uint16_t ip_csum(const uint8_t *p, size_t len)
@@ -800,6 +837,7 @@ int main(int argc, char **argv)
     qtest_add_func("/virtio-net/link", test_link);
     qtest_add_func("/virtio-net/ctrl-rx-filter", test_ctrl_rx_filter);
     qtest_add_func("/virtio-net/mq", test_mq);
+    qtest_add_func("/virtio-net/udp", test_udp);
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         g_autofree char *path = g_strdup_printf("/virtio-net/bad/%s",
                                                 bad[i].name);
