@@ -365,16 +365,17 @@ bool netdev_add(const QemuOpts *opts, Error **errp)
     return netdev_create(opts, qemu_opt_get(opts, "id"), NULL, errp) != NULL;
 }
 
+void nic_print_models(void)
+{
+    printf("Available NIC models:\nvirtio-net-pci\n");
+}
+
 /* The NIC models -nic and -net nic know (aliases first). */
 static const char *nic_model(const char *model, Error **errp)
 {
     if (!model || !strcmp(model, "virtio") ||
         !strcmp(model, "virtio-net-pci")) {
         return "virtio-net-pci";
-    }
-    if (!strcmp(model, "help")) {
-        printf("Available NIC models:\nvirtio-net-pci\n");
-        exit(0);
     }
     error_setg(errp, "Unsupported NIC model: %s", model);
     return NULL;

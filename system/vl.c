@@ -454,6 +454,10 @@ static bool parse_net_option(const char *arg, GPtrArray *list,
     if (!it) {
         return false;
     }
+    if (g_strcmp0(qemu_opt_get(it->opts, "model"), "help") == 0) {
+        nic_print_models();
+        exit(0);
+    }
     if (!check(it->opts, errp)) {
         cmdline_item_free(it);
         return false;

@@ -96,6 +96,8 @@ bool netdev_check(const QemuOpts *opts, Error **errp);
 bool nic_check(const QemuOpts *opts, Error **errp);
 bool net_legacy_check(const QemuOpts *opts, Error **errp);
 bool netdev_add(const QemuOpts *opts, Error **errp);
+/* model=help of -nic and -net nic. */
+void nic_print_models(void);
 /*
  * -nic TYPE,model=,mac=,...: the netdev, and the device's options in
  * *dev (to add after the user's -device).
