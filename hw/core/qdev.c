@@ -105,7 +105,8 @@ void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
 void device_print_help(void)
 {
     static const char *const categories[] = {
-        "Input devices", "Misc devices", "Storage devices", NULL,
+        "Input devices", "Misc devices", "Storage devices", "Network devices",
+        NULL,
     };
 
     for (int c = 0; categories[c]; c++) {
