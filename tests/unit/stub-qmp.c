@@ -185,6 +185,7 @@ bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
                                 JsonNode **ret, Error **errp)
 {
     return no_migration(errp);
+}
 
 bool qmp_set_link(const q_obj_set_link_arg *args, JsonNode **ret,
                   Error **errp)
