@@ -716,3 +716,66 @@ the stream is loaded the VM runs (or pauses, with `-S`); a stream that cannot
 be loaded ends the process with one line on stderr and exit status 1. See
 docs/migration.md.
 ENDDOC
+
+DEFHEADING(Network options:)
+
+DEF("netdev", HAS_ARG, QEMU_OPTION_netdev,
+    "-netdev user,id=str[,net=addr[/mask]][,host=addr][,dns=addr]\n"
+    "         [,dhcpstart=addr][,hostname=h][,domainname=d][,restrict=on|off]\n"
+    "         [,ipv4=on|off][,ipv6=on|off][,ipv6-net=addr/len][,ipv6-host=addr]\n"
+    "         [,ipv6-dns=addr][,tftp=dir][,bootfile=f]\n"
+    "         [,hostfwd=rule][,guestfwd=rule]\n"
+    "                a NATed user network (libslirp); hostfwd=\n"
+    "                [tcp|udp]:[hostaddr]:hostport-[guestaddr]:guestport\n"
+    "                guestfwd=tcp:addr:port-cmd:command\n"
+    "-netdev socket,id=str,listen=[host]:port|connect=host:port\n"
+    "                packets over a TCP connection (4-byte length, packet)\n"
+    "-netdev socket,id=str,udp=host:port[,localaddr=host:port]\n"
+    "                packets as UDP datagrams\n")
+DOC
+Create a network backend that a NIC names with `netdev=ID`
+(`-device virtio-net-pci,netdev=ID`). `id` is required and unique, and a
+netdev serves one NIC. Types:
+
+- `user`: a NATed network on libslirp. The guest network is `net`
+  (default `10.0.2.0/24`), the gateway (the host) `host` (`10.0.2.2`),
+  the DNS forwarder `dns` (`10.0.2.3`), DHCP hands out addresses from
+  `dhcpstart` (`10.0.2.15`). `restrict=on` keeps the guest from reaching
+  anything but the forwarded ports. `ipv6=off` (or `ipv4=off`) disables a
+  family. `hostfwd=[tcp|udp]:[HOSTADDR]:HOSTPORT-[GUESTADDR]:GUESTPORT`
+  (repeatable) forwards a host port to the guest (the guest address
+  defaults to the first DHCP address); `guestfwd=tcp:ADDR:PORT-cmd:CMD`
+  (repeatable) runs CMD for each guest connection to ADDR:PORT.
+- `socket`: `listen=[HOST]:PORT` waits for one TCP connection,
+  `connect=HOST:PORT` makes one; each packet is a 4-byte big-endian length
+  and the frame, as QEMU sends them, so two emulators (or a test) can be
+  wired together. `udp=HOST:PORT` sends each frame as a datagram, reading
+  on `localaddr=HOST:PORT`. `mcast=` and `fd=` are not supported.
+
+```sh
+qemu-system-x86_64 -netdev user,id=n0,hostfwd=tcp::2222-:22 \
+    -device virtio-net-pci,netdev=n0
+```
+ENDDOC
+
+DEF("nic", HAS_ARG, QEMU_OPTION_nic,
+    "-nic none|user|socket[,model=virtio-net-pci][,mac=addr][,backend options]\n"
+    "                a NIC and its backend in one option\n")
+DOC
+A netdev of the given type (options as for `-netdev`, without `id`) and a
+NIC on it: `model` (`virtio-net-pci`, the only model here, also spelled
+`virtio`; `model=help` lists them), `mac` its address. `-nic none` adds
+nothing.
+ENDDOC
+
+DEF("net", HAS_ARG, QEMU_OPTION_net,
+    "-net nic[,model=virtio-net-pci][,macaddr=addr][,netdev=id][,id=str]\n"
+    "                a NIC on hub 0 (or on the netdev id)\n"
+    "-net user|socket[,name=str][,backend options]\n"
+    "                a backend on hub 0\n")
+DOC
+The legacy form: every `-net nic` and `-net TYPE` joins hub 0, which
+passes each packet to all its other members (`-net nic -net user` is a
+NIC on the user network). `-net nic,netdev=ID` pairs the NIC with that
+netdev directly instead.
+ENDDOC

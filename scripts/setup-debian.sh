@@ -6,13 +6,14 @@ set -eu
 # clang and libclang-rt-14-dev (libFuzzer, only recommended by clang) for
 # the fuzz build; libc6-dev for static Linux test programs (libc.a, libm.a);
 # libcapstone-dev for -d in_asm disassembly and the decoder oracle test;
-# libseccomp-dev for -sandbox; liburing-dev for aio=io_uring; libvirt for
+# libseccomp-dev for -sandbox; liburing-dev for aio=io_uring; libslirp-dev
+# for -netdev user; libvirt for
 # tests/functional/test-libvirt.py;
 # qemu-system-x86 (Debian's QEMU 7.2), the peer some tests and bench/ use.
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
 libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
 libcapstone-dev libseccomp-dev liburing-dev libvirt-daemon-system libvirt-clients
-qemu-system-x86"
+qemu-system-x86 libslirp-dev"
 
 missing=""
 for p in $PACKAGES; do

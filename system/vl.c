@@ -20,6 +20,7 @@
 #include "hw/qdev.h"
 #include "migration/migration.h"
 #include "monitor/monitor.h"
+#include "net/net.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "system/memory.h"
@@ -444,6 +445,28 @@ static bool parse_chardev(const char *arg, Error **errp)
     return true;
 }
 
+/* -netdev, -nic, -net: checked now, created after the chardevs. */
+static bool parse_net_option(const char *arg, GPtrArray *list,
+                             bool (*check)(const QemuOpts *, Error **),
+                             Error **errp)
+{
+    CmdlineItem *it = take_opts(arg, "type", NULL, errp);
+
+    if (!it) {
+        return false;
+    }
+    if (g_strcmp0(qemu_opt_get(it->opts, "model"), "help") == 0) {
+        nic_print_models();
+        exit(0);
+    }
+    if (!check(it->opts, errp)) {
+        cmdline_item_free(it);
+        return false;
+    }
+    g_ptr_array_add(list, it);
+    return true;
+}
+
 static bool parse_mon(const char *arg, Error **errp)
 {
     static const QemuOptDesc desc[] = {
@@ -754,6 +777,12 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return true;
     case QEMU_OPTION_chardev:
         return parse_chardev(optarg, errp);
+    case QEMU_OPTION_netdev:
+        return parse_net_option(optarg, config.netdevs, netdev_check, errp);
+    case QEMU_OPTION_nic:
+        return parse_net_option(optarg, config.nics, nic_check, errp);
+    case QEMU_OPTION_net:
+        return parse_net_option(optarg, config.nets, net_legacy_check, errp);
     case QEMU_OPTION_mon:
         return parse_mon(optarg, errp);
     case QEMU_OPTION_qmp:
@@ -1256,6 +1285,44 @@ static bool create_block_devices(Error **errp)
     return true;
 }
 
+/*
+ * -netdev, then -nic and -net (as QEMU); their NICs become -device
+ * options after the user's.
+ */
+static bool create_net_clients(Error **errp)
+{
+    GPtrArray *lists[] = { config.nics, config.nets };
+
+    for (guint i = 0; i < config.netdevs->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.netdevs, i);
+
+        loc_restore(&it->loc);
+        if (!netdev_add(it->opts, errp)) {
+            return false;
+        }
+    }
+    for (size_t l = 0; l < G_N_ELEMENTS(lists); l++) {
+        for (guint i = 0; i < lists[l]->len; i++) {
+            CmdlineItem *it = g_ptr_array_index(lists[l], i);
+            QemuOpts *dev = NULL;
+            bool ok;
+
+            loc_restore(&it->loc);
+            ok = lists[l] == config.nics ? nic_add(it->opts, i, &dev, errp)
+                 : net_legacy_add(it->opts, i, &dev, errp);
+            if (!ok) {
+                return false;
+            }
+            if (dev) {
+                /* Its errors name the -nic or -net (the location now). */
+                g_ptr_array_add(config.devices, cmdline_item_new(dev));
+            }
+        }
+    }
+    loc_clear();
+    return true;
+}
+
 /* -device, after the board made its own devices. */
 static bool create_devices(Error **errp)
 {
@@ -1269,6 +1336,7 @@ static bool create_devices(Error **errp)
     }
     loc_clear();
     qdev_check_globals();
+    net_check_clients();
     return true;
 }
 
@@ -1349,7 +1417,8 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!accel_configure(&current_machine, &config, errp)) {
         return false;
     }
-    if (!create_backends(mc, errp) || !create_block_devices(errp)) {
+    if (!create_backends(mc, errp) || !create_block_devices(errp) ||
+        !create_net_clients(errp)) {
         return false;
     }
     apply_globals();
@@ -1391,6 +1460,7 @@ void qemu_cleanup(void)
     migration_cleanup();
     monitor_cleanup();
     qdev_destroy_all();
+    net_cleanup();
     bdrv_close_all();
     /* After the devices: it owns the lines it put on their outputs. */
     qtest_server_cleanup();

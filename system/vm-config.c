@@ -29,6 +29,9 @@ void vm_config_init(VmConfig *cfg)
     cfg->serials = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->monitors = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->qmps = g_ptr_array_new_with_free_func(cmdline_item_free);
+    cfg->netdevs = g_ptr_array_new_with_free_func(cmdline_item_free);
+    cfg->nics = g_ptr_array_new_with_free_func(cmdline_item_free);
+    cfg->nets = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->cpu.features = g_ptr_array_new_with_free_func(g_free);
     cfg->boot.order = g_strdup("cad");
 }
@@ -50,6 +53,9 @@ void vm_config_free(VmConfig *cfg)
     g_ptr_array_free(cfg->serials, TRUE);
     g_ptr_array_free(cfg->monitors, TRUE);
     g_ptr_array_free(cfg->qmps, TRUE);
+    g_ptr_array_free(cfg->netdevs, TRUE);
+    g_ptr_array_free(cfg->nics, TRUE);
+    g_ptr_array_free(cfg->nets, TRUE);
     cmdline_item_free(cfg->qtest);
     g_free(cfg->cpu.model);
     g_ptr_array_free(cfg->cpu.features, TRUE);

@@ -34,6 +34,7 @@ extern const struct PCIDeviceClass virtio_balloon_pci_device_class;
 extern const struct PCIDeviceClass virtio_serial_pci_device_class;
 extern const DeviceClass virtconsole_device_class;
 extern const DeviceClass virtserialport_device_class;
+extern const struct PCIDeviceClass virtio_net_pci_device_class;
 
 static const DeviceClass *const device_classes[] = {
     &ioapic_device_class,
@@ -60,6 +61,7 @@ static const DeviceClass *const device_classes[] = {
     (const DeviceClass *)&virtio_serial_pci_device_class,
     &virtconsole_device_class,
     &virtserialport_device_class,
+    (const DeviceClass *)&virtio_net_pci_device_class,
     NULL,
 };
 
@@ -112,7 +114,8 @@ void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
 void device_print_help(void)
 {
     static const char *const categories[] = {
-        "Input devices", "Misc devices", "Storage devices", NULL,
+        "Input devices", "Misc devices", "Storage devices", "Network devices",
+        NULL,
     };
 
     for (int c = 0; categories[c]; c++) {

@@ -417,6 +417,13 @@ void virtqueue_element_free(VirtQueueElement *elem)
     }
 }
 
+void virtqueue_unpop(VirtQueue *vq, VirtQueueElement *elem)
+{
+    virtqueue_element_free(elem);
+    vq->last_avail_idx--;
+    vq->popped--;
+}
+
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len)
 {
     VirtIODevice *vdev = vq->vdev;

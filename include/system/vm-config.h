@@ -94,6 +94,9 @@ typedef struct VmConfig {
     GPtrArray *serials;         /* of CmdlineItem, key "path": the spec */
     GPtrArray *monitors;        /* of CmdlineItem: -mon */
     GPtrArray *qmps;            /* of CmdlineItem, key "path": -qmp spec */
+    GPtrArray *netdevs;         /* of CmdlineItem, key "type": -netdev */
+    GPtrArray *nics;            /* of CmdlineItem, key "type": -nic */
+    GPtrArray *nets;            /* of CmdlineItem, key "type": -net */
     CmdlineItem *qtest;         /* -qtest spec, key "path" */
     char *qtest_log;
     char *kernel, *initrd, *append;

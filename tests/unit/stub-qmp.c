@@ -200,3 +200,18 @@ bool qmp_query_balloon(JsonNode **ret, Error **errp)
               "No balloon device has been activated");
     return false;
 }
+
+bool qmp_set_link(const q_obj_set_link_arg *args, JsonNode **ret,
+                  Error **errp)
+{
+    error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND, "Device '%s' not found",
+              args->name);
+    return false;
+}
+
+bool qmp_query_rx_filter(const q_obj_query_rx_filter_arg *args,
+                         JsonNode **ret, Error **errp)
+{
+    *ret = empty_list();
+    return true;
+}

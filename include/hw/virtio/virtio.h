@@ -36,6 +36,7 @@
 #define VIRTQUEUE_MAX_SIZE              1024
 #define VIRTIO_NO_VECTOR                0xffff
 
+#define VIRTIO_ID_NET                   1
 #define VIRTIO_ID_BLOCK                 2
 #define VIRTIO_ID_CONSOLE               3
 #define VIRTIO_ID_RNG                   4
@@ -86,7 +87,7 @@ typedef struct VirtioDeviceOps {
     void (*get_config)(VirtIODevice *vdev, uint8_t *config);
     void (*set_config)(VirtIODevice *vdev, const uint8_t *config);
     void (*reset)(VirtIODevice *vdev);
-    /* The driver wrote a non-zero status (NULL: nothing to do). */
+    /* The driver wrote a non-zero status, now stored (NULL: nothing). */
     void (*set_status)(VirtIODevice *vdev, uint8_t status);
 } VirtioDeviceOps;
 
@@ -150,6 +151,8 @@ VirtQueueElement *virtqueue_pop(VirtQueue *vq);
  */
 void virtqueue_new_pass(VirtQueue *vq);
 void virtqueue_element_free(VirtQueueElement *elem);
+/* Give back the chain popped last, unused (it is popped again next). */
+void virtqueue_unpop(VirtQueue *vq, VirtQueueElement *elem);
 /* Return elem with len bytes written into its in buffers; frees elem. */
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len);
 /* Interrupt the driver for vq unless it asked not to (event index). */
