@@ -731,7 +731,11 @@ DEF("netdev", HAS_ARG, QEMU_OPTION_netdev,
     "-netdev socket,id=str,listen=[host]:port|connect=host:port\n"
     "                packets over a TCP connection (4-byte length, packet)\n"
     "-netdev socket,id=str,udp=host:port[,localaddr=host:port]\n"
-    "                packets as UDP datagrams\n")
+    "                packets as UDP datagrams\n"
+    "-netdev tap,id=str[,ifname=name][,script=file|no][,downscript=file|no]\n"
+    "-netdev tap,id=str,fd=h\n"
+    "                a host tap interface (script default /etc/qemu-ifup,\n"
+    "                downscript /etc/qemu-ifdown)\n")
 DOC
 Create a network backend that a NIC names with `netdev=ID`
 (`-device virtio-net-pci,netdev=ID`). `id` is required and unique, and a
@@ -751,6 +755,11 @@ netdev serves one NIC. Types:
   and the frame, as QEMU sends them, so two emulators (or a test) can be
   wired together. `udp=HOST:PORT` sends each frame as a datagram, reading
   on `localaddr=HOST:PORT`. `mcast=` and `fd=` are not supported.
+- `tap`: a host tap interface, made from `/dev/net/tun` as `ifname`
+  (default `tapN`) or passed in as `fd=N`; `script=` runs with the
+  interface's name once it exists (default `/etc/qemu-ifup`),
+  `downscript=` at exit (`/etc/qemu-ifdown`); `no` runs nothing.
+  `vnet_hdr=on` and `vhost=on` are refused (docs/net.md).
 
 ```sh
 qemu-system-x86_64 -netdev user,id=n0,hostfwd=tcp::2222-:22 \
@@ -759,7 +768,7 @@ qemu-system-x86_64 -netdev user,id=n0,hostfwd=tcp::2222-:22 \
 ENDDOC
 
 DEF("nic", HAS_ARG, QEMU_OPTION_nic,
-    "-nic none|user|socket[,model=virtio-net-pci][,mac=addr][,backend options]\n"
+    "-nic none|user|socket|tap[,model=virtio-net-pci][,mac=addr][,backend options]\n"
     "                a NIC and its backend in one option\n")
 DOC
 A netdev of the given type (options as for `-netdev`, without `id`) and a

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "monitor/monitor.h"
+#include <glib-unix.h>
+
 #include "net/net.h"
 #include "qapi/qapi-commands.h"
 
@@ -277,6 +279,19 @@ static NetClientState *hub_add_port(void)
     return nc;
 }
 
+void net_update_read_watch(NetClientState *nc, int fd, guint *watch,
+                           GUnixFDSourceFunc fn, void *opaque)
+{
+    bool want = fd >= 0 && !nc->paused;
+
+    if (want && !*watch) {
+        *watch = g_unix_fd_add(fd, G_IO_IN, fn, opaque);
+    } else if (!want && *watch) {
+        g_source_remove(*watch);
+        *watch = 0;
+    }
+}
+
 /* --- the command line --- */
 
 typedef NetClientState *NetdevInit(const QemuOpts *opts, const char *id,
@@ -288,6 +303,7 @@ static const struct {
 } netdev_types[] = {
     { "socket", net_init_socket },
     { "user", net_init_user },
+    { "tap", net_init_tap },
 };
 
 static NetdevInit *netdev_type_find(const char *type)

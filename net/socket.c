@@ -145,14 +145,8 @@ static gboolean socket_readable(gint fd, GIOCondition cond, gpointer opaque)
 /* Read the fd only while the NIC takes packets. */
 static void socket_update_read(NetSocket *s)
 {
-    bool want = s->fd >= 0 && !s->nc->paused;
-
-    if (want && !s->read_watch) {
-        s->read_watch = g_unix_fd_add(s->fd, G_IO_IN, socket_readable, s);
-    } else if (!want && s->read_watch) {
-        g_source_remove(s->read_watch);
-        s->read_watch = 0;
-    }
+    net_update_read_watch(s->nc, s->fd, &s->read_watch,
+                          socket_readable, s);
 }
 
 /* The NIC has room again: frames already read first, then the fd. */

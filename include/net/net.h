@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <glib-unix.h>
+
 #include "qemu/error.h"
 #include "qemu/option.h"
 
@@ -86,6 +88,13 @@ NetClientState *qemu_find_netdev(const char *id);
 /* A NIC's rx filter changed: the event, throttled until queried. */
 void qemu_net_rx_filter_changed(NetClientState *nc);
 
+/*
+ * A backend's read watch on fd (G_IO_IN, fn), present exactly while the
+ * backend may read: fd open and nc not paused.
+ */
+void net_update_read_watch(NetClientState *nc, int fd, guint *watch,
+                           GUnixFDSourceFunc fn, void *opaque);
+
 /* Parse a MAC "52:54:00:12:34:56"; false if malformed. */
 bool net_parse_macaddr(uint8_t mac[6], const char *str);
 /* QEMU's default MACs: 52:54:00:12:34:56, then :57, ... per NIC. */
@@ -116,5 +125,7 @@ NetClientState *net_init_socket(const QemuOpts *opts, const char *id,
                                 NetClientState *peer, Error **errp);
 NetClientState *net_init_user(const QemuOpts *opts, const char *id,
                               NetClientState *peer, Error **errp);
+NetClientState *net_init_tap(const QemuOpts *opts, const char *id,
+                             NetClientState *peer, Error **errp);
 
 #endif

@@ -6,14 +6,20 @@
  * features, checksum completion, link down/up with the config status
  * and interrupt, the control queue (RX modes, MAC table,
  * NIC_RX_FILTER_CHANGED, query-rx-filter, VQ_PAIRS_SET), malformed
- * chains breaking the device, DHCP from slirp and a hostfwd SYN.
+ * chains breaking the device, DHCP from slirp and a hostfwd SYN, and
+ * frames both ways through a -netdev tap interface (the test on the
+ * host side with a packet socket; skipped where tap cannot be made).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libqvirtio.h"
@@ -813,6 +819,145 @@ static void test_user_hostfwd(void)
     rig_end(&r);
 }
 
+/* The interface up, and a packet socket on it; -1 when not allowed. */
+static int tap_host_side(const char *ifname, int *ifindex)
+{
+    struct ifreq ifr = { 0 };
+    struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+                               .sll_protocol = htons(0x88b5) };
+    int ctl = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int fd;
+
+    g_autofree char *v6 = g_strdup_printf("/proc/sys/net/ipv6/conf/%s/"
+                                          "disable_ipv6", ifname);
+
+    /* No IPv6 chatter (router solicitations, MLD) into the guest. */
+    g_file_set_contents(v6, "1", 1, NULL);
+    g_strlcpy(ifr.ifr_name, ifname, IFNAMSIZ);
+    if (ctl < 0 || ioctl(ctl, SIOCGIFFLAGS, &ifr) < 0) {
+        return -1;
+    }
+    ifr.ifr_flags |= IFF_UP;
+    if (ioctl(ctl, SIOCSIFFLAGS, &ifr) < 0) {
+        close(ctl);
+        return -1;
+    }
+    close(ctl);
+    *ifindex = if_nametoindex(ifname);
+    sll.sll_ifindex = *ifindex;
+    fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(0x88b5));
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+        return -1;
+    }
+    return fd;
+}
+
+static void test_tap(void)
+{
+    g_autofree char *ifname = g_strdup_printf("qtap%d", getpid() % 100000);
+    g_autofree char *netdev = g_strdup_printf("tap,id=n0,ifname=%s,"
+                                              "script=no,downscript=no",
+                                              ifname);
+    struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
+    uint8_t frame[300], got[2048];
+    int tun = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+    int fd, ifindex;
+    uint64_t buf;
+    ssize_t n = -1;
+    Rig r;
+
+    if (tun < 0 || getuid() != 0) {
+        g_test_skip("no /dev/net/tun, or not root");
+        if (tun >= 0) {
+            close(tun);
+        }
+        return;
+    }
+    close(tun);
+    rig_init(&r, netdev, NULL, BASE_FEATURES);
+    fd = tap_host_side(ifname, &ifindex);
+    if (fd < 0) {
+        g_test_skip("the tap interface cannot be brought up here");
+        rig_end(&r);
+        return;
+    }
+    /* Guest to host: the frame comes out of the interface. */
+    make_frame(frame, sizeof(frame), "ff:ff:ff:ff:ff:ff", 5);
+    tx_frame(&r, NULL, frame, sizeof(frame));
+    for (int i = 0; i < 100 && n != sizeof(frame); i++) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+
+        if (poll(&p, 1, 50) == 1) {
+            n = recv(fd, got, sizeof(got), 0);
+        }
+    }
+    g_assert_cmpint(n, ==, sizeof(frame));
+    g_assert_cmpmem(got, n, frame, sizeof(frame));
+    /*
+     * Host to guest; what else the host stack sends out of a new
+     * interface goes to the guest too, so buffers are posted until ours
+     * arrives.
+     */
+    make_frame(frame, sizeof(frame), MAC, 9);
+    to.sll_ifindex = ifindex;
+    memcpy(to.sll_addr, frame, 6);
+    g_assert_cmpint(sendto(fd, frame, sizeof(frame), 0,
+                           (struct sockaddr *)&to, sizeof(to)), ==,
+                    sizeof(frame));
+    for (int i = 0; i < 16; i++) {
+        uint32_t ulen;
+
+        buf = rx_post(&r, RX_BUF_LEN);
+        g_assert_true(wait_used(&r, &r.rx, NULL, &ulen));
+        qtest_memread(r.s, buf, got, MIN(ulen, sizeof(got)));
+        if (ulen == HDR_LEN + sizeof(frame) &&
+            !memcmp(got + HDR_LEN, frame, sizeof(frame))) {
+            break;
+        }
+        g_assert_cmpint(i, <, 15);
+    }
+    close(fd);
+    rig_end(&r);
+    /* The interface went with the emulator. */
+    g_assert_cmpuint(if_nametoindex(ifname), ==, 0);
+}
+
+static void test_tap_errors(void)
+{
+    static const char *const cases[][2] = {
+        { "-netdev tap,id=n0,fd=3,ifname=x",
+          "qemu-system-x86_64: -netdev tap,id=n0,fd=3,ifname=x: ifname=, "
+          "script=, downscript=, vnet_hdr=, helper=, queues=, fds=, and "
+          "vhostfds= are invalid with fd=\n" },
+        { "-netdev tap,id=n0,vhost=on",
+          "qemu-system-x86_64: -netdev tap,id=n0,vhost=on: vhost-net is not "
+          "supported\n" },
+        { "-netdev tap,id=n0,fd=9999",
+          "qemu-system-x86_64: -netdev tap,id=n0,fd=9999: Invalid file "
+          "descriptor number '9999'\n" },
+        { "-netdev tap,id=n0,ifname=x,script=/nonexistent,downscript=no",
+          NULL },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *args = g_strdup_printf("-nodefaults %s",
+                                                cases[i][0]);
+        QTestState *s = qtest_init_without_qmp_handshake(args);
+        int status = qtest_wait_exit(s);
+
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+        if (cases[i][1]) {
+            g_assert_cmpstr(qtest_stderr(s), ==, cases[i][1]);
+        } else {
+            g_assert_true(strstr(qtest_stderr(s), "network script "
+                                 "/nonexistent") ||
+                          strstr(qtest_stderr(s), "/dev/net/tun"));
+        }
+        qtest_quit(s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -844,6 +989,8 @@ int main(int argc, char **argv)
 
         qtest_add_data_func(path, bad[i].fn, test_bad);
     }
+    qtest_add_func("/virtio-net/tap", test_tap);
+    qtest_add_func("/virtio-net/tap-errors", test_tap_errors);
     qtest_add_func("/virtio-net/user/dhcp", test_user_dhcp);
     qtest_add_func("/virtio-net/user/hostfwd", test_user_hostfwd);
     qtest_add_data_func("/virtio-net/user/nic",
