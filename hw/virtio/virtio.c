@@ -364,7 +364,13 @@ VirtQueueElement *virtqueue_pop(VirtQueue *vq)
         virtio_error(vdev, "head %u beyond the queue size %u", head, vq->num);
         return NULL;
     }
-    c = g_new0(ChainBuilder, 1);
+    /*
+     * Only the counters: zeroing 24 KiB of bufs per chain costs more
+     * than the rest of a packet's path.
+     */
+    c = g_new(ChainBuilder, 1);
+    c->n = c->out_num = 0;
+    c->seen_in = false;
     for (i = head;;) {
         if (!read_desc(vdev, vq->desc, i, &d)) {
             goto out;

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""virtio-net-pci on -netdev socket, driven by the qtest virtio driver
+(build/tests/qtest/net-bench): packets per second and throughput, guest
+to host (tx) and host to guest (rx), for ours (BINARY) and REFERENCE
+(default Debian's QEMU 7.2, driven under -accel tcg with a halt BIOS, as
+the qtests do: QTEST_ACCEL=tcg), runs interleaved, medians.
+
+The driver keeps a 256-entry ring published and republishes what the
+device used (one avail write and one kick per round), so what is
+measured is the device, the net layer and the socket backend, not the
+qtest protocol. tx counts frames that reached the test's socket.
+
+Usage: bench/net.py [--runs N] [--seconds S] [--sizes 64,1500]
+                    [--driver PATH] [--write-doc] BINARY [REFERENCE]
+"""
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+import tcg
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SECTION = "## Network: virtio-net on -netdev socket"
+
+
+def one_run(driver, binary, accel, mode, size, seconds):
+    env = dict(os.environ, QTEST_QEMU_BINARY=binary)
+    env.pop("QTEST_ACCEL", None)
+    if accel:
+        env["QTEST_ACCEL"] = accel
+    try:
+        out = subprocess.run([driver, mode, str(size), str(seconds)],
+                             env=env, capture_output=True, text=True,
+                             timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        return {"error": "timed out"}
+    words = out.stdout.split()
+    if out.returncode != 0 or len(words) != 6:
+        lines = (out.stderr or out.stdout or "no output").strip()
+        return {"error": lines.splitlines()[-1][:120]}
+    packets, nbytes, secs = int(words[1]), int(words[3]), float(words[5])
+    return {"pps": packets / secs, "mbps": nbytes / secs / 1e6}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=3)
+    ap.add_argument("--sizes", default="64,1500")
+    ap.add_argument("--driver",
+                    default=os.path.join(ROOT, "build/tests/qtest/net-bench"))
+    ap.add_argument("--write-doc", action="store_true")
+    ap.add_argument("binary")
+    ap.add_argument("reference", nargs="?",
+                    default="/usr/bin/qemu-system-x86_64")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    binaries = [(args.binary, None), (args.reference, "tcg")]
+    names = {b: tcg.version(b) for b, _ in binaries}
+    results = {}
+    for i in range(args.runs):
+        for mode in ("tx", "rx"):
+            for size in sizes:
+                for b, accel in binaries:
+                    r = one_run(args.driver, b, accel, mode, size,
+                                args.seconds)
+                    results.setdefault((b, mode, size), []).append(r)
+                    print("run %d %s %s %d: %s" % (i + 1, names[b], mode,
+                                                   size, r),
+                          file=sys.stderr, flush=True)
+
+    def median(b, mode, size, key):
+        vals = [r[key] for r in results[(b, mode, size)] if key in r]
+        return statistics.median(vals) if vals else None
+
+    out = ["`%s`  " % shlex.join(["bench/net.py"] + sys.argv[1:]),
+           "(%s; medians of %d runs of %g s each, interleaved; driver "
+           "`build/tests/qtest/net-bench MODE SIZE SECONDS`)" % (
+               time.strftime("%Y-%m-%d %H:%M"), args.runs, args.seconds),
+           "",
+           "| direction | frame, bytes | %s pps | %s MB/s | %s pps | "
+           "%s MB/s | ratio (pps) |" % (names[args.binary],
+                                        names[args.binary],
+                                        names[args.reference],
+                                        names[args.reference]),
+           "|---|---|---|---|---|---|---|"]
+    for mode in ("tx", "rx"):
+        for size in sizes:
+            ours = median(args.binary, mode, size, "pps")
+            ref = median(args.reference, mode, size, "pps")
+            cells = []
+            for b in (args.binary, args.reference):
+                pps = median(b, mode, size, "pps")
+                mbps = median(b, mode, size, "mbps")
+                if pps is None:
+                    err = results[(b, mode, size)][0].get("error", "?")
+                    cells += [err.replace("|", "\\|"), ""]
+                else:
+                    cells += ["%.0f" % pps, "%.1f" % mbps]
+            ratio = "%.2f" % (ours / ref) if ours and ref else "-"
+            out.append("| %s | %d | %s | %s |" % (
+                "guest to host" if mode == "tx" else "host to guest", size,
+                " | ".join(cells), ratio))
+    text = "\n".join(out) + "\n"
+    print(text, end="")
+    if args.write_doc:
+        tcg.write_doc(text, "net.py", SECTION)
+
+
+if __name__ == "__main__":
+    main()
