@@ -74,6 +74,9 @@ bool mig_stream_write(MigStream *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
 
+    if (!len) {
+        return !s->error;       /* an empty section body: data may be NULL */
+    }
     s->bytes += len;
     if (s->len + len > sizeof(s->buf)) {
         if (!mig_stream_flush(s)) {

@@ -45,6 +45,19 @@
 static char *tmpdir;
 static char *guest;
 
+/* The accelerator works and the guest program exists; else skip, saying why. */
+static bool need(const char *accel)
+{
+    if (!vm_require_accel(accel)) {
+        return false;           /* it skipped with the reason */
+    }
+    if (!guest) {
+        g_test_skip("the guest kit's migrate.elf was not built");
+        return false;
+    }
+    return true;
+}
+
 /* extra: space-separated words; incoming: one word (it may hold spaces). */
 static QemuVm *start_vm_incoming(const char *mem, const char *extra,
                                  const char *incoming)
@@ -249,7 +262,7 @@ static void test_unix(void)
     JsonNode *caps;
     char *cmd, *text;
 
-    if (!vm_require_accel("tcg") || !guest) {
+    if (!need("tcg")) {
         return;
     }
     dst = start_vm("128M", "-incoming defer");
@@ -317,7 +330,7 @@ static void test_tcp(void)
     char *extra, *cmd;
     QemuVm *src, *dst;
 
-    if (!vm_require_accel("tcg") || !guest) {
+    if (!need("tcg")) {
         return;
     }
     extra = g_strdup_printf("-incoming tcp:127.0.0.1:%d", port);
@@ -342,7 +355,7 @@ static void test_via_file(const char *out_uri, const char *in_uri)
     char *cmd;
     QemuVm *src, *dst;
 
-    if (!vm_require_accel("tcg") || !guest) {
+    if (!need("tcg")) {
         return;
     }
     src = start_vm("128M", "");
@@ -390,7 +403,7 @@ static void test_fd(void)
     char *in, *cmd;
     QemuVm *src, *dst;
 
-    if (!vm_require_accel("tcg") || !guest) {
+    if (!need("tcg")) {
         return;
     }
     g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
@@ -418,7 +431,7 @@ static void test_kvm_refused(void)
     JsonNode *r;
     char *text;
 
-    if (!vm_require_accel("kvm") || !guest) {
+    if (!need("kvm")) {
         return;
     }
     vm = vm_startf(VM_QMP, "-M pc -accel kvm -m 64M -display none "
@@ -442,7 +455,7 @@ static void test_cancel(void)
     QemuVm *src, *dst;
     int status;
 
-    if (!vm_require_accel("tcg") || !guest) {
+    if (!need("tcg")) {
         return;
     }
     dst = start_vm("128M", extra);
@@ -509,7 +522,6 @@ static void test_linux(void)
         /* Measured: no console line within 180 s under ASan + UBSan. */
         g_test_skip("Linux boots too slowly under the sanitizers' tcg; the "
                     "guest-kit cases cover migration there");
-        kernel = NULL;
     }
     if (!initrd || !vm_require_accel("tcg") || HAVE_SANITIZERS) {
         g_free(initrd);
@@ -725,7 +737,7 @@ static void test_bad_streams(void)
     uint32_t plen, crc;
     GArray *offs;
 
-    if (!vm_require_accel("tcg") || !guest) {
+    if (!need("tcg")) {
         return;
     }
     good = good_stream();
