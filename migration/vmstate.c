@@ -93,7 +93,10 @@ static uint8_t *field_base(const VMStateField *f, void *opaque)
     uint8_t *p = (uint8_t *)opaque + f->offset;
 
     if (f->flags & VMS_F_POINTER) {
-        memcpy(&p, p, sizeof(p));
+        void *target;
+
+        memcpy(&target, p, sizeof(target));     /* the field holds a pointer */
+        p = target;
     }
     return p;
 }

@@ -28,22 +28,6 @@ static uint8_t rom[0x2000];
 static MemoryRegion ram_mr, rom_mr, mmio_mr;
 static unsigned kind;                   /* 0 inflate, 1 deflate, 2 report */
 
-static uint64_t mmio_read(void *opaque, uint64_t addr, unsigned size)
-{
-    return 0x5a;
-}
-
-static void mmio_write(void *opaque, uint64_t addr, uint64_t value,
-                       unsigned size)
-{
-}
-
-static const MemoryRegionOps mmio_ops = {
-    .read = mmio_read,
-    .write = mmio_write,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-};
-
 static const VirtioDeviceOps fuzz_ops = {
     .device_id = VIRTIO_ID_BALLOON,
 };
@@ -91,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memory_region_init_ram_ptr(&rom_mr, "rom", sizeof(rom), rom);
         address_space_map_region(&address_space_memory, &rom_mr, ROM_BASE,
                                  NULL);
-        memory_region_init_io(&mmio_mr, "mmio", &mmio_ops, NULL, 0x1000);
+        memory_region_init_io(&mmio_mr, "mmio", &fuzz_mmio_ops, NULL, 0x1000);
         address_space_map_region(&address_space_memory, &mmio_mr, MMIO_BASE,
                                  NULL);
     }

@@ -22,6 +22,8 @@
 #include "qemu/option.h"
 #include "system/memory.h"
 
+#include "fuzz-vq.h"
+
 #define RAM_BASE        0x10000u
 #define RAM_SIZE        0x10000u
 #define IMAGE_SIZE      (256 * 1024)
@@ -96,13 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     vq = &vdev->vq[0];
     vq->num = 1u << (1 + data[0] % 8);
-    vdev->guest_features = 1ULL << VIRTIO_F_VERSION_1;
-    if (data[1] & 1) {
-        vdev->guest_features |= 1ULL << VIRTIO_F_RING_INDIRECT_DESC;
-    }
-    if (data[1] & 2) {
-        vdev->guest_features |= 1ULL << VIRTIO_F_RING_EVENT_IDX;
-    }
+    fuzz_vq_setup(vdev, vq, data, ring_addr);
+    /* data[10]: the device's own features (flush, discard, zeroes). */
     if (data[10] & 1) {
         vdev->guest_features |= 1ULL << VIRTIO_BLK_F_FLUSH;
     }
@@ -114,14 +111,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     vdev->guest_features &= vdev->host_features |
                             1ULL << VIRTIO_F_VERSION_1;
-    vq->desc = ring_addr(data[1] >> 2, data[2] | data[3] << 8);
-    vq->avail = ring_addr(data[1] >> 4, data[4] | data[5] << 8);
-    vq->used = ring_addr(data[1] >> 6, data[6] | data[7] << 8);
-    vq->last_avail_idx = data[8];
-    vq->used_idx = data[9];
-    vq->enabled = true;
-    vdev->status = VIRTIO_CONFIG_S_ACKNOWLEDGE | VIRTIO_CONFIG_S_DRIVER |
-                   VIRTIO_CONFIG_S_FEATURES_OK | VIRTIO_CONFIG_S_DRIVER_OK;
     virtio_queue_notify(vdev, 0);
     /* Each request completes (and pushes its chain) before the next. */
     blk_drain_all();

@@ -22,22 +22,6 @@
 static uint8_t ram[RAM_SIZE];
 static MemoryRegion ram_mr, mmio_mr;
 
-static uint64_t mmio_read(void *opaque, uint64_t addr, unsigned size)
-{
-    return 0x5a;
-}
-
-static void mmio_write(void *opaque, uint64_t addr, uint64_t value,
-                       unsigned size)
-{
-}
-
-static const MemoryRegionOps mmio_ops = {
-    .read = mmio_read,
-    .write = mmio_write,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-};
-
 static const VirtioDeviceOps fuzz_ops = {
     .device_id = VIRTIO_ID_RNG,
 };
@@ -90,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memory_region_init_ram_ptr(&ram_mr, "ram", sizeof(ram), ram);
         address_space_map_region(&address_space_memory, &ram_mr, RAM_BASE,
                                  NULL);
-        memory_region_init_io(&mmio_mr, "mmio", &mmio_ops, NULL, 0x1000);
+        memory_region_init_io(&mmio_mr, "mmio", &fuzz_mmio_ops, NULL, 0x1000);
         address_space_map_region(&address_space_memory, &mmio_mr, MMIO_BASE,
                                  NULL);
         mapped = true;
