@@ -240,7 +240,17 @@ bool qmp_query_blockstats(const q_obj_query_blockstats_arg *args,
 typedef struct FindUser {
     const BlockDriverState *bs;
     BlockBackend *blk;
+    const char *name;
 } FindUser;
+
+static void find_named(BlockBackend *blk, void *opaque)
+{
+    FindUser *f = opaque;
+
+    if (!f->blk && !strcmp(blk_name(blk), f->name)) {
+        f->blk = blk;
+    }
+}
 
 static void find_user(BlockBackend *blk, void *opaque)
 {
@@ -259,11 +269,14 @@ bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
 {
     BlockBackend *blk = NULL;
 
-    if (args->device && blk_find(args->device) &&
-        *blk_name(blk_find(args->device))) {
-        blk = blk_find(args->device);
+    if (args->device) {
+        /* A named backend only: blk_find() would make one for a node. */
+        FindUser f = { NULL, NULL, args->device };
+
+        blk_foreach(find_named, &f);
+        blk = f.blk;
     } else if (!args->device && args->node_name) {
-        FindUser f = { bdrv_find_node(args->node_name), NULL };
+        FindUser f = { bdrv_find_node(args->node_name), NULL, NULL };
 
         if (f.bs) {
             blk_foreach(find_user, &f);

@@ -669,6 +669,16 @@ static void test_resize(void)
     /* The new sectors work. */
     g_assert_cmpuint(blk_req(&b, T_OUT, 4000, 512, NULL), ==, S_OK);
 
+    /* device= names a backend, not a node, and makes none. */
+    reply = qtest_qmp(b.s, "{\"execute\": \"block_resize\", "
+                      "\"arguments\": {\"device\": \"#block000\", "
+                      "\"size\": 4096}}");
+    g_assert_true(qtest_qmp_has_error(reply));
+    json_node_unref(reply);
+    reply = qtest_qmp(b.s, "{\"execute\": \"query-block\"}");
+    g_assert_cmpuint(json_array_get_length(json_object_get_array_member(
+                         json_node_get_object(reply), "return")), ==, 1);
+    json_node_unref(reply);
     reply = qtest_qmp(b.s, "{\"execute\": \"block_resize\", "
                       "\"arguments\": {\"node-name\": \"nope\", "
                       "\"size\": 4096}}");
