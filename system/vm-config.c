@@ -13,6 +13,8 @@
 #include "system/rng.h"
 #include "system/vm-config.h"
 
+const char *const vm_cpu_models[] = { "host", "max", "qemu64", NULL };
+
 void vm_config_init(VmConfig *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));

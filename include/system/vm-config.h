@@ -126,6 +126,8 @@ bool smp_finalize(SmpOptions *smp, const char *machine, unsigned max_cpus,
                   Error **errp);
 bool memory_parse(const char *arg, MemoryOptions *mem, Error **errp);
 bool uuid_parse(const char *str, uint8_t uuid[16], Error **errp);
+/* The -cpu models, as -cpu help lists them. */
+extern const char *const vm_cpu_models[];
 bool cpu_parse(const char *arg, CpuOptions *cpu, Error **errp);
 bool boot_parse(const char *arg, BootOptions *boot, Error **errp);
 bool rtc_parse(const char *arg, RtcOptions *rtc, Error **errp);
