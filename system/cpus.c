@@ -157,12 +157,13 @@ bool vcpus_dump(int index, GString *out)
     return true;
 }
 
-CPUState *cpu_state_add(const char *type, void *opaque, Error **errp)
+CPUState *cpu_state_add(const char *type, void *opaque, void *state,
+                        const Property *props, Error **errp)
 {
     CPUState *cs = g_new0(CPUState, 1);
 
     cs->obj = object_add_child(object_get_container("/machine/unattached"),
-                               "device[*]", type, NULL, NULL, errp);
+                               "device[*]", type, state, props, errp);
     if (!cs->obj) {
         g_free(cs);
         return NULL;
@@ -174,6 +175,18 @@ CPUState *cpu_state_add(const char *type, void *opaque, Error **errp)
     cs->opaque = opaque;
     g_ptr_array_add(cpu_states, cs);
     return cs;
+}
+
+unsigned vcpus_model_cpuid(const struct X86CPUDef *def,
+                           struct X86CPUIDEntry *out, unsigned max,
+                           Error **errp)
+{
+    if (!cpus_accel || !cpus_accel->model_cpuid) {
+        error_setg(errp, "CPU model expansion is not available with this "
+                   "accelerator");
+        return 0;
+    }
+    return cpus_accel->model_cpuid(def, out, max, errp);
 }
 
 unsigned cpu_state_count(void)

@@ -37,6 +37,7 @@
 #include "system/system.h"
 #include "system/vl.h"
 #include "system/vm-config.h"
+#include "target/i386/cpu-model.h"
 
 static VmConfig config;
 static MachineState current_machine;
@@ -410,6 +411,7 @@ static void register_types(void)
         char *name = g_strdup_printf("%s-x86_64-cpu", vm_cpu_models[i]);
 
         type_register(name, "x86_64-cpu", false);
+        type_set_properties(name, x86_cpu_model_props());
         g_free(name);
     }
 }

@@ -11,6 +11,7 @@
  * slots of a logged region and log_sync moves KVM_GET_DIRTY_LOG into the
  * region's bitmap.
  */
+#include <cpuid.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -565,6 +566,33 @@ static MemoryListener kvm_memory_listener = {
     .log_sync = kvm_log_sync,
 };
 
+/*
+ * QEMU's host model names the host's CPU (model-id); KVM may leave the
+ * brand leaves out or empty (this host's kvm_pvm does), so they are
+ * taken from the host's own CPUID where the host has them.
+ */
+static void add_host_brand(X86CPUIDEntry **t, unsigned *n)
+{
+    unsigned max = 0, ebx, ecx, edx;
+
+    __cpuid(0x80000000, max, ebx, ecx, edx);
+    for (uint32_t fn = 0x80000002; fn <= 0x80000004 && fn <= max; fn++) {
+        X86CPUIDEntry *e = x86_cpuid_find(*t, *n, fn, 0);
+        uint32_t r[4];
+
+        if (e && (e->regs[0] | e->regs[1] | e->regs[2] | e->regs[3])) {
+            continue;
+        }
+        if (!e) {
+            *t = g_renew(X86CPUIDEntry, *t, *n + 1);
+            e = &(*t)[(*n)++];
+            *e = (X86CPUIDEntry) { .function = fn };
+        }
+        __cpuid(fn, r[0], r[1], r[2], r[3]);
+        memcpy(e->regs, r, sizeof(r));
+    }
+}
+
 bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp)
 {
     struct kvm_cpuid2 *c = NULL;
@@ -600,6 +628,7 @@ bool kvm_get_supported_cpuid(X86CPUIDEntry **out, unsigned *n, Error **errp)
         };
     }
     g_free(c);
+    add_host_brand(out, n);
     return true;
 }
 

@@ -37,6 +37,7 @@
 #include "monitor/monitor.h"
 #include "qemu/log.h"
 #include "qom/object.h"
+#include "target/i386/cpu-model.h"
 #include "system/cpus.h"
 #include "system/kvm.h"
 #include "system/memory.h"
@@ -63,6 +64,7 @@ typedef struct KVMVcpu {
     bool parked;
     struct kvm_lapic_state lapic_reset;
     uint32_t signature;                 /* CPUID.1:EAX, EDX after reset */
+    X86CPUModelInfo model;              /* what its QOM properties show */
 } KVMVcpu;
 
 static struct {
@@ -485,6 +487,23 @@ static bool vcpu_set_cpuid(KVMVcpu *cpu, const X86CPUIDEntry *t, unsigned n,
     return true;
 }
 
+/* What a vCPU of model def gets from what KVM supports. */
+static unsigned kvm_model_cpuid(const X86CPUDef *def, X86CPUIDEntry *out,
+                                unsigned max, Error **errp)
+{
+    X86CPUTopology topo = x86_cpu_topology(1, 1, 1);
+    X86CPUIDEntry *supported = NULL;
+    unsigned nsupported = 0, n;
+
+    if (!kvm_get_supported_cpuid(&supported, &nsupported, errp)) {
+        return 0;
+    }
+    n = x86_cpu_build_cpuid(def, &topo, 0, supported, nsupported, out, max,
+                            NULL);
+    g_free(supported);
+    return n;
+}
+
 static bool vcpu_create(KVMVcpu *cpu, const X86CPUDef *def,
                         const X86CPUTopology *topo,
                         const X86CPUIDEntry *supported, unsigned nsupported,
@@ -503,6 +522,7 @@ static bool vcpu_create(KVMVcpu *cpu, const X86CPUDef *def,
     for (guint i = 0; warnings && i < warnings->len; i++) {
         warn_report("%s", (char *)g_ptr_array_index(warnings, i));
     }
+    x86_cpu_model_info(table, n, &cpu->model);
     leaf1 = x86_cpuid_find(table, n, 1, 0);
     cpu->signature = leaf1 ? leaf1->regs[X86_R_EAX] : 0;
     cpu->fd = ioctl(kvm_get_vm_fd(), KVM_CREATE_VCPU,
@@ -615,7 +635,8 @@ static bool kvm_create_vcpus(MachineState *ms, Error **errp)
         KVMVcpu *cpu = &kvm_cpus.cpus[i];
 
         cpu->fd = -1;
-        cpu->cs = cpu_state_add(CPU_TYPE, cpu, errp);
+        cpu->cs = cpu_state_add(CPU_TYPE, cpu, &cpu->model,
+                                x86_cpu_model_props(), errp);
         if (!cpu->cs) {
             goto out;
         }
@@ -713,4 +734,5 @@ const AccelOps kvm_accel_ops = {
     .destroy_vcpus = kvm_destroy_vcpus,
     .dump_vcpu = kvm_dump_vcpu,
     .deliver_msi = kvm_deliver_msi,
+    .model_cpuid = kvm_model_cpuid,
 };

@@ -13,6 +13,7 @@
 #include "system/qtest.h"
 #include "system/vm-config.h"
 #include "target/i386/cpu.h"
+#include "target/i386/cpu-state.h"
 
 static bool qtest_accel_init(MachineState *ms, const QemuOpts *props,
                              Error **errp)
@@ -46,6 +47,7 @@ static const AccelOps qtest_accel_ops = {
     .create_vcpus = qtest_create_vcpus,
     .destroy_vcpus = qtest_destroy_vcpus,
     .deliver_msi = apic_deliver_msi,
+    .model_cpuid = x86_tcg_model_cpuid,
 };
 
 const AccelClass qtest_accel_class = {

@@ -39,11 +39,13 @@
 #include "system/runstate.h"
 #include "system/system.h"
 #include "system/tcg.h"
+#include "target/i386/cpu-model.h"
 #include "target/i386/cpu-state.h"
 
 typedef struct TCGVcpu {
     X86CPU cpu;
     CPUState *cs;                       /* index, topology, thread id */
+    X86CPUModelInfo model;              /* what its QOM properties show */
     bool wait_reset;                    /* triple fault or fatal error */
 } TCGVcpu;
 
@@ -580,7 +582,9 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
     for (unsigned i = 0; i < n; i++) {
         TCGVcpu *v = tcg_cpus.cpus[i];
 
-        v->cs = cpu_state_add(tcg_cpus.type, v, errp);
+        x86_cpu_model_info(v->cpu.cpuid, v->cpu.ncpuid, &v->model);
+        v->cs = cpu_state_add(tcg_cpus.type, v, &v->model,
+                              x86_cpu_model_props(), errp);
         if (!v->cs) {
             return false;
         }
@@ -670,4 +674,5 @@ const AccelOps tcg_accel_ops = {
     .deliver_msi = apic_deliver_msi,
     .vcpu_vmstate = x86_cpu_vmstate,
     .vcpu_state = tcg_vcpu_state,
+    .model_cpuid = x86_tcg_model_cpuid,
 };

@@ -37,6 +37,8 @@ void bql_fini_main_loop(void);
 
 struct MachineState;
 struct X86BootState;
+struct X86CPUDef;
+struct X86CPUIDEntry;
 
 /*
  * The vCPUs. The board asks for them once (vcpus_create) and frees them
@@ -90,6 +92,14 @@ typedef struct AccelOps {
      */
     const struct VMStateDescription *(*vcpu_vmstate)(void);
     void *(*vcpu_state)(unsigned index);
+    /*
+     * The CPUID table that vCPU 0 of a one-vCPU machine with model def
+     * would get (query-cpu-model-expansion): the number of entries put
+     * in out, or 0 with errp set. NULL: no CPU models to expand.
+     */
+    unsigned (*model_cpuid)(const struct X86CPUDef *def,
+                            struct X86CPUIDEntry *out, unsigned max,
+                            Error **errp);
 } AccelOps;
 
 void cpus_register_accel(const AccelOps *ops);
@@ -110,6 +120,10 @@ bool vcpus_dump(int index, GString *out);
 /* The accelerator's vCPU state table and vCPU index's state, or NULL. */
 const struct VMStateDescription *vcpus_vmstate(void);
 void *vcpus_state(unsigned index);
+/* The accelerator's model_cpuid, or an error where it has none. */
+unsigned vcpus_model_cpuid(const struct X86CPUDef *def,
+                           struct X86CPUIDEntry *out, unsigned max,
+                           Error **errp);
 
 /*
  * One vCPU as the rest of the emulator sees it (query-cpus-fast, QOM);
@@ -126,9 +140,11 @@ typedef struct CPUState {
 
 /*
  * The record of the next vCPU, with its QOM object of type (QEMU's CPUs
- * are the first unattached devices). The records go with vcpus_destroy().
+ * are the first unattached devices) whose properties are props over
+ * state (both may be NULL). The records go with vcpus_destroy().
  */
-CPUState *cpu_state_add(const char *type, void *opaque, Error **errp);
+CPUState *cpu_state_add(const char *type, void *opaque, void *state,
+                        const Property *props, Error **errp);
 unsigned cpu_state_count(void);
 CPUState *cpu_state_get(unsigned index);
 /* query-cpus-fast's list, as QEMU gives it for x86 (caller owns it). */

@@ -11,6 +11,7 @@
 #include "system/cpus.h"
 #include "target/i386/boot-state.h"
 #include "target/i386/cpu.h"
+#include "target/i386/cpu-model.h"
 #include "target/i386/vendor.h"
 
 #define R_EAX X86_R_EAX
@@ -209,6 +210,32 @@ const X86CPUFeature *x86_cpu_feature_find(const char *name)
         }
     }
     return NULL;
+}
+
+unsigned x86_cpu_feature_count(void)
+{
+    return G_N_ELEMENTS(x86_features);
+}
+
+const X86CPUFeature *x86_cpu_feature_at(unsigned i)
+{
+    g_assert(i < G_N_ELEMENTS(x86_features));
+    return &x86_features[i];
+}
+
+bool x86_cpu_feature_is_alias(unsigned i)
+{
+    const X86CPUFeature *f = x86_cpu_feature_at(i);
+
+    for (unsigned j = 0; j < i; j++) {
+        const X86CPUFeature *g = &x86_features[j];
+
+        if (g->function == f->function && g->index == f->index &&
+            g->reg == f->reg && g->bit == f->bit) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static bool add_feature(X86CPUDef *def, const char *name, bool on,

@@ -228,7 +228,7 @@ def read_pty(path, want, seconds=20):
     return got.decode(errors='replace')
 
 
-def wait_file_text(path, want, seconds=10):
+def wait_file_text(path, want, seconds=30):
     """The file's text once want is in it (or when time is up)."""
     text = ''
     for _ in range(seconds * 10):

@@ -227,6 +227,71 @@ static void test_query_cpus(gconstpointer data)
     vm_free(vm);
 }
 
+static JsonNode *cpu_prop(QemuVm *vm, const char *prop)
+{
+    JsonNode *r = vm_qmp(vm, "{\"execute\": \"qom-get\", \"arguments\": "
+                         "{\"path\": \"/machine/unattached/device[1]\", "
+                         "\"property\": \"%s\"}}", prop);
+    JsonNode *ret = json_object_dup_member(json_node_get_object(r),
+                                           "return");
+
+    g_assert_nonnull(ret);
+    json_node_unref(r);
+    return ret;
+}
+
+/*
+ * What libvirt reads back from a running vCPU (qom-list, then qom-get of
+ * each feature): the CPUID the guest sees, with -cpu's changes, as
+ * QEMU's property names.
+ */
+static void test_cpu_properties(gconstpointer data)
+{
+    const char *accel = data;
+    JsonNode *ret, *v;
+    JsonArray *list;
+    bool found = false;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = start(accel, "-smp 2 -cpu qemu64,-mmx,vendor=GenuineIntel",
+               idle_guest);
+    ret = vm_qmp(vm, "{\"execute\": \"qom-list\", \"arguments\": "
+                 "{\"path\": \"/machine/unattached/device[1]\"}}");
+    list = json_object_get_array_member(json_node_get_object(ret), "return");
+    for (guint i = 0; i < json_array_get_length(list); i++) {
+        JsonObject *p = json_array_get_object_element(list, i);
+
+        if (!strcmp(json_object_get_string_member(p, "name"), "sse2")) {
+            g_assert_cmpstr(json_object_get_string_member(p, "type"), ==,
+                            "bool");
+            found = true;
+        }
+    }
+    g_assert_true(found);
+    json_node_unref(ret);
+    v = cpu_prop(vm, "sse2");
+    g_assert_true(json_node_get_boolean(v));
+    json_node_unref(v);
+    v = cpu_prop(vm, "mmx");
+    g_assert_false(json_node_get_boolean(v));
+    json_node_unref(v);
+    v = cpu_prop(vm, "family");
+    g_assert_cmpint(json_node_get_int(v), ==, 15);
+    json_node_unref(v);
+    v = cpu_prop(vm, "vendor");
+    g_assert_cmpstr(json_node_get_string(v), ==, "GenuineIntel");
+    json_node_unref(v);
+    v = cpu_prop(vm, "model-id");
+    g_assert_cmpstr(json_node_get_string(v), ==,
+                    "QEMU Virtual CPU version 2.5+");
+    json_node_unref(v);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
 /* HMP's text for command-line (g_free it). */
 static char *hmp(QemuVm *vm, const char *command_line)
 {
@@ -330,6 +395,7 @@ int main(int argc, char **argv)
     add_cases("system-reset", test_system_reset);
     add_cases("sigterm", test_sigterm);
     add_cases("query-cpus-fast", test_query_cpus);
+    add_cases("cpu-properties", test_cpu_properties);
     add_cases("info-registers", test_info_registers);
     add_cases("triple-fault-resets", test_triple_fault_resets);
     ret = g_test_run();

@@ -635,6 +635,96 @@ static void test_query_cpus_fast(void)
     qtest_quit(s);
 }
 
+static JsonObject *expand(QTestState *s, const char *type,
+                          const char *model, JsonNode **reply)
+{
+    char *cmd = g_strdup_printf(
+        "{\"execute\": \"query-cpu-model-expansion\", \"arguments\": "
+        "{\"type\": \"%s\", \"model\": %s}}", type, model);
+
+    *reply = qmp_ok(s, cmd);
+    g_free(cmd);
+    return json_object_get_object_member(return_obj(*reply), "model");
+}
+
+/*
+ * What libvirt reads for host-model CPUs: static expands into "base"
+ * with each feature once and the identity fields; full keeps the model
+ * and lists aliases too; props change the answer; bad input is refused
+ * in QEMU's words.
+ */
+static void test_query_cpu_model_expansion(void)
+{
+    QTestState *s = qtest_init(MACHINE);
+    JsonNode *reply;
+    JsonObject *m, *p;
+
+    m = expand(s, "static", "{\"name\": \"qemu64\"}", &reply);
+    g_assert_cmpstr(json_object_get_string_member(m, "name"), ==, "base");
+    p = json_object_get_object_member(m, "props");
+    g_assert_true(json_object_get_boolean_member(p, "sse2"));
+    g_assert_true(json_object_get_boolean_member(p, "pni"));
+    g_assert_true(json_object_get_boolean_member(p, "lm"));
+    g_assert_false(json_object_get_boolean_member(p, "aes"));
+    g_assert_false(json_object_has_member(p, "sse3"));      /* an alias */
+    g_assert_false(json_object_has_member(p, "level"));
+    g_assert_cmpint(json_object_get_int_member(p, "family"), ==, 15);
+    g_assert_cmpint(json_object_get_int_member(p, "model"), ==, 107);
+    g_assert_cmpint(json_object_get_int_member(p, "stepping"), ==, 1);
+    g_assert_cmpint(json_object_get_int_member(p, "min-level"), ==, 13);
+    g_assert_cmpint(json_object_get_int_member(p, "min-xlevel"), ==,
+                    0x8000000a);
+    g_assert_cmpstr(json_object_get_string_member(p, "vendor"), ==,
+                    "AuthenticAMD");
+    g_assert_cmpstr(json_object_get_string_member(p, "model-id"), ==,
+                    "QEMU Virtual CPU version 2.5+");
+    json_node_unref(reply);
+
+    m = expand(s, "full", "{\"name\": \"max\"}", &reply);
+    g_assert_cmpstr(json_object_get_string_member(m, "name"), ==, "max");
+    p = json_object_get_object_member(m, "props");
+    g_assert_true(json_object_get_boolean_member(p, "sse4.2"));
+    g_assert_true(json_object_get_boolean_member(p, "sse3"));
+    g_assert_true(json_object_get_boolean_member(p, "aes"));
+    g_assert_true(json_object_has_member(p, "level"));
+    json_node_unref(reply);
+
+    m = expand(s, "full", "{\"name\": \"qemu64\", \"props\": "
+               "{\"aes\": true, \"sse2\": false, \"vendor\": "
+               "\"GenuineIntel\"}}", &reply);
+    p = json_object_get_object_member(m, "props");
+    g_assert_true(json_object_get_boolean_member(p, "aes"));
+    g_assert_false(json_object_get_boolean_member(p, "sse2"));
+    g_assert_cmpstr(json_object_get_string_member(p, "vendor"), ==,
+                    "GenuineIntel");
+    json_node_unref(reply);
+
+    reply = qtest_qmp(s, "{\"execute\": \"query-cpu-model-expansion\", "
+                      "\"arguments\": {\"type\": \"full\", \"model\": "
+                      "{\"name\": \"nosuch\"}}}");
+    assert_error(reply, "GenericError", "CPU model 'nosuch' not found");
+    json_node_unref(reply);
+    reply = qtest_qmp(s, "{\"execute\": \"query-cpu-model-expansion\", "
+                      "\"arguments\": {\"type\": \"full\", \"model\": "
+                      "{\"name\": \"max\", \"props\": {\"bogus\": true}}}}");
+    assert_error(reply, "GenericError",
+                 "Property 'max-x86_64-cpu.bogus' not found");
+    json_node_unref(reply);
+    reply = qtest_qmp(s, "{\"execute\": \"query-cpu-model-expansion\", "
+                      "\"arguments\": {\"type\": \"static\", \"model\": "
+                      "{\"name\": \"max\", \"props\": {\"aes\": 1}}}}");
+    assert_error(reply, "GenericError",
+                 "Invalid parameter type for 'aes', expected: boolean");
+    json_node_unref(reply);
+    reply = qtest_qmp(s, "{\"execute\": \"query-cpu-model-expansion\", "
+                      "\"arguments\": {\"type\": \"compat\", \"model\": "
+                      "{\"name\": \"max\"}}}");
+    assert_error(reply, "GenericError",
+                 "Parameter 'type' does not accept value 'compat'");
+    json_node_unref(reply);
+    qtest_quit(s);
+}
+
 static void test_query_memdev(void)
 {
     QTestState *s = qtest_init(MACHINE);
@@ -1227,6 +1317,8 @@ int main(int argc, char **argv)
     qtest_add_func("qmp/query-machines", test_query_machines);
     qtest_add_func("qmp/query-chardev", test_query_chardev);
     qtest_add_func("qmp/query-cpus-fast", test_query_cpus_fast);
+    qtest_add_func("qmp/query-cpu-model-expansion",
+                   test_query_cpu_model_expansion);
     qtest_add_func("qmp/query-memdev", test_query_memdev);
     qtest_add_func("qmp/query-memory-size-summary",
                    test_query_memory_size_summary);

@@ -97,6 +97,14 @@ bool qmp_query_pci(JsonNode **ret, Error **errp)
     return true;
 }
 
+bool qmp_query_cpu_model_expansion(
+    const q_obj_query_cpu_model_expansion_arg *args, JsonNode **ret,
+    Error **errp)
+{
+    error_setg(errp, "CPU model '%s' not found", args->model->name);
+    return false;
+}
+
 bool qmp_query_block(JsonNode **ret, Error **errp)
 {
     *ret = empty_list();

@@ -37,6 +37,13 @@
 
 /* The CPUID leaves the interpreter implements (the "supported" table). */
 unsigned x86_tcg_supported_cpuid(X86CPUIDEntry *out, unsigned max);
+/*
+ * vCPU 0's table for model def under tcg (and qtest), for
+ * query-cpu-model-expansion. As in QEMU's expansion, "host" expands as
+ * "max" does, since the interpreter is the host here.
+ */
+unsigned x86_tcg_model_cpuid(const X86CPUDef *def, X86CPUIDEntry *out,
+                             unsigned max, Error **errp);
 
 /* General registers, in encoding order. */
 enum {

@@ -1004,3 +1004,19 @@ void x86_cpu_reset_state(X86CPU *cpu, bool bsp)
     }
     cpu->stopped = !bsp;
 }
+
+unsigned x86_tcg_model_cpuid(const X86CPUDef *def, X86CPUIDEntry *out,
+                             unsigned max, Error **errp)
+{
+    X86CPUIDEntry supported[32];
+    unsigned nsupported = x86_tcg_supported_cpuid(supported,
+                                                  G_N_ELEMENTS(supported));
+    X86CPUTopology topo = x86_cpu_topology(1, 1, 1);
+    X86CPUDef d = *def;
+
+    if (d.kind == X86_CPU_MODEL_HOST) {
+        d.kind = X86_CPU_MODEL_MAX;
+    }
+    return x86_cpu_build_cpuid(&d, &topo, 0, supported, nsupported, out, max,
+                               NULL);
+}
