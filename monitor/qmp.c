@@ -222,6 +222,32 @@ static const QapiCommand *qmp_find_command(const char *name)
     return g_hash_table_lookup(qmp_commands, name);
 }
 
+/*
+ * With QEMU_QMP_CHECK_RETURNS=1 (the tests set it), every reply is read
+ * back against the schema's return type, and one that does not match
+ * ends the process: a reply libvirt would misread is a bug to find in
+ * the tests, not in the field.
+ */
+static void qmp_check_return(const QapiCommand *cmd, JsonNode *ret)
+{
+    static int enabled = -1;
+    Error *err = NULL;
+
+    if (enabled < 0) {
+        const char *e = g_getenv("QEMU_QMP_CHECK_RETURNS");
+
+        enabled = e && !strcmp(e, "1");
+    }
+    if (!enabled || !cmd->check_return || !ret ||
+        cmd->check_return(ret, &err)) {
+        return;
+    }
+    error_prepend(&err, "the reply of %s does not match the schema: ",
+                  cmd->name);
+    error_report_err(err);
+    abort();
+}
+
 bool qmp_run_command(const char *name, JsonObject *args, JsonNode **ret,
                      Error **errp)
 {
@@ -239,6 +265,9 @@ bool qmp_run_command(const char *name, JsonObject *args, JsonNode **ret,
         args = empty = json_object_new();
     }
     ok = cmd->fn(args, ret, errp);
+    if (ok) {
+        qmp_check_return(cmd, *ret);
+    }
     if (empty) {
         json_object_unref(empty);
     }
@@ -403,6 +432,9 @@ static bool qmp_session_dispatch(QmpSession *s, JsonObject *req,
     cur_session = s;
     ok = cmd->fn(args, ret, errp);
     cur_session = NULL;
+    if (ok) {
+        qmp_check_return(cmd, *ret);
+    }
 out:
     if (empty) {
         json_object_unref(empty);

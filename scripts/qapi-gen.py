@@ -598,14 +598,44 @@ class Gen:
                 o('    qapi_in_free(&v);\n    return ok;\n}')
             o.close_if(ent.cond)
             o()
+        for ent in self.schema.of('command'):
+            if self._checked_return(ent):
+                self._check_return(o, ent)
         o('const QapiCommand qapi_commands[] = {')
         for ent in self.schema.of('command'):
             o.open_if(ent.cond)
             flags = 'QAPI_ALLOW_OOB' if ent.expr.get('allow-oob') else '0'
-            o('    { "%s", qmp_marshal_%s, %s },' % (
-                ent.name, c_name(ent.name), flags))
+            check = ('qmp_check_return_%s' % c_name(ent.name)
+                     if self._checked_return(ent) else 'NULL')
+            o('    { "%s", qmp_marshal_%s, %s, %s },' % (
+                ent.name, c_name(ent.name), flags, check))
             o.close_if(ent.cond)
         o('    { NULL },\n};\n')
+
+    def _checked_return(self, ent):
+        """A reply the input visitor can check: an object, or a list."""
+        ret = ent.expr.get('returns')
+        if ret is None:
+            return False
+        t = ret[0] if isinstance(ret, list) else ret
+        return self.meta(t) in ('struct', 'union', 'alternate', 'enum')
+
+    def _check_return(self, o, ent):
+        """The reply read back with the return type's input visitor."""
+        ret = ent.expr['returns']
+        tn = self.type_name(ret)
+        o.open_if(ent.cond)
+        o('static bool qmp_check_return_%s(JsonNode *ret, Error **errp)\n{'
+          % c_name(ent.name))
+        o('    QapiIn v = QAPI_IN_INIT;\n    %s out = %s;\n    bool ok;\n'
+          % (self.ctype(ret), '0' if not self.is_pointer(ret) else 'NULL'))
+        o('    ok = qapi_in_%s(&v, "return", ret, &out, errp);' % tn)
+        if self.is_pointer(ret):
+            o('    qapi_free_%s(out);' % tn)
+        else:
+            o('    (void)out;')
+        o('    qapi_in_free(&v);\n    return ok;\n}\n')
+        o.close_if(ent.cond)
 
     def _marshal_union(self, o, at, cn):
         """A boxed union: the arguments object is the union's value."""

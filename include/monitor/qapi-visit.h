@@ -94,6 +94,12 @@ typedef struct QapiCommand {
     const char *name;
     QapiMarshal *fn;
     unsigned flags;
+    /*
+     * Read a reply back against the schema's return type (NULL: nothing
+     * to check); with QEMU_QMP_CHECK_RETURNS=1 in the environment, as the
+     * tests set it, a reply that does not match aborts.
+     */
+    bool (*check_return)(JsonNode *ret, Error **errp);
 } QapiCommand;
 
 extern const QapiCommand qapi_commands[];

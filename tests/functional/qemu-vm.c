@@ -445,6 +445,8 @@ QemuVm *vm_start(GPtrArray *args, unsigned flags)
     g_assert_cmpint(ser_fd, >=, 0);
     g_assert_cmpint(err_fd, >=, 0);
     g_assert_cmpint(null_fd, >=, 0);
+    /* Our emulator reads every QMP reply back against the schema. */
+    g_setenv("QEMU_QMP_CHECK_RETURNS", "1", FALSE);
     vm->pid = fork();
     g_assert_cmpint(vm->pid, >=, 0);
     if (vm->pid == 0) {

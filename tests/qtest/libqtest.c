@@ -244,6 +244,8 @@ static void spawn(QTestState *s, char **argv)
      * stdout goes to the same pipe as stderr: anything the emulator
      * prints must not end up in the test's TAP stream.
      */
+    /* Our emulator reads every QMP reply back against the schema. */
+    g_setenv("QEMU_QMP_CHECK_RETURNS", "1", FALSE);
     if (!g_spawn_async_with_fds(NULL, argv, NULL,
                                 G_SPAWN_DO_NOT_REAP_CHILD |
                                 G_SPAWN_STDIN_FROM_DEV_NULL,

@@ -13,6 +13,7 @@
 #include "hw/boards.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
+#include "monitor/qapi-visit.h"
 #include "qom/object.h"
 #include "system/kvm.h"
 #include "system/memory.h"
@@ -863,6 +864,56 @@ static void test_chardev_hmp(void)
     monitor_cleanup();
 }
 
+static const QapiCommand *find_command(const char *name)
+{
+    for (const QapiCommand *c = qapi_commands; c->name; c++) {
+        if (!strcmp(c->name, name)) {
+            return c;
+        }
+    }
+    g_assert_not_reached();
+}
+
+static bool check_reply(const char *command, const char *json, Error **errp)
+{
+    JsonNode *n = json_from_string(json, NULL);
+    bool ok = find_command(command)->check_return(n, errp);
+
+    json_node_unref(n);
+    return ok;
+}
+
+/*
+ * The reply checks the tests turn on (QEMU_QMP_CHECK_RETURNS=1): a reply
+ * with a member the schema lacks, without one it requires, or of another
+ * type is caught; commands without a typed reply have no check.
+ */
+static void test_return_checks(void)
+{
+    Error *err = NULL;
+
+    g_assert_null(find_command("qmp_capabilities")->check_return);
+    g_assert_null(find_command("qom-get")->check_return);       /* any */
+    g_assert_true(check_reply("query-kvm",
+                              "{\"enabled\": false, \"present\": true}",
+                              NULL));
+    g_assert_false(check_reply("query-kvm", "{\"enabled\": false, "
+                               "\"present\": true, \"bogus\": 1}", &err));
+    g_assert_cmpstr(error_get_pretty(err), ==,
+                    "Parameter 'return.bogus' is unexpected");
+    error_free(err);
+    err = NULL;
+    g_assert_false(check_reply("query-kvm", "{\"enabled\": false}", &err));
+    error_free(err);
+    err = NULL;
+    g_assert_false(check_reply("query-cpu-definitions", "[{\"name\": 1}]",
+                               &err));
+    error_free(err);
+    g_assert_true(check_reply("query-status", "{\"status\": \"running\", "
+                              "\"running\": true, \"singlestep\": false}",
+                              NULL));
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -881,5 +932,6 @@ int main(int argc, char **argv)
     g_test_add_func("/qmp/schema-commands", test_schema_commands);
     g_test_add_func("/qmp/chardev-qmp", test_chardev_qmp);
     g_test_add_func("/qmp/chardev-hmp", test_chardev_hmp);
+    g_test_add_func("/qmp/return-checks", test_return_checks);
     return g_test_run();
 }
