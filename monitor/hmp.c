@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config-host.h"
+#include "hw/bus.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "system/cpus.h"
@@ -291,9 +292,10 @@ static void hmp_info_mtree(GString *out, const char *args)
 }
 
 /* "name = 1016 (0x3f8)", "name = \"serial0\"", as QEMU's info qtree. */
-static void qtree_print_prop(GString *out, const char *name, JsonNode *v)
+static void qtree_print_prop(GString *out, int indent, const char *name,
+                             JsonNode *v)
 {
-    g_string_append_printf(out, "    %s = ", name);
+    g_string_append_printf(out, "%*s%s = ", indent, "", name);
     if (JSON_NODE_HOLDS_VALUE(v) &&
         json_node_get_value_type(v) == G_TYPE_INT64) {
         gint64 n = json_node_get_int(v);
@@ -306,12 +308,23 @@ static void qtree_print_prop(GString *out, const char *name, JsonNode *v)
     g_string_append_c(out, '\n');
 }
 
-static void qtree_print_dev(DeviceState *dev, void *opaque)
-{
-    GString *out = opaque;
+typedef struct QtreeWalk {
+    GString *out;
+    int indent;
+} QtreeWalk;
 
-    g_string_append_printf(out, "  dev: %s, id \"%s\"\n", dev->dc->name,
-                           dev->id ? dev->id : "");
+static void qtree_print_bus(BusState *bus, void *opaque);
+
+/*
+ * One device: its properties, then the buses behind it, one level in,
+ * as QEMU's info qtree.
+ */
+static void qtree_print_dev(DeviceState *dev, QtreeWalk *w)
+{
+    QtreeWalk inner = { w->out, w->indent + 2 };
+
+    g_string_append_printf(w->out, "%*sdev: %s, id \"%s\"\n", w->indent, "",
+                           dev->dc->name, dev->id ? dev->id : "");
     if (!dev->obj) {
         return;
     }
@@ -323,16 +336,39 @@ static void qtree_print_dev(DeviceState *dev, void *opaque)
             error_free(err);
             continue;
         }
-        qtree_print_prop(out, p->name, v);
+        qtree_print_prop(w->out, w->indent + 2, p->name, v);
         json_node_unref(v);
+    }
+    qbus_foreach_child_bus(dev, qtree_print_bus, &inner);
+}
+
+static void qtree_print_bus(BusState *bus, void *opaque)
+{
+    QtreeWalk *w = opaque;
+    QtreeWalk inner = { w->out, w->indent + 2 };
+
+    g_string_append_printf(w->out, "%*sbus: %s\n%*stype %s\n", w->indent,
+                           "", bus->name, w->indent + 2, "", bus->type);
+    for (guint i = 0; i < bus->children->len; i++) {
+        qtree_print_dev(g_ptr_array_index(bus->children, i), &inner);
     }
 }
 
-/* No buses here: every device hangs off QEMU's root bus. */
+/* The root bus also holds the devices that plug into no bus. */
+static void qtree_print_unplugged(DeviceState *dev, void *opaque)
+{
+    if (!dev->bus) {
+        qtree_print_dev(dev, opaque);
+    }
+}
+
 static void hmp_info_qtree(GString *out, const char *args)
 {
-    g_string_append(out, "bus: main-system-bus\n  type System\n");
-    qdev_foreach(qtree_print_dev, out);
+    QtreeWalk w = { out, 0 };
+    QtreeWalk inner = { out, 2 };
+
+    qtree_print_bus(qbus_main_system_bus(), &w);
+    qdev_foreach(qtree_print_unplugged, &inner);
 }
 
 static void hmp_help(GString *out, const char *args);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hw/bus.h"
+#include "hw/qdev.h"
 
 static BusState main_system_bus = {
     .name = (char *)"main-system-bus",
@@ -88,4 +89,46 @@ BusState *qbus_find_type(const char *type)
         }
     }
     return NULL;
+}
+
+void qbus_set_parent(BusState *bus, DeviceState *dev)
+{
+    bus->parent = dev;
+    if (dev->obj) {
+        qbus_add_qom_child(bus);
+    }
+}
+
+void qbus_add_qom_child(BusState *bus)
+{
+    Object *parent = bus->parent->obj;
+    Error *err = NULL;
+
+    /* A virtio proxy's buses are its backend's, as in QEMU. */
+    if (bus->parent->dc->virtio_backend) {
+        char *path = object_get_canonical_path(parent);
+        char *backend = g_strconcat(path, "/virtio-backend", NULL);
+        Object *b = object_resolve_path(backend, NULL);
+
+        parent = b ? b : parent;
+        g_free(backend);
+        g_free(path);
+    }
+    if (!object_add_child(parent, bus->name, bus->type, NULL, NULL, &err)) {
+        /* A device with a property of the bus's name: keep the device's. */
+        error_free(err);
+    }
+}
+
+void qbus_foreach_child_bus(DeviceState *dev,
+                            void (*fn)(BusState *bus, void *opaque),
+                            void *opaque)
+{
+    for (guint i = 0; buses && i < buses->len; i++) {
+        BusState *bus = g_ptr_array_index(buses, i);
+
+        if (bus->parent == dev) {
+            fn(bus, opaque);
+        }
+    }
 }

@@ -224,6 +224,11 @@ void qdev_free_unrealized(DeviceState *dev)
     g_free(dev);
 }
 
+static void add_bus_child(BusState *bus, void *opaque)
+{
+    qbus_add_qom_child(bus);
+}
+
 bool qdev_realize(DeviceState *dev, Error **errp)
 {
     Object *parent;
@@ -265,6 +270,8 @@ bool qdev_realize(DeviceState *dev, Error **errp)
         qdev_free_unrealized(dev);
         return false;
     }
+    /* Buses made in realize (a host bridge's pci.0) under the new node. */
+    qbus_foreach_child_bus(dev, add_bus_child, NULL);
     dev->realized = true;
     if (!devices) {
         devices = g_ptr_array_new();

@@ -603,6 +603,7 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
 static bool pc_init_pci(PCMachineState *pcms, Error **errp)
 {
     char below[24], above[24];
+    DeviceState *piix3;
 
     g_snprintf(below, sizeof(below), "%" PRIu64, pcms->layout.below_4g);
     g_snprintf(above, sizeof(above), "%" PRIu64, pcms->layout.above_4g);
@@ -616,11 +617,13 @@ static bool pc_init_pci(PCMachineState *pcms, Error **errp)
             "addr", "0", NULL }, errp)) {
         return false;
     }
-    if (!pc_create("PIIX3", NULL, NULL, (const char *const[]){
-            "addr", "1", "multifunction", "on", NULL }, errp)) {
+    piix3 = pc_create("PIIX3", NULL, NULL, (const char *const[]){
+            "addr", "1", "multifunction", "on", NULL }, errp);
+    if (!piix3) {
         return false;
     }
     pcms->isa_bus = qbus_new("isa.0", BUS_TYPE_ISA, &address_space_io);
+    qbus_set_parent(pcms->isa_bus, piix3);
     return true;
 }
 

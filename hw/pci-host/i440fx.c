@@ -205,6 +205,7 @@ static bool i440fx_host_realize(DeviceState *dev, Error **errp)
         return false;
     }
     pci_bus_init(&s->bus, "pci.0", &s->pci_mem, io);
+    qbus_set_parent(&s->bus.qbus, dev);
     return true;
 }
 

@@ -620,6 +620,7 @@ static bool virtio_serial_pci_realize(PCIDevice *d, Error **errp)
                           : g_strdup_printf("virtio-serial-bus.%u",
                                             bus_counter++);
     qbus_init(&s->bus, bus_name, BUS_TYPE_VIRTIO_SERIAL, NULL);
+    qbus_set_parent(&s->bus, &d->qdev);
     g_free(bus_name);
     return true;
 }

@@ -19,6 +19,7 @@ typedef struct BusState {
     const char *type;           /* "ISA", "System" */
     AddressSpace *as;           /* what its devices decode */
     GPtrArray *children;        /* of DeviceState *, plugging order */
+    struct DeviceState *parent; /* the device it is behind, or NULL */
 } BusState;
 
 #define BUS_TYPE_SYSTEM     "System"
@@ -33,6 +34,19 @@ void qbus_free(BusState *bus);
 void qbus_init(BusState *bus, const char *name, const char *type,
                AddressSpace *as);
 void qbus_deinit(BusState *bus);
+/*
+ * The device the bus is behind (pci.0 behind the host bridge, isa.0
+ * behind the PIIX3), as QEMU's tree shows it: info qtree nests the bus
+ * under the device, and QOM has it as the device's child NAME (at once,
+ * or when the device is realized).
+ */
+void qbus_set_parent(BusState *bus, struct DeviceState *dev);
+/* For qdev_realize(): the QOM child of a bus whose parent got its node. */
+void qbus_add_qom_child(BusState *bus);
+/* The buses behind dev, in creation order (each with fn). */
+void qbus_foreach_child_bus(struct DeviceState *dev,
+                            void (*fn)(BusState *bus, void *opaque),
+                            void *opaque);
 BusState *qbus_find(const char *name);
 /* The first bus of type (the root one for "System"), or NULL. */
 BusState *qbus_find_type(const char *type);

@@ -1043,6 +1043,51 @@ static void test_quit(void)
     g_free(dir);
 }
 
+/*
+ * The device tree as QEMU nests it: pci.0 behind the host bridge, isa.0
+ * behind the PIIX3 with the ISA devices on it, a virtio-serial bus
+ * behind its device; and the buses as QOM children of those devices.
+ */
+static void test_qtree_buses(void)
+{
+    QTestState *s = qtest_init(MACHINE " -device isa-serial,id=s0 "
+                               "-device virtio-serial-pci,id=vs "
+                               "-chardev null,id=c0 "
+                               "-device virtconsole,chardev=c0,id=con0");
+    char *out = qtest_hmp(s, "info qtree");
+    const char *vs;
+    JsonNode *r;
+
+    g_assert_nonnull(strstr(out, "bus: main-system-bus\r\n  type System\r\n"));
+    g_assert_nonnull(strstr(out, "  dev: i440FX-pcihost, id \"\"\r\n"));
+    g_assert_nonnull(strstr(out, "    bus: pci.0\r\n      type PCI\r\n"));
+    g_assert_nonnull(strstr(out, "      dev: PIIX3, id \"\"\r\n"));
+    g_assert_nonnull(strstr(out, "        bus: isa.0\r\n"
+                            "          type ISA\r\n"));
+    g_assert_nonnull(strstr(out, "          dev: isa-serial, id \"s0\"\r\n"));
+    /* QEMU has a virtio-bus level between; the nesting is what counts. */
+    vs = strstr(out, "bus: vs.0\r\n");
+    g_assert_nonnull(vs);
+    g_assert_true(g_str_has_prefix(strstr(vs, "type "),
+                                   "type virtio-serial-bus\r\n"));
+    g_assert_nonnull(strstr(vs, "dev: virtconsole, id \"con0\"\r\n"));
+    g_assert_true(strstr(out, "dev: virtio-serial-pci, id \"vs\"") < vs);
+    /* A device appears once, under its bus. */
+    g_assert_null(strstr(strstr(out, "id \"s0\"") + 1, "id \"s0\""));
+    g_free(out);
+
+    r = qom_list(s, "/machine/i440fx");
+    g_assert_nonnull(find_by(return_array(r), "name", "pci.0"));
+    g_assert_cmpstr(json_object_get_string_member(
+        find_by(return_array(r), "name", "pci.0"), "type"), ==,
+        "child<PCI>");
+    json_node_unref(r);
+    r = qom_list(s, "/machine/peripheral/vs/virtio-backend");
+    g_assert_nonnull(find_by(return_array(r), "name", "vs.0"));
+    json_node_unref(r);
+    qtest_quit(s);
+}
+
 /* ---- human-monitor-command ------------------------------------------- */
 
 static void test_hmp(void)
@@ -1331,6 +1376,7 @@ int main(int argc, char **argv)
     qtest_add_func("qmp/system-powerdown", test_system_powerdown);
     qtest_add_func("qmp/quit", test_quit);
     qtest_add_func("qmp/hmp", test_hmp);
+    qtest_add_func("qmp/qtree-buses", test_qtree_buses);
     qtest_add_func("qmp/errors/json", test_errors_json);
     qtest_add_func("qmp/errors/commands", test_errors_commands);
     qtest_add_func("qmp/errors/huge-string", test_errors_huge_string);

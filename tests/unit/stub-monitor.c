@@ -7,6 +7,7 @@
 
 #include "chardev/char.h"
 #include "hw/boards.h"
+#include "hw/bus.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qom/object.h"
@@ -298,6 +299,24 @@ void type_foreach(void (*fn)(const char *name, const char *parent,
 void memory_info_mtree(GString *out)
 {
     g_string_append(out, "address-space: memory\n");
+}
+
+/* The root bus, with no devices on it: they hang off no bus here. */
+BusState *qbus_main_system_bus(void)
+{
+    static GPtrArray none;
+    static BusState bus = {
+        .name = (char *)"main-system-bus", .type = "System",
+        .children = &none,
+    };
+
+    return &bus;
+}
+
+void qbus_foreach_child_bus(DeviceState *dev,
+                            void (*fn)(BusState *bus, void *opaque),
+                            void *opaque)
+{
 }
 
 void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque)
