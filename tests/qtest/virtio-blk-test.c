@@ -12,9 +12,10 @@
  * bad images. Runs against QEMU 7.2 as well
  * (QTEST_ACCEL=tcg); the error wording checks are this emulator's.
  */
-#include <fcntl.h>
-#include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -812,7 +813,13 @@ static bool full_disk_make(FullDisk *d)
 
     d->dir = g_strdup("/tmp/virtio-blk-enospc-XXXXXX");
     g_assert_nonnull(g_mkdtemp(d->dir));
-    if (mount("tmpfs", d->dir, "tmpfs", 0, "size=1m") < 0) {
+    /*
+     * In a mount namespace of the test's own, so the tmpfs goes away with
+     * the test (and its emulator) even when an assertion ends it.
+     */
+    if (unshare(CLONE_NEWNS) < 0 ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount("tmpfs", d->dir, "tmpfs", 0, "size=1m") < 0) {
         g_autofree char *why = g_strdup_printf("mounting a tmpfs: %s",
                                                g_strerror(errno));
 
