@@ -543,6 +543,9 @@ static void virtio_blk_pci_reset(PCIDevice *d)
     virtio_pci_reset(&((VirtIOBlkPCI *)d)->proxy);
 }
 
+/* QEMU's words for werror and rerror. */
+#define ON_ERROR_HELP "Error handling policy, report/ignore/enospc/stop/auto"
+
 static const Property virtio_blk_pci_props[] = {
     DEFINE_PROP_INT32("bootindex", VirtIOBlkPCI, bootindex, -1),
     DEFINE_PROP_BOOL("config-wce", VirtIOBlkPCI, config_wce, true),
@@ -554,10 +557,14 @@ static const Property virtio_blk_pci_props[] = {
     DEFINE_PROP_SIZE("physical_block_size", VirtIOBlkPCI,
                      physical_block_size, 512),
     DEFINE_PROP_UINT16("queue-size", VirtIOBlkPCI, queue_size, 256),
-    DEFINE_PROP_STRING("rerror", VirtIOBlkPCI, rerror),
+    { .name = "rerror", .type = PROP_TYPE_STRING,
+      .offset = offsetof(VirtIOBlkPCI, rerror), .defstr = "auto",
+      .description = ON_ERROR_HELP },
     DEFINE_PROP_STRING("serial", VirtIOBlkPCI, serial),
     DEFINE_PROP_BOOL("share-rw", VirtIOBlkPCI, share_rw, false),
-    DEFINE_PROP_STRING("werror", VirtIOBlkPCI, werror),
+    { .name = "werror", .type = PROP_TYPE_STRING,
+      .offset = offsetof(VirtIOBlkPCI, werror), .defstr = "auto",
+      .description = ON_ERROR_HELP },
     DEFINE_PROP_BOOL("write-zeroes", VirtIOBlkPCI, write_zeroes, true),
     VIRTIO_PCI_PROPS,
     PCI_DEVICE_PROPS,
