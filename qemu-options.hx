@@ -301,8 +301,10 @@ ENDDOC
 DEF("drive", HAS_ARG, QEMU_OPTION_drive,
     "-drive file=file[,format=raw][,if=none|virtio][,id=name]\n"
     "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
-    "       [,readonly=on|off][,aio=threads|io_uring][,file.locking=auto|on|off]\n"
+    "       [,readonly=on|off][,aio=threads|io_uring|native]\n"
+    "       [,file.locking=auto|on|off]\n"
     "       [,discard=ignore|unmap][,detect-zeroes=off|on|unmap]\n"
+    "       [,werror=enospc|stop|report|ignore][,rerror=report|stop|ignore]\n"
     "                add a disk image: a raw node over a file node\n")
 DOC
 Add a drive: a `raw` format node over a `file` node for the host file
@@ -325,7 +327,23 @@ someone writes, is refused with `Failed to get "write" lock` (or
 `aio=threads` (the default) runs requests in a pool of worker threads;
 `aio=io_uring` hands reads, writes and flushes to the kernel through
 one io_uring whose completions the main loop reaps (discard and
-write-zeroes still use the threads). `aio=native` is refused for now.
+write-zeroes still use the threads). `aio=native` submits reads and
+writes with Linux native AIO (`io_submit`, completions on an eventfd the
+main loop watches; flushes, discard and write-zeroes use the threads);
+as in QEMU it needs O_DIRECT (`cache=none` or `directsync`, or
+`cache.direct=on` with `-blockdev`), else it is an error.
+
+`werror=` and `rerror=` say what happens when a write (or flush,
+discard, write-zeroes) or a read fails on the host: `report` gives the
+guest an I/O error (the default for reads), `ignore` tells the guest it
+succeeded, `stop` stops the VM: run state `io-error`, a
+`BLOCK_IO_ERROR` event (with `nospace` for ENOSPC) then `STOP`, the
+request held, and `query-block` shows `io-status` `failed` or
+`nospace`; `cont` runs the held requests again (the guest sees them
+complete once, say, space was freed). `enospc` (the default for
+writes) stops on ENOSPC, a full disk, and reports other errors; it is
+not accepted for reads. `-device virtio-blk-pci,werror=...,rerror=...`
+overrides the drive's (`auto`, the default, keeps it).
 
 `discard=ignore` (the default, as QEMU's) completes the guest's
 discards without touching the image; `discard=unmap` punches holes in
@@ -341,7 +359,7 @@ ENDDOC
 DEF("blockdev", HAS_ARG, QEMU_OPTION_blockdev,
     "-blockdev driver=file|host_device,filename=path,node-name=name\n"
     "       [,read-only=on|off][,cache.direct=on|off][,cache.no-flush=on|off]\n"
-    "       [,locking=auto|on|off][,aio=threads|io_uring]\n"
+    "       [,locking=auto|on|off][,aio=threads|io_uring|native]\n"
     "-blockdev driver=raw,file=node,node-name=name[,read-only=on|off]\n"
     "                add a block node\n")
 DOC
@@ -349,7 +367,9 @@ Add a block node: a protocol node (`file`: a regular file,
 `host_device`: a block device) or a `raw` format node over one (`file=`
 names it, or `file.driver=...,file.filename=...` makes it). Devices take
 a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
-`locking=` is `-drive`'s `file.locking=`.
+`locking=` is `-drive`'s `file.locking=`. QMP `blockdev-add` takes the
+same options as JSON (a nested `"file": {...}` object is `file.*`) and
+`blockdev-del` removes a node nothing uses.
 ENDDOC
 
 DEF("device", HAS_ARG, QEMU_OPTION_device,

@@ -7,6 +7,7 @@
 
 #include "block/block.h"
 #include "block/io-uring.h"
+#include "block/linux-aio.h"
 #include "block/thread-pool.h"
 #include "qemu/option.h"
 #include "qemu/timer.h"
@@ -17,6 +18,10 @@ struct BlockBackend {
     void *dev;                      /* the attached device, or NULL */
     bool anonymous;                 /* made for a -blockdev node */
     bool virtio;                    /* -drive if=virtio */
+    BlockdevOnError on_read_error;  /* rerror: report by default */
+    BlockdevOnError on_write_error; /* werror: enospc by default */
+    bool iostatus_enabled;          /* a device keeps an io-status */
+    BlockDeviceIoStatus iostatus;
     BlockAcctStats stats;
     void (*resized)(void *opaque);
     void *resized_opaque;
@@ -58,11 +63,19 @@ bool bdrv_add(BlockDriverState *bs, Error **errp)
         error_setg(errp, "Invalid node-name: '%s'", bs->node_name);
         bdrv_free(bs);
         return false;
-    } else if (bdrv_find_node(bs->node_name) || blk_find(bs->node_name)) {
+    } else if (bdrv_find_node(bs->node_name)) {
+        error_setg(errp, "Duplicate nodes with node-name='%s'",
+                   bs->node_name);
+        bdrv_free(bs);
+        return false;
+    } else if (blk_find(bs->node_name)) {
         error_setg(errp, "node-name=%s is conflicting with a device id",
                    bs->node_name);
         bdrv_free(bs);
         return false;
+    }
+    if (bs->file) {
+        bs->file->parents++;
     }
     if (!nodes) {
         nodes = g_ptr_array_new();
@@ -86,6 +99,8 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
     blk = g_new0(BlockBackend, 1);
     blk->name = g_strdup(name);
     blk->root = root;
+    blk->on_read_error = BLOCKDEV_ON_ERROR_REPORT;
+    blk->on_write_error = BLOCKDEV_ON_ERROR_ENOSPC;
     if (!backends) {
         backends = g_ptr_array_new();
     }
@@ -113,6 +128,51 @@ BlockBackend *blk_find(const char *name)
     blk = blk_new(name, bs, NULL);
     blk->anonymous = true;
     return blk;
+}
+
+void bdrv_remove(BlockDriverState *bs)
+{
+    BlockDriverState *file = bs->file;
+
+    g_ptr_array_remove(nodes, bs);
+    bdrv_free(bs);
+    /* A child made for bs alone goes with it. */
+    if (file && !--file->parents && !file->monitor_owned) {
+        bdrv_remove(file);
+    }
+}
+
+bool bdrv_del(const char *node_name, Error **errp)
+{
+    BlockDriverState *bs = bdrv_find_node(node_name);
+    BlockBackend *blk;
+
+    if (!bs) {
+        error_setg(errp, "Failed to find node with node-name='%s'",
+                   node_name);
+        return false;
+    }
+    blk = blk_by_root(bs);
+    if (blk && (blk->dev || !blk->anonymous)) {
+        error_setg(errp, "Node %s is in use", node_name);
+        return false;
+    }
+    if (bs->parents) {
+        error_setg(errp, "Block device %s is in use", node_name);
+        return false;
+    }
+    if (!bs->monitor_owned) {
+        error_setg(errp, "Node %s is not owned by the monitor", node_name);
+        return false;
+    }
+    if (blk) {
+        /* Made by a device that then failed to take it. */
+        g_ptr_array_remove(backends, blk);
+        g_free(blk->name);
+        g_free(blk);
+    }
+    bdrv_remove(bs);
+    return true;
 }
 
 /* Down the graph to the node that publishes permissions. */
@@ -197,6 +257,69 @@ void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
             fn(blk, opaque);
         }
     }
+}
+
+/* --- error policy --- */
+
+void blk_set_on_error(BlockBackend *blk, BlockdevOnError on_read_error,
+                      BlockdevOnError on_write_error)
+{
+    blk->on_read_error = on_read_error;
+    blk->on_write_error = on_write_error;
+}
+
+BlockdevOnError blk_get_on_error(const BlockBackend *blk, bool is_read)
+{
+    return is_read ? blk->on_read_error : blk->on_write_error;
+}
+
+BlockErrorAction blk_get_error_action(const BlockBackend *blk, bool is_read,
+                                      int error)
+{
+    switch (blk_get_on_error(blk, is_read)) {
+    case BLOCKDEV_ON_ERROR_ENOSPC:
+        return error == ENOSPC ? BLOCK_ERROR_ACTION_STOP
+                               : BLOCK_ERROR_ACTION_REPORT;
+    case BLOCKDEV_ON_ERROR_STOP:
+        return BLOCK_ERROR_ACTION_STOP;
+    case BLOCKDEV_ON_ERROR_IGNORE:
+        return BLOCK_ERROR_ACTION_IGNORE;
+    default:
+        return BLOCK_ERROR_ACTION_REPORT;
+    }
+}
+
+void blk_iostatus_enable(BlockBackend *blk)
+{
+    blk->iostatus_enabled = true;
+    blk->iostatus = BLOCK_DEVICE_IO_STATUS_OK;
+}
+
+bool blk_iostatus_is_enabled(const BlockBackend *blk)
+{
+    return blk->iostatus_enabled &&
+           (blk->on_write_error == BLOCKDEV_ON_ERROR_ENOSPC ||
+            blk->on_write_error == BLOCKDEV_ON_ERROR_STOP ||
+            blk->on_read_error == BLOCKDEV_ON_ERROR_STOP);
+}
+
+BlockDeviceIoStatus blk_iostatus(const BlockBackend *blk)
+{
+    return blk->iostatus;
+}
+
+void blk_iostatus_set_err(BlockBackend *blk, int error)
+{
+    if (blk_iostatus_is_enabled(blk) &&
+        blk->iostatus == BLOCK_DEVICE_IO_STATUS_OK) {
+        blk->iostatus = error == ENOSPC ? BLOCK_DEVICE_IO_STATUS_NOSPACE
+                                        : BLOCK_DEVICE_IO_STATUS_FAILED;
+    }
+}
+
+void blk_iostatus_reset(BlockBackend *blk)
+{
+    blk->iostatus = BLOCK_DEVICE_IO_STATUS_OK;
 }
 
 /* --- requests --- */
@@ -317,25 +440,41 @@ static BlockDriverState *protocol_node(BlockDriverState *bs)
     return bs;
 }
 
-/* aio=io_uring: a write done; writethrough flushes before completing. */
-static void uring_write_done(void *opaque, int ret)
+/*
+ * A write done by an engine: writethrough flushes before completing,
+ * through io_uring for aio=io_uring, else in the thread pool.
+ */
+static void engine_write_done(void *opaque, int ret)
 {
     BlockRequest *r = opaque;
-
-    if (!ret && r->bs->writethrough && !no_flush(r->bs)) {
-        luring_submit(protocol_node(r->bs)->fd, LURING_FLUSH, 0, NULL, 0,
-                      request_done, r);
-        return;
-    }
-    request_done(r, ret);
-}
-
-/* Requests the ring carries; the rest go to the thread pool. */
-static bool uring_submit(BlockRequest *r)
-{
     BlockDriverState *proto = protocol_node(r->bs);
 
-    if (!proto->io_uring) {
+    if (ret || !r->bs->writethrough || no_flush(r->bs)) {
+        request_done(r, ret);
+    } else if (proto->aio == BLOCK_AIO_IO_URING) {
+        luring_submit(proto->fd, LURING_FLUSH, 0, NULL, 0, request_done, r);
+    } else {
+        r->type = BLOCK_FLUSH;
+        thread_pool_submit(request_work, request_done, r);
+    }
+}
+
+/*
+ * Requests the aio= engine carries (io_uring: reads, writes, flushes;
+ * native: reads and writes); the rest go to the thread pool.
+ */
+static bool engine_submit(BlockRequest *r)
+{
+    BlockDriverState *proto = protocol_node(r->bs);
+    bool write = r->type == BLOCK_WRITE;
+
+    if (proto->aio == BLOCK_AIO_NATIVE &&
+        (r->type == BLOCK_READ || write)) {
+        laio_submit(proto->fd, write, r->offset, r->iov, r->niov,
+                    write ? engine_write_done : request_done, r);
+        return true;
+    }
+    if (proto->aio != BLOCK_AIO_IO_URING) {
         return false;
     }
     switch (r->type) {
@@ -345,7 +484,7 @@ static bool uring_submit(BlockRequest *r)
         return true;
     case BLOCK_WRITE:
         luring_submit(proto->fd, LURING_WRITE, r->offset, r->iov, r->niov,
-                      uring_write_done, r);
+                      engine_write_done, r);
         return true;
     case BLOCK_FLUSH:
         if (no_flush(r->bs)) {
@@ -445,7 +584,7 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
     r->done = done;
     r->opaque = opaque;
     requests_in_flight++;
-    if (!uring_submit(r)) {
+    if (!engine_submit(r)) {
         thread_pool_submit(request_work, request_done, r);
     }
 }
@@ -513,12 +652,41 @@ void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
     }
 }
 
+int block_iov_progress(struct iovec *iov, int *niov, size_t done,
+                       bool write)
+{
+    size_t left = done;
+
+    while (*niov && left >= iov[0].iov_len) {
+        left -= iov[0].iov_len;
+        memmove(iov, iov + 1, (*niov - 1) * sizeof(*iov));
+        (*niov)--;
+    }
+    if (!*niov) {
+        return 0;
+    }
+    if (!done) {
+        /* End of file: reads see zeroes, a write cannot go on. */
+        if (write) {
+            return -EIO;
+        }
+        for (int i = 0; i < *niov; i++) {
+            memset(iov[i].iov_base, 0, iov[i].iov_len);
+        }
+        return 0;
+    }
+    iov[0].iov_base = (char *)iov[0].iov_base + left;
+    iov[0].iov_len -= left;
+    return 1;
+}
+
 void blk_drain_all(void)
 {
     /* A completion may queue more (in either engine). */
     do {
         thread_pool_drain();
         luring_drain();
+        laio_drain();
     } while (requests_in_flight);
 }
 
@@ -526,6 +694,7 @@ void bdrv_close_all(void)
 {
     blk_drain_all();
     luring_cleanup();
+    laio_cleanup();
     thread_pool_cleanup();
     while (backends && backends->len) {
         BlockBackend *blk = g_ptr_array_steal_index(backends,

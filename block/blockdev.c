@@ -4,23 +4,28 @@
  *
  *   -drive file=PATH[,format=raw][,if=none|virtio][,id=ID]
  *          [,cache=writeback|none|writethrough|directsync|unsafe]
- *          [,readonly=on][,aio=threads|io_uring][,discard=..]
- *          [,detect-zeroes=off]
+ *          [,readonly=on][,aio=threads|io_uring|native][,discard=..]
+ *          [,detect-zeroes=off][,werror=enospc|stop|report|ignore]
+ *          [,rerror=report|stop|ignore]
  *          [,file.locking=auto|on|off]
  *     a raw node over a file node, and a backend named ID (default
  *     IF + index: "none0", "virtio0"); if=virtio also asks for a
  *     virtio-blk-pci device on it.
  *   -blockdev driver=file|host_device,filename=PATH,node-name=NAME
  *             [,read-only=on][,cache.direct=on][,cache.no-flush=on]
- *             [,aio=threads|io_uring][,locking=auto|on|off][,discard=..]
+ *             [,aio=threads|io_uring|native][,locking=auto|on|off]
+ *             [,discard=..]
  *   -blockdev driver=raw,file=NODE|file.driver=..,file.filename=..,
  *             node-name=NAME[,read-only=on]
+ *   QMP blockdev-add takes -blockdev's options as JSON ({"file": {...}}
+ *   is file.*) and comes here through the same blockdev_new().
  */
 #include <string.h>
 
 #include "block/blockdev.h"
 #include "block/block.h"
 #include "block/io-uring.h"
+#include "block/linux-aio.h"
 
 /* cache= of -drive: O_DIRECT, flush after each write, ignore flushes. */
 static const struct {
@@ -36,7 +41,8 @@ static const struct {
 
 static const char *const drive_keys[] = {
     "file", "format", "if", "id", "cache", "readonly", "aio", "discard",
-    "detect-zeroes", "index", "media", "file.locking", NULL,
+    "detect-zeroes", "index", "media", "file.locking", "werror", "rerror",
+    NULL,
 };
 
 static bool key_known(const char *const *keys, const char *name)
@@ -50,25 +56,60 @@ static bool key_known(const char *const *keys, const char *name)
 }
 
 /*
- * aio=threads (the thread pool) or io_uring (block/io-uring.c, set up
- * here so a kernel that refuses it is an error of the option).
+ * aio=threads (the thread pool), io_uring (block/io-uring.c) or native
+ * (block/linux-aio.c, which needs O_DIRECT, as QEMU says), the engine
+ * set up here so a kernel that refuses it is an error of the option.
  */
-static bool check_aio(const char *aio, bool *io_uring, Error **errp)
+static bool check_aio(const char *aio, bool direct, int *mode, Error **errp)
 {
-    *io_uring = false;
+    *mode = BLOCK_AIO_THREADS;
     if (!aio || !strcmp(aio, "threads")) {
         return true;
     }
     if (!strcmp(aio, "io_uring")) {
-        *io_uring = true;
+        *mode = BLOCK_AIO_IO_URING;
         return luring_init(errp);
     }
     if (!strcmp(aio, "native")) {
-        error_setg(errp, "aio=native is not supported yet; aio=threads and "
-                   "aio=io_uring are");
-    } else {
-        error_setg(errp, "Parameter 'aio' does not accept value '%s'", aio);
+        if (!direct) {
+            error_setg(errp, "aio=native was specified, but it requires "
+                       "cache.direct=on, which was not specified.");
+            return false;
+        }
+        *mode = BLOCK_AIO_NATIVE;
+        return laio_init(errp);
     }
+    error_setg(errp, "Parameter 'aio' does not accept value '%s'", aio);
+    return false;
+}
+
+/* -drive werror= and rerror= (enospc is for writes only). */
+static bool parse_on_error(const char *value, bool is_read,
+                           BlockdevOnError *action, Error **errp)
+{
+    static const struct {
+        const char *name;
+        BlockdevOnError action;
+    } actions[] = {
+        { "report", BLOCKDEV_ON_ERROR_REPORT },
+        { "ignore", BLOCKDEV_ON_ERROR_IGNORE },
+        { "enospc", BLOCKDEV_ON_ERROR_ENOSPC },
+        { "stop", BLOCKDEV_ON_ERROR_STOP },
+    };
+
+    *action = is_read ? BLOCKDEV_ON_ERROR_REPORT : BLOCKDEV_ON_ERROR_ENOSPC;
+    if (!value) {
+        return true;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(actions); i++) {
+        if (!strcmp(value, actions[i].name) &&
+            !(is_read && actions[i].action == BLOCKDEV_ON_ERROR_ENOSPC)) {
+            *action = actions[i].action;
+            return true;
+        }
+    }
+    error_setg(errp, "'%s' invalid %s error action", value,
+               is_read ? "read" : "write");
     return false;
 }
 
@@ -170,9 +211,11 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     const char *id = qemu_opt_get(opts, "id");
     g_autofree char *auto_id = NULL;
     BlockDriverState *proto, *fmt;
-    bool readonly = false, locking, io_uring;
+    bool readonly = false, locking;
+    BlockdevOnError rerror, werror;
     DiscardOpts discard;
     size_t c = 0;
+    int aio;
 
     *virtio_id = NULL;
     for (unsigned i = 0; i < qemu_opts_count(opts); i++) {
@@ -215,7 +258,10 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         error_setg(errp, "Parameter 'read-only' expects 'on' or 'off'");
         return false;
     }
-    if (!check_aio(qemu_opt_get(opts, "aio"), &io_uring, errp) ||
+    if (!check_aio(qemu_opt_get(opts, "aio"), cache_modes[c].direct, &aio,
+                   errp) ||
+        !parse_on_error(qemu_opt_get(opts, "werror"), false, &werror, errp) ||
+        !parse_on_error(qemu_opt_get(opts, "rerror"), true, &rerror, errp) ||
         !parse_locking(qemu_opt_get(opts, "file.locking"), &locking, false,
                        errp) ||
         !parse_discard(opts, "", &discard, false, errp) ||
@@ -249,7 +295,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     if (!proto) {
         return false;
     }
-    proto->io_uring = io_uring;
+    proto->aio = aio;
     if (!bdrv_add(proto, errp)) {
         return false;
     }
@@ -260,6 +306,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     if (!bdrv_add(fmt, errp) || !blk_new(id, fmt, errp)) {
         return false;
     }
+    blk_set_on_error(blk_find(id), rerror, werror);
     if (!strcmp(iface, "virtio")) {
         blk_set_virtio(blk_find(id));
         *virtio_id = g_strdup(id);
@@ -281,7 +328,8 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     g_autofree char *k_locking = g_strconcat(prefix, "locking", NULL);
     const char *driver = qemu_opt_get(opts, k_driver);
     const char *filename = qemu_opt_get(opts, k_filename);
-    bool direct = false, no_flush = false, locking, io_uring;
+    bool direct = false, no_flush = false, locking;
+    int aio;
     DiscardOpts discard;
     BlockDriverState *bs;
 
@@ -291,7 +339,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     }
     if (!qemu_opt_get_bool(opts, k_direct, &direct, errp) ||
         !qemu_opt_get_bool(opts, k_noflush, &no_flush, errp) ||
-        !check_aio(qemu_opt_get(opts, k_aio), &io_uring, errp) ||
+        !check_aio(qemu_opt_get(opts, k_aio), direct, &aio, errp) ||
         !parse_locking(qemu_opt_get(opts, k_locking), &locking, true,
                        errp) ||
         !parse_discard(opts, prefix, &discard, true, errp)) {
@@ -303,7 +351,7 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
         return NULL;
     }
     bs->no_flush = no_flush;
-    bs->io_uring = io_uring;
+    bs->aio = aio;
     set_discard(bs, &discard);
     return bdrv_add(bs, errp) ? bs : NULL;
 }
@@ -329,7 +377,11 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
         return false;
     }
     if (!strcmp(driver, "file") || !strcmp(driver, "host_device")) {
-        return blockdev_protocol(opts, "", node_name, read_only, errp);
+        bs = blockdev_protocol(opts, "", node_name, read_only, errp);
+        if (bs) {
+            bs->monitor_owned = true;
+        }
+        return bs != NULL;
     }
     if (strcmp(driver, "raw")) {
         return check_format(driver, errp);
@@ -367,5 +419,13 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
     bs = bdrv_raw_open(file, node_name, errp);
     bs->read_only = read_only || file->read_only;
     set_discard(bs, &discard);
-    return bdrv_add(bs, errp);
+    if (!bdrv_add(bs, errp)) {
+        if (!file->monitor_owned) {
+            /* The nested file node was made for this one. */
+            bdrv_remove(file);
+        }
+        return false;
+    }
+    bs->monitor_owned = true;
+    return true;
 }

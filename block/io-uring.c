@@ -18,6 +18,7 @@
 #include <glib-unix.h>
 
 #include "config-host.h"
+#include "block/block.h"
 #include "block/io-uring.h"
 
 #if HAVE_LIBURING
@@ -81,7 +82,7 @@ static void req_submit(LuringReq *r)
 /* The part of a transfer the kernel did: advance, or finish. */
 static void req_progress(LuringReq *r, int res)
 {
-    size_t left = res;
+    int left;
 
     if (res == -EINTR || res == -EAGAIN) {
         req_submit(r);
@@ -91,31 +92,13 @@ static void req_progress(LuringReq *r, int res)
         req_finish(r, res < 0 ? res : 0);
         return;
     }
-    if (res == 0) {
-        /* End of file: reads see zeroes, a write cannot go on. */
-        if (r->op == LURING_WRITE) {
-            req_finish(r, -EIO);
-            return;
-        }
-        for (int i = 0; i < r->niov; i++) {
-            memset(r->iov[i].iov_base, 0, r->iov[i].iov_len);
-        }
-        req_finish(r, 0);
-        return;
-    }
     r->offset += res;
-    while (r->niov && left >= r->iov[0].iov_len) {
-        left -= r->iov[0].iov_len;
-        memmove(r->iov, r->iov + 1, (r->niov - 1) * sizeof(*r->iov));
-        r->niov--;
-    }
-    if (r->niov) {
-        r->iov[0].iov_base = (char *)r->iov[0].iov_base + left;
-        r->iov[0].iov_len -= left;
+    left = block_iov_progress(r->iov, &r->niov, res, r->op == LURING_WRITE);
+    if (left > 0) {
         req_submit(r);
-        return;
+    } else {
+        req_finish(r, left);
     }
-    req_finish(r, 0);
 }
 
 static void reap(void)

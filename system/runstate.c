@@ -31,6 +31,45 @@ typedef struct Handler {
 static GArray *reset_handlers;          /* of Handler */
 static Handler powerdown_handler;
 
+struct VMChangeStateEntry {
+    VMChangeStateHandler *cb;
+    void *opaque;
+};
+
+static GList *vm_change_handlers;       /* of VMChangeStateEntry * */
+
+VMChangeStateEntry *qemu_add_vm_change_state_handler(VMChangeStateHandler *cb,
+                                                     void *opaque)
+{
+    VMChangeStateEntry *e = g_new0(VMChangeStateEntry, 1);
+
+    e->cb = cb;
+    e->opaque = opaque;
+    vm_change_handlers = g_list_append(vm_change_handlers, e);
+    return e;
+}
+
+void qemu_del_vm_change_state_handler(VMChangeStateEntry *e)
+{
+    vm_change_handlers = g_list_remove(vm_change_handlers, e);
+    g_free(e);
+}
+
+/* A handler may delete itself: walk a copy. */
+static void vm_state_notify(bool running, RunState state)
+{
+    GList *copy = g_list_copy(vm_change_handlers);
+
+    for (GList *l = copy; l; l = l->next) {
+        VMChangeStateEntry *e = l->data;
+
+        if (g_list_find(vm_change_handlers, e)) {
+            e->cb(e->opaque, running, state);
+        }
+    }
+    g_list_free(copy);
+}
+
 const char *runstate_name(RunState state)
 {
     return RunState_lookup[state];
@@ -113,6 +152,7 @@ static void do_vm_stop(RunState state, bool send_stop)
     vcpus_pause();
     qemu_clock_enable_virtual(false);
     current_state = state;
+    vm_state_notify(false, state);
     if (send_stop) {
         qapi_event_send_stop();
     }
@@ -131,6 +171,8 @@ void vm_start(void)
     qapi_event_send_resume();
     current_state = RUN_STATE_RUNNING;
     qemu_clock_enable_virtual(true);
+    /* Devices restart their work (held requests) before the vCPUs run. */
+    vm_state_notify(true, RUN_STATE_RUNNING);
     vcpus_resume();
 }
 

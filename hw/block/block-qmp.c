@@ -1,18 +1,24 @@
 /*
- * QMP query-block, query-named-block-nodes, query-blockstats and
- * block_resize: each backend (a -drive, or a -blockdev node a device
+ * QMP query-block, query-named-block-nodes, query-blockstats,
+ * block_resize, blockdev-add and blockdev-del, and the BLOCK_IO_ERROR
+ * event (include/hw/block/block-qmp.h): each backend (a -drive, or a -blockdev node a device
  * took) and node in QEMU 7.2's shape. It lives with the devices because
  * it names the device a backend is attached to.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "block/block.h"
+#include "block/blockdev.h"
+#include "hw/block/block-qmp.h"
 #include "qapi/qapi-commands.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
+#include "system/runstate.h"
+#include "system/vm-config.h"
 
 /* The protocol node under a format node (or the node itself). */
 static const BlockDriverState *protocol_of(const BlockDriverState *bs)
@@ -102,7 +108,10 @@ static void add_backend(BlockBackend *blk, void *opaque)
     json_object_set_boolean_member(o, "locked", false);
     json_object_set_boolean_member(o, "removable", false);
     json_object_set_string_member(o, "type", "unknown");
-    json_object_set_string_member(o, "io-status", "ok");
+    if (blk_attached_dev(blk) && blk_iostatus_is_enabled(blk)) {
+        json_object_set_string_member(
+            o, "io-status", BlockDeviceIoStatus_lookup[blk_iostatus(blk)]);
+    }
     json_object_set_object_member(o, "inserted",
                                   inserted_info(blk_root(blk)));
     json_array_add_object_element(opaque, o);
@@ -298,4 +307,48 @@ bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
     }
     *ret = json_node_init_object(json_node_alloc(), json_object_new());
     return true;
+}
+
+/* blockdev-add: -blockdev's code on the JSON turned into its options. */
+bool qmp_blockdev_add(const BlockdevOptions *args, JsonNode **ret,
+                      Error **errp)
+{
+    JsonNode *node = qapi_out_BlockdevOptions(args);
+    QemuOpts *opts = qemu_opts_from_json_object(json_node_get_object(node),
+                                                errp);
+    bool ok = opts && blockdev_new(opts, errp);
+
+    json_node_unref(node);
+    qemu_opts_free(opts);
+    if (ok) {
+        *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    }
+    return ok;
+}
+
+bool qmp_blockdev_del(const q_obj_blockdev_del_arg *args, JsonNode **ret,
+                      Error **errp)
+{
+    if (!bdrv_del(args->node_name, errp)) {
+        return false;
+    }
+    *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    return true;
+}
+
+void blk_error_action(BlockBackend *blk, BlockErrorAction action,
+                      bool is_read, int error)
+{
+    if (action == BLOCK_ERROR_ACTION_STOP) {
+        blk_iostatus_set_err(blk, error);
+    }
+    qapi_event_send_block_io_error(blk_name(blk), blk_root(blk)->node_name,
+                                   is_read ? IO_OPERATION_TYPE_READ
+                                           : IO_OPERATION_TYPE_WRITE,
+                                   action, blk_iostatus_is_enabled(blk),
+                                   error == ENOSPC, g_strerror(error));
+    if (action == BLOCK_ERROR_ACTION_STOP) {
+        /* The STOP event follows, from the main loop. */
+        qemu_system_vmstop_request(RUN_STATE_IO_ERROR);
+    }
 }

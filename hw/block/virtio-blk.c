@@ -9,13 +9,21 @@
  * aligned to the logical block size gets IOERR without reaching the
  * image; headers too short for a request break the device. I/O runs in
  * the block layer's threads and completes in the main loop.
+ *
+ * A request that fails goes by the backend's error policy (werror and
+ * rerror, which the device's properties of those names override):
+ * report (IOERR), ignore (OK), or stop: the request is held, the VM
+ * stops (io-error) and BLOCK_IO_ERROR is sent; when the VM runs again
+ * ("cont") the held requests are submitted again, in order.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "block/block.h"
+#include "hw/block/block-qmp.h"
 #include "hw/virtio/virtio-pci.h"
 #include "qemu/log.h"
+#include "system/runstate.h"
 
 #define VIRTIO_BLK_F_SEG_MAX        2
 #define VIRTIO_BLK_F_RO             5
@@ -57,9 +65,13 @@ typedef struct VirtIOBlkPCI {
     bool share_rw;                  /* "share-rw": others may write too */
     int32_t bootindex;              /* firmware boot order: no firmware
                                        reads it yet (-kernel boots) */
+    char *werror;                   /* "werror", "rerror": BlockdevOnError */
+    char *rerror;
     BlockBackend *blk;
     uint8_t wce;                    /* writeback cache on (config) */
     unsigned generation;            /* bumped by reset: stale completions */
+    GQueue held;                    /* of VirtIOBlkReq: stopped on error */
+    VMChangeStateEntry *vm_change;
 } VirtIOBlkPCI;
 
 typedef struct VirtIOBlkReq {
@@ -71,6 +83,8 @@ typedef struct VirtIOBlkReq {
     uint32_t in_len;                /* bytes written for the guest */
     struct iovec *iov;
     int niov;
+    BlockRequestType op;            /* what went to the block layer */
+    uint64_t offset, len;
 } VirtIOBlkReq;
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
@@ -134,21 +148,70 @@ static void req_complete(VirtIOBlkReq *r, uint8_t status)
     req_free(r);
 }
 
+static void req_io_done(void *opaque, int ret);
+
+static void req_submit(VirtIOBlkReq *r, BlockRequestType op, uint64_t offset,
+                       uint64_t len)
+{
+    r->op = op;
+    r->offset = offset;
+    r->len = len;
+    blk_aio(r->s->blk, op, offset, len, r->iov, r->niov, req_io_done, r);
+}
+
 static void req_io_done(void *opaque, int ret)
 {
     VirtIOBlkReq *r = opaque;
+    VirtIOBlkPCI *s = r->s;
+    BlockErrorAction action;
+    bool is_read = r->op == BLOCK_READ;
 
-    if (r->generation != r->s->generation) {
+    if (r->generation != s->generation) {
         /* The device was reset while this ran: nothing to report to. */
         virtqueue_element_free(r->elem);
         req_free(r);
         return;
     }
-    if (ret < 0) {
-        qemu_log_mask(LOG_GUEST_ERROR, "virtio-blk: request failed: %s\n",
-                      g_strerror(-ret));
+    if (ret >= 0) {
+        req_complete(r, VIRTIO_BLK_S_OK);
+        return;
     }
-    req_complete(r, ret < 0 ? VIRTIO_BLK_S_IOERR : VIRTIO_BLK_S_OK);
+    qemu_log_mask(LOG_GUEST_ERROR, "virtio-blk: request failed: %s\n",
+                  g_strerror(-ret));
+    action = blk_get_error_action(s->blk, is_read, -ret);
+    if (action == BLOCK_ERROR_ACTION_STOP) {
+        g_queue_push_tail(&s->held, r);
+    } else {
+        req_complete(r, action == BLOCK_ERROR_ACTION_REPORT
+                        ? VIRTIO_BLK_S_IOERR : VIRTIO_BLK_S_OK);
+    }
+    blk_error_action(s->blk, action, is_read, -ret);
+}
+
+/* The VM runs again ("cont" after an I/O error): retry what was held. */
+static void blk_vm_state_change(void *opaque, bool running, RunState state)
+{
+    VirtIOBlkPCI *s = opaque;
+    VirtIOBlkReq *r;
+
+    if (!running) {
+        return;
+    }
+    blk_iostatus_reset(s->blk);
+    while ((r = g_queue_pop_head(&s->held))) {
+        req_submit(r, r->op, r->offset, r->len);
+    }
+}
+
+/* Reset and unplug: held requests are dropped, as those in flight. */
+static void drop_held(VirtIOBlkPCI *s)
+{
+    VirtIOBlkReq *r;
+
+    while ((r = g_queue_pop_head(&s->held))) {
+        virtqueue_element_free(r->elem);
+        req_free(r);
+    }
 }
 
 /* Buffers from byte offset skip on, len bytes, as an iovec array. */
@@ -223,9 +286,8 @@ static void handle_dwz(VirtIOBlkReq *r, uint32_t type, uint64_t out_size)
         req_complete(r, VIRTIO_BLK_S_IOERR);
         return;
     }
-    blk_aio(s->blk, zeroes ? BLOCK_WRITE_ZEROES : BLOCK_DISCARD,
-            sector * SECTOR_SIZE, nsect * SECTOR_SIZE, NULL, 0, req_io_done,
-            r);
+    req_submit(r, zeroes ? BLOCK_WRITE_ZEROES : BLOCK_DISCARD,
+               sector * SECTOR_SIZE, nsect * SECTOR_SIZE);
 }
 
 static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
@@ -277,12 +339,12 @@ static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
             req_iov(r, e->in, e->in_num, 0, data);
             r->in_len = data;
         }
-        blk_aio(s->blk, write ? BLOCK_WRITE : BLOCK_READ,
-                sector * SECTOR_SIZE, data, r->iov, r->niov, req_io_done, r);
+        req_submit(r, write ? BLOCK_WRITE : BLOCK_READ,
+                   sector * SECTOR_SIZE, data);
         return;
     }
     case VIRTIO_BLK_T_FLUSH:
-        blk_aio(s->blk, BLOCK_FLUSH, 0, 0, NULL, 0, req_io_done, r);
+        req_submit(r, BLOCK_FLUSH, 0, 0);
         return;
     case VIRTIO_BLK_T_GET_ID: {
         uint8_t id[VIRTIO_BLK_ID_BYTES] = { 0 };
@@ -321,6 +383,7 @@ static void blk_reset(VirtIODevice *vdev)
     /* Requests in flight complete into nothing. */
     s->generation++;
     blk_drain_all();
+    drop_held(s);
     s->wce = s->config_wce;
 }
 
@@ -345,6 +408,25 @@ static bool check_block_size(const char *name, uint64_t v, Error **errp)
     return true;
 }
 
+/* werror=, rerror=: a BlockdevOnError; auto (unset) keeps the drive's. */
+static bool parse_on_error(const char *name, const char *value,
+                           BlockdevOnError *action, Error **errp)
+{
+    *action = BLOCKDEV_ON_ERROR_AUTO;
+    for (int i = 0; value && i < BLOCKDEV_ON_ERROR__MAX; i++) {
+        if (!strcmp(value, BlockdevOnError_lookup[i])) {
+            *action = i;
+            return true;
+        }
+    }
+    if (value) {
+        error_setg(errp, "Parameter '%s' does not accept value '%s'", name,
+                   value);
+        return false;
+    }
+    return true;
+}
+
 /* block_resize: the guest sees the new capacity in the config space. */
 static void blk_resized(void *opaque)
 {
@@ -357,6 +439,7 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
 {
     VirtIOBlkPCI *s = (VirtIOBlkPCI *)d;
     VirtIODevice *vdev = &s->proxy.vdev;
+    BlockdevOnError rerror, werror;
     unsigned perm, shared;
 
     if (!s->drive) {
@@ -373,6 +456,10 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
                           errp) ||
         !check_block_size("physical_block_size", s->physical_block_size,
                           errp)) {
+        return false;
+    }
+    if (!parse_on_error("werror", s->werror, &werror, errp) ||
+        !parse_on_error("rerror", s->rerror, &rerror, errp)) {
         return false;
     }
     if (s->physical_block_size < s->logical_block_size) {
@@ -425,6 +512,16 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
         return false;
     }
     blk_set_resize_cb(s->blk, blk_resized, s);
+    if (rerror != BLOCKDEV_ON_ERROR_AUTO || werror != BLOCKDEV_ON_ERROR_AUTO) {
+        blk_set_on_error(s->blk,
+                         rerror != BLOCKDEV_ON_ERROR_AUTO
+                         ? rerror : blk_get_on_error(s->blk, true),
+                         werror != BLOCKDEV_ON_ERROR_AUTO
+                         ? werror : blk_get_on_error(s->blk, false));
+    }
+    blk_iostatus_enable(s->blk);
+    g_queue_init(&s->held);
+    s->vm_change = qemu_add_vm_change_state_handler(blk_vm_state_change, s);
     return true;
 }
 
@@ -434,6 +531,8 @@ static void virtio_blk_pci_exit(PCIDevice *d)
 
     s->generation++;
     blk_drain_all();
+    drop_held(s);
+    qemu_del_vm_change_state_handler(s->vm_change);
     virtio_pci_exit(&s->proxy);
     blk_set_resize_cb(s->blk, NULL, NULL);
     blk_detach(s->blk);
@@ -443,6 +542,9 @@ static void virtio_blk_pci_reset(PCIDevice *d)
 {
     virtio_pci_reset(&((VirtIOBlkPCI *)d)->proxy);
 }
+
+/* QEMU's words for werror and rerror. */
+#define ON_ERROR_HELP "Error handling policy, report/ignore/enospc/stop/auto"
 
 static const Property virtio_blk_pci_props[] = {
     DEFINE_PROP_INT32("bootindex", VirtIOBlkPCI, bootindex, -1),
@@ -455,8 +557,14 @@ static const Property virtio_blk_pci_props[] = {
     DEFINE_PROP_SIZE("physical_block_size", VirtIOBlkPCI,
                      physical_block_size, 512),
     DEFINE_PROP_UINT16("queue-size", VirtIOBlkPCI, queue_size, 256),
+    { .name = "rerror", .type = PROP_TYPE_STRING,
+      .offset = offsetof(VirtIOBlkPCI, rerror), .defstr = "auto",
+      .description = ON_ERROR_HELP },
     DEFINE_PROP_STRING("serial", VirtIOBlkPCI, serial),
     DEFINE_PROP_BOOL("share-rw", VirtIOBlkPCI, share_rw, false),
+    { .name = "werror", .type = PROP_TYPE_STRING,
+      .offset = offsetof(VirtIOBlkPCI, werror), .defstr = "auto",
+      .description = ON_ERROR_HELP },
     DEFINE_PROP_BOOL("write-zeroes", VirtIOBlkPCI, write_zeroes, true),
     VIRTIO_PCI_PROPS,
     PCI_DEVICE_PROPS,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "qapi/qapi-types.h"
 #include "qemu/error.h"
 
 typedef struct BlockDriverState BlockDriverState;
@@ -66,10 +67,20 @@ struct BlockDriverState {
     bool writethrough;              /* flush after every write */
     bool anonymous;                 /* node-name was generated */
     bool locking;                   /* locking=on|auto: OFD byte locks */
-    bool io_uring;                  /* aio=io_uring: reads, writes, flushes */
+    int aio;                        /* BLOCK_AIO_*: the I/O engine */
     bool discard_unmap;             /* discard=unmap: else ignored */
     int detect_zeroes;              /* BDRV_DETECT_ZEROES_* */
+    bool monitor_owned;             /* a -blockdev/blockdev-add root */
+    unsigned parents;               /* nodes that have it as their file */
 };
+
+/*
+ * aio=: the thread pool; io_uring (reads, writes, flushes); native
+ * (Linux AIO, reads and writes with O_DIRECT; flushes in the pool).
+ */
+#define BLOCK_AIO_THREADS           0
+#define BLOCK_AIO_IO_URING          1
+#define BLOCK_AIO_NATIVE            2
 
 /* detect-zeroes=: an all-zero write becomes write-zeroes (or a discard). */
 #define BDRV_DETECT_ZEROES_OFF      0
@@ -92,6 +103,13 @@ BlockDriverState *bdrv_raw_open(BlockDriverState *file,
  */
 bool bdrv_add(BlockDriverState *bs, Error **errp);
 BlockDriverState *bdrv_find_node(const char *node_name);
+/*
+ * blockdev-del: remove a -blockdev/blockdev-add root and the nodes it
+ * made below itself; refused (QEMU's words) while it is in use.
+ */
+bool bdrv_del(const char *node_name, Error **errp);
+/* Take a node nothing uses out of the graph, with the children it made. */
+void bdrv_remove(BlockDriverState *bs);
 /* Close every node and backend, newest first (at exit). */
 void bdrv_close_all(void);
 
@@ -172,6 +190,34 @@ void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
 BlockBackend *blk_by_root(const BlockDriverState *bs);
 void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
                   void *opaque);
+
+/*
+ * Error policy (werror/rerror) and io-status, as QEMU's: a device asks
+ * what to do about a failed request (error: a positive errno) and acts
+ * on it; the backend keeps the io-status once a device enabled it.
+ */
+void blk_set_on_error(BlockBackend *blk, BlockdevOnError on_read_error,
+                      BlockdevOnError on_write_error);
+BlockdevOnError blk_get_on_error(const BlockBackend *blk, bool is_read);
+BlockErrorAction blk_get_error_action(const BlockBackend *blk, bool is_read,
+                                      int error);
+void blk_iostatus_enable(BlockBackend *blk);
+/* Enabled, and werror is enospc or stop, or rerror stop. */
+bool blk_iostatus_is_enabled(const BlockBackend *blk);
+BlockDeviceIoStatus blk_iostatus(const BlockBackend *blk);
+/* The first error since the last reset: failed, or nospace (ENOSPC). */
+void blk_iostatus_set_err(BlockBackend *blk, int error);
+void blk_iostatus_reset(BlockBackend *blk);
+
+/*
+ * For the aio= engines: the kernel did done bytes of a read or write of
+ * iov (a working copy, *niov segments), which drops them from its
+ * front. Returns 1 when bytes remain (submit the rest), 0 when it is
+ * complete (a read that met the end of the file sees zeroes for the
+ * rest), -EIO for a write that could not go on.
+ */
+int block_iov_progress(struct iovec *iov, int *niov, size_t done,
+                       bool write);
 
 /* Wait for every request in flight (device reset, exit). */
 void blk_drain_all(void);

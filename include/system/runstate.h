@@ -53,6 +53,18 @@ void vm_stop(RunState state);
 void vm_start(void);
 
 /*
+ * Told of every vm_start() (running, RUN_STATE_RUNNING; before the
+ * vCPUs run) and vm_stop() that changes something (after the vCPUs
+ * stopped), in the order added. A handler may delete itself.
+ */
+typedef void VMChangeStateHandler(void *opaque, bool running,
+                                  RunState state);
+typedef struct VMChangeStateEntry VMChangeStateEntry;
+VMChangeStateEntry *qemu_add_vm_change_state_handler(VMChangeStateHandler *cb,
+                                                     void *opaque);
+void qemu_del_vm_change_state_handler(VMChangeStateEntry *e);
+
+/*
  * Requests handled by the main loop: a reset (devices and vCPUs, then a
  * RESET event) and a power-button press (POWERDOWN event, then the
  * board's handler, e.g. the ACPI power button).

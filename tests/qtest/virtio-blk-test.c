@@ -6,12 +6,17 @@
  * (IOERR, the image untouched), unknown types (UNSUPP), a request with
  * no status byte (NEEDS_RESET), -drive if=virtio, -blockdev, the
  * counts of query-blockstats, query-named-block-nodes, block_resize (the
- * capacity and a config interrupt), and the command line's errors for
+ * capacity and a config interrupt), aio=native, werror= on a full
+ * tmpfs (stop holds the request until "cont", report and ignore),
+ * blockdev-add and blockdev-del, and the command line's errors for
  * bad images. Runs against QEMU 7.2 as well
  * (QTEST_ACCEL=tcg); the error wording checks are this emulator's.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,20 +70,15 @@ static char *make_image(void)
     return path;
 }
 
-static void blk_start(Blk *b, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-
-/* fmt: the block and device options; the word IMG becomes the image. */
-static void blk_start(Blk *b, const char *fmt, ...)
+/* fmt: the block and device options; the word IMG becomes img. */
+static void blk_start_va(Blk *b, char *img, const char *fmt, va_list ap)
 {
-    va_list ap;
     g_autofree char *opts = NULL, *args = NULL;
     g_auto(GStrv) parts = NULL;
 
     memset(b, 0, sizeof(*b));
-    b->img = make_image();
-    va_start(ap, fmt);
+    b->img = img;
     opts = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
     parts = g_strsplit(opts, "IMG", -1);
     g_free(opts);
     opts = g_strjoinv(b->img, parts);
@@ -92,6 +92,31 @@ static void blk_start(Blk *b, const char *fmt, ...)
                                     F_WRITE_ZEROES));
     qvirtqueue_setup(&b->dev, &b->vq, &b->alloc, 0, 0);
     qvirtio_set_driver_ok(&b->dev);
+}
+
+static void blk_start(Blk *b, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+/* On a new image of make_image()'s pattern. */
+static void blk_start(Blk *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    blk_start_va(b, make_image(), fmt, ap);
+    va_end(ap);
+}
+
+static void blk_start_on(Blk *b, const char *img, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+
+/* On the image img (a path; blk_stop() removes it). */
+static void blk_start_on(Blk *b, const char *img, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    blk_start_va(b, g_strdup(img), fmt, ap);
+    va_end(ap);
 }
 
 static void blk_stop(Blk *b)
@@ -114,14 +139,13 @@ static bool wait_used(Blk *b, uint32_t *len)
 
 /*
  * One request: header, then len bytes at DATA_BASE (written by the
- * device for IN and GET_ID), then the status byte. Returns the status.
+ * device for IN and GET_ID), then the status byte (0xee until written).
  */
-static uint8_t blk_req(Blk *b, uint32_t type, uint64_t sector, uint32_t len,
-                       uint32_t *used_len)
+static void blk_req_send(Blk *b, uint32_t type, uint64_t sector,
+                         uint32_t len)
 {
     bool in = type == T_IN || type == T_GET_ID;
     uint16_t head;
-    uint32_t ulen;
 
     qtest_writel(b->s, REQ_BASE, type);
     qtest_writel(b->s, REQ_BASE + 4, 0);
@@ -133,6 +157,15 @@ static uint8_t blk_req(Blk *b, uint32_t type, uint64_t sector, uint32_t len,
     }
     qvirtqueue_add(&b->dev, &b->vq, REQ_BASE + 16, 1, true, false);
     qvirtqueue_kick(&b->dev, &b->vq, head);
+}
+
+/* blk_req_send(), and the status once the device is done. */
+static uint8_t blk_req(Blk *b, uint32_t type, uint64_t sector, uint32_t len,
+                       uint32_t *used_len)
+{
+    uint32_t ulen;
+
+    blk_req_send(b, type, sector, len);
     g_assert_true(wait_used(b, &ulen));
     if (used_len) {
         *used_len = ulen;
@@ -266,6 +299,25 @@ static void test_cache_mode(const void *data)
     blk_stop(&b);
 }
 
+/* Writes and reads of every size up to 64 sectors, back to back. */
+static void check_sizes(Blk *b)
+{
+    for (unsigned n = 1; n <= 64; n++) {
+        uint8_t buf[64 * 512], back[64 * 512];
+
+        memset(buf, n, n * 512);
+        qtest_memwrite(b->s, DATA_BASE, buf, n * 512);
+        g_assert_cmpuint(blk_req(b, T_OUT, 100 + n, n * 512, NULL), ==,
+                         S_OK);
+        image_read(b, (100 + n) * 512, back, n * 512);
+        g_assert_cmpmem(buf, n * 512, back, n * 512);
+        g_assert_cmpuint(blk_req(b, T_IN, 100 + n, n * 512, NULL), ==,
+                         S_OK);
+        qtest_memread(b->s, DATA_BASE, back, n * 512);
+        g_assert_cmpmem(buf, n * 512, back, n * 512);
+    }
+}
+
 /* The emulator has an io_uring open (aio=io_uring really uses one). */
 static bool has_io_uring(QTestState *s)
 {
@@ -294,21 +346,56 @@ static void test_io_uring(const void *data)
               "disable-legacy=on", (const char *)data);
     g_assert_true(has_io_uring(b.s));
     check_rw(&b);
-    /* Writes and reads of every size up to 64 sectors, back to back. */
-    for (unsigned n = 1; n <= 64; n++) {
-        uint8_t buf[64 * 512], back[64 * 512];
+    check_sizes(&b);
+    blk_stop(&b);
+}
 
-        memset(buf, n, n * 512);
-        qtest_memwrite(b.s, DATA_BASE, buf, n * 512);
-        g_assert_cmpuint(blk_req(&b, T_OUT, 100 + n, n * 512, NULL), ==,
-                         S_OK);
-        image_read(&b, (100 + n) * 512, back, n * 512);
-        g_assert_cmpmem(buf, n * 512, back, n * 512);
-        g_assert_cmpuint(blk_req(&b, T_IN, 100 + n, n * 512, NULL), ==,
-                         S_OK);
-        qtest_memread(b.s, DATA_BASE, back, n * 512);
-        g_assert_cmpmem(buf, n * 512, back, n * 512);
+/* The emulator has a Linux AIO context ("[aio]" in its maps). */
+static bool has_native_aio(QTestState *s)
+{
+    g_autofree char *path = g_strdup_printf("/proc/%d/maps", qtest_pid(s));
+    g_autofree char *maps = NULL;
+
+    g_assert_true(g_file_get_contents(path, &maps, NULL, NULL));
+    return strstr(maps, "/[aio]") != NULL;
+}
+
+static unsigned thread_count(QTestState *s)
+{
+    g_autofree char *dir = g_strdup_printf("/proc/%d/task", qtest_pid(s));
+    GDir *d = g_dir_open(dir, 0, NULL);
+    unsigned n = 0;
+
+    g_assert_nonnull(d);
+    while (g_dir_read_name(d)) {
+        n++;
     }
+    g_dir_close(d);
+    return n;
+}
+
+/*
+ * aio=native: with O_DIRECT (cache=none, directsync) only. Reads and
+ * writes go to the kernel, not to the thread pool: with cache=none this
+ * emulator starts no worker thread for them (directsync's flushes run in
+ * the pool; QEMU has threads of its own).
+ */
+static void test_native_aio(const void *data)
+{
+    unsigned threads;
+    Blk b;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d,cache=%s,"
+              "aio=native -device virtio-blk-pci,drive=d,"
+              "disable-legacy=on", (const char *)data);
+    g_assert_true(has_native_aio(b.s));
+    threads = thread_count(b.s);
+    check_sizes(&b);
+    if (!g_getenv("QTEST_ACCEL") && !strcmp(data, "none")) {
+        g_assert_cmpuint(thread_count(b.s), ==, threads);
+    }
+    check_rw(&b);
+    g_assert_cmpuint(blk_req(&b, T_FLUSH, 0, 0, NULL), ==, S_OK);
     blk_stop(&b);
 }
 
@@ -706,6 +793,341 @@ static void test_resize_read_only(void)
     blk_stop(&b);
 }
 
+/* --- werror on a full disk --- */
+
+#define FULL_IMG_SIZE   (4 << 20)   /* sparse, larger than the tmpfs */
+
+/*
+ * A 1 MiB tmpfs mounted for the test, holding a sparse image and a
+ * filler file that takes every free block, so a write into a hole of
+ * the image fails with ENOSPC until the filler is removed.
+ */
+typedef struct FullDisk {
+    char *dir, *img, *filler;
+} FullDisk;
+
+static bool full_disk_make(FullDisk *d)
+{
+    static const uint8_t chunk[4096];
+    int fd;
+
+    d->dir = g_strdup("/tmp/virtio-blk-enospc-XXXXXX");
+    g_assert_nonnull(g_mkdtemp(d->dir));
+    /*
+     * In a mount namespace of the test's own, so the tmpfs goes away with
+     * the test (and its emulator) even when an assertion ends it.
+     */
+    if (unshare(CLONE_NEWNS) < 0 ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount("tmpfs", d->dir, "tmpfs", 0, "size=1m") < 0) {
+        g_autofree char *why = g_strdup_printf("mounting a tmpfs: %s",
+                                               g_strerror(errno));
+
+        rmdir(d->dir);
+        g_free(d->dir);
+        g_test_skip(why);
+        return false;
+    }
+    d->img = g_build_filename(d->dir, "img", NULL);
+    d->filler = g_build_filename(d->dir, "filler", NULL);
+    fd = open(d->img, O_CREAT | O_WRONLY, 0644);
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(ftruncate(fd, FULL_IMG_SIZE), ==, 0);
+    close(fd);
+    fd = open(d->filler, O_CREAT | O_WRONLY, 0644);
+    g_assert_cmpint(fd, >=, 0);
+    while (write(fd, chunk, sizeof(chunk)) == sizeof(chunk)) {
+    }
+    g_assert_cmpint(errno, ==, ENOSPC);
+    close(fd);
+    return true;
+}
+
+static void full_disk_free(FullDisk *d)
+{
+    unlink(d->filler);
+    unlink(d->img);
+    g_assert_cmpint(umount2(d->dir, MNT_DETACH), ==, 0);
+    rmdir(d->dir);
+    g_free(d->filler);
+    g_free(d->img);
+    g_free(d->dir);
+}
+
+static JsonObject *qmp_return(JsonNode *reply)
+{
+    g_assert_false(qtest_qmp_has_error(reply));
+    return json_node_get_object(reply);
+}
+
+static const char *run_status(Blk *b)
+{
+    static char status[32];
+    JsonNode *reply = qtest_qmp(b->s, "{\"execute\": \"query-status\"}");
+    JsonObject *o = json_object_get_object_member(qmp_return(reply),
+                                                  "return");
+
+    g_strlcpy(status, json_object_get_string_member(o, "status"),
+              sizeof(status));
+    json_node_unref(reply);
+    return status;
+}
+
+/* query-block's io-status of the only device, or "" when absent. */
+static const char *io_status(Blk *b)
+{
+    static char status[32];
+    JsonNode *reply = qtest_qmp(b->s, "{\"execute\": \"query-block\"}");
+    JsonObject *o = json_array_get_object_element(
+        json_object_get_array_member(qmp_return(reply), "return"), 0);
+
+    g_strlcpy(status, json_object_has_member(o, "io-status")
+              ? json_object_get_string_member(o, "io-status") : "",
+              sizeof(status));
+    json_node_unref(reply);
+    return status;
+}
+
+/* The next BLOCK_IO_ERROR: its data, checked for a write with ENOSPC. */
+static JsonObject *wait_io_error(Blk *b, JsonNode **event,
+                                 const char *action)
+{
+    JsonObject *data;
+
+    *event = qtest_qmp_eventwait_ref(b->s, "BLOCK_IO_ERROR");
+    data = json_object_get_object_member(json_node_get_object(*event),
+                                         "data");
+    g_assert_cmpstr(json_object_get_string_member(data, "device"), ==, "d");
+    g_assert_true(json_object_has_member(data, "node-name"));
+    g_assert_cmpstr(json_object_get_string_member(data, "operation"), ==,
+                    "write");
+    g_assert_cmpstr(json_object_get_string_member(data, "action"), ==,
+                    action);
+    g_assert_cmpstr(json_object_get_string_member(data, "reason"), ==,
+                    g_strerror(ENOSPC));
+    return data;
+}
+
+/*
+ * werror=stop (and enospc, the default): the write is held, the VM
+ * stops in io-error with BLOCK_IO_ERROR then STOP, and the guest sees
+ * nothing; with space again, "cont" retries it: OK, data on disk.
+ */
+static void test_werror_stop(const void *data)
+{
+    const char *werror = data;
+    uint8_t buf[4096], back[4096];
+    FullDisk d;
+    JsonNode *ev;
+    JsonObject *o;
+    uint32_t len;
+    Blk b;
+
+    if (!full_disk_make(&d)) {
+        return;
+    }
+    blk_start_on(&b, d.img, "-drive file=IMG,format=raw,if=none,id=d%s%s "
+                 "-device virtio-blk-pci,drive=d,disable-legacy=on",
+                 *werror ? ",werror=" : "", werror);
+    g_assert_cmpstr(io_status(&b), ==, "ok");
+    memset(buf, 0x5a, sizeof(buf));
+    qtest_memwrite(b.s, DATA_BASE, buf, sizeof(buf));
+    blk_req_send(&b, T_OUT, 8, sizeof(buf));
+    o = wait_io_error(&b, &ev, "stop");
+    g_assert_true(json_object_get_boolean_member(o, "nospace"));
+    json_node_unref(ev);
+    qtest_qmp_eventwait(b.s, "STOP");
+    g_assert_cmpstr(run_status(&b), ==, "io-error");
+    g_assert_cmpstr(io_status(&b), ==, "nospace");
+    /* Held: no completion, the status byte untouched. */
+    g_usleep(200 * 1000);
+    g_assert_false(qvirtqueue_get_buf(&b.dev, &b.vq, NULL, &len));
+    g_assert_cmphex(qtest_readb(b.s, REQ_BASE + 16), ==, 0xee);
+
+    g_assert_cmpint(unlink(d.filler), ==, 0);
+    json_node_unref(qmp_ok(&b, "{\"execute\": \"cont\"}"));
+    g_assert_true(wait_used(&b, &len));
+    g_assert_cmpuint(qtest_readb(b.s, REQ_BASE + 16), ==, S_OK);
+    image_read(&b, 8 * 512, back, sizeof(back));
+    g_assert_cmpmem(buf, sizeof(buf), back, sizeof(back));
+    g_assert_cmpstr(run_status(&b), ==, "running");
+    g_assert_cmpstr(io_status(&b), ==, "ok");
+    blk_stop(&b);
+    full_disk_free(&d);
+}
+
+/*
+ * werror=report: IOERR and an event with action report (no io-status,
+ * so no nospace); ignore: OK (nothing written). The device's werror
+ * overrides the drive's.
+ */
+static const struct {
+    const char *drive, *device, *action;
+    uint8_t status;
+} werror_cases[] = {
+    { ",werror=report", "", "report", S_IOERR },
+    { ",werror=ignore", "", "ignore", S_OK },
+    { ",werror=stop", ",werror=report", "report", S_IOERR },
+};
+
+static void test_werror_no_stop(const void *data)
+{
+    const __typeof__(werror_cases[0]) *c = data;
+    uint8_t buf[4096];
+    FullDisk d;
+    JsonNode *ev;
+    Blk b;
+
+    if (!full_disk_make(&d)) {
+        return;
+    }
+    blk_start_on(&b, d.img, "-drive file=IMG,format=raw,if=none,id=d%s "
+                 "-device virtio-blk-pci,drive=d,disable-legacy=on%s",
+                 c->drive, c->device);
+    g_assert_cmpstr(io_status(&b), ==, "");
+    memset(buf, 0x5a, sizeof(buf));
+    qtest_memwrite(b.s, DATA_BASE, buf, sizeof(buf));
+    g_assert_cmpuint(blk_req(&b, T_OUT, 8, sizeof(buf), NULL), ==,
+                     c->status);
+    g_assert_false(json_object_has_member(wait_io_error(&b, &ev, c->action),
+                                          "nospace"));
+    json_node_unref(ev);
+    g_assert_cmpstr(run_status(&b), ==, "running");
+    blk_stop(&b);
+    full_disk_free(&d);
+}
+
+/* --- blockdev-add, blockdev-del --- */
+
+static JsonNode *qmp_fmt(Blk *b, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static JsonNode *qmp_fmt(Blk *b, const char *fmt, ...)
+{
+    va_list ap;
+    g_autofree char *cmd = NULL;
+    g_auto(GStrv) parts = NULL;
+
+    va_start(ap, fmt);
+    cmd = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    parts = g_strsplit(cmd, "IMG", -1);
+    g_free(cmd);
+    cmd = g_strjoinv(b->img, parts);
+    return qtest_qmp(b->s, "%s", cmd);
+}
+
+static void qmp_expect_error(Blk *b, const char *cmd, const char *desc)
+{
+    JsonNode *reply = qmp_fmt(b, "%s", cmd);
+    JsonObject *err;
+
+    g_assert_true(qtest_qmp_has_error(reply));
+    err = json_object_get_object_member(json_node_get_object(reply),
+                                        "error");
+    g_assert_cmpstr(json_object_get_string_member(err, "desc"), ==, desc);
+    json_node_unref(reply);
+}
+
+static void qmp_expect_ok(Blk *b, const char *cmd)
+{
+    JsonNode *reply = qmp_fmt(b, "%s", cmd);
+
+    g_assert_false(qtest_qmp_has_error(reply));
+    json_node_unref(reply);
+}
+
+/* query-named-block-nodes: how many, and whether name is among them. */
+static unsigned block_nodes(Blk *b, const char *name, bool *found)
+{
+    JsonNode *reply = qtest_qmp(b->s, "{\"execute\": "
+                                "\"query-named-block-nodes\"}");
+    JsonArray *list = json_object_get_array_member(qmp_return(reply),
+                                                   "return");
+    unsigned n = json_array_get_length(list);
+
+    *found = false;
+    for (unsigned i = 0; i < n; i++) {
+        JsonObject *o = json_array_get_object_element(list, i);
+
+        *found |= !strcmp(json_object_get_string_member(o, "node-name"),
+                          name);
+    }
+    json_node_unref(reply);
+    return n;
+}
+
+#define ADD(args)   "{\"execute\": \"blockdev-add\", \"arguments\": " args "}"
+#define DEL(name)   "{\"execute\": \"blockdev-del\", \"arguments\": " \
+                    "{\"node-name\": \"" name "\"}}"
+
+static void test_blockdev_add_del(void)
+{
+    unsigned before;
+    bool found;
+    Blk b;
+
+    blk_start(&b, "-blockdev driver=file,filename=IMG,node-name=busy,"
+              "locking=off -device virtio-blk-pci,drive=busy,share-rw=on,"
+              "disable-legacy=on -drive file=IMG,format=raw,if=none,id=d,"
+              "file.locking=off");
+    before = block_nodes(&b, "n1", &found);
+    g_assert_false(found);
+    /* A raw node over a nested file node: two nodes, one named. */
+    qmp_expect_ok(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n1\", "
+                          "\"file\": {\"driver\": \"file\", \"filename\": "
+                          "\"IMG\", \"locking\": \"off\"}}"));
+    g_assert_cmpuint(block_nodes(&b, "n1", &found), ==, before + 2);
+    g_assert_true(found);
+    qmp_expect_error(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n1\", "
+                             "\"file\": {\"driver\": \"file\", \"filename\":"
+                             " \"IMG\", \"locking\": \"off\"}}"),
+                     "Duplicate nodes with node-name='n1'");
+    g_assert_cmpuint(block_nodes(&b, "n1", &found), ==, before + 2);
+    qmp_expect_error(&b, ADD("{\"driver\": \"file\", \"node-name\": \"d\", "
+                             "\"filename\": \"IMG\", \"locking\": \"off\"}"),
+                     "node-name=d is conflicting with a device id");
+    qmp_expect_error(&b, ADD("{\"driver\": \"file\", \"node-name\": \"n2\", "
+                             "\"filename\": \"/nonexistent.img\"}"),
+                     "Could not open '/nonexistent.img': No such file or "
+                     "directory");
+    qmp_expect_error(&b, ADD("{\"driver\": \"file\", \"node-name\": \"n2\", "
+                             "\"filename\": \"IMG\", \"bogus\": 1}"),
+                     "Parameter 'bogus' is unexpected");
+    qmp_expect_error(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n3\", "
+                             "\"file\": \"nosuch\"}"),
+                     "Cannot find device='nosuch' nor node-name='nosuch'");
+    qmp_expect_error(&b, ADD("{\"driver\": \"file\", \"node-name\": \"n4\", "
+                             "\"filename\": \"IMG\", \"aio\": \"native\"}"),
+                     "aio=native was specified, but it requires "
+                     "cache.direct=on, which was not specified.");
+    /* A protocol node with the options of -blockdev, and raw over it. */
+    qmp_expect_ok(&b, ADD("{\"driver\": \"file\", \"node-name\": \"n5\", "
+                          "\"filename\": \"IMG\", \"aio\": \"native\", "
+                          "\"cache\": {\"direct\": true, \"no-flush\": "
+                          "false}, \"locking\": \"off\", \"read-only\": "
+                          "true, \"discard\": \"unmap\", "
+                          "\"detect-zeroes\": \"on\"}"));
+    qmp_expect_ok(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n6\", "
+                          "\"file\": \"n5\"}"));
+    g_assert_cmpuint(block_nodes(&b, "n6", &found), ==, before + 4);
+
+    qmp_expect_error(&b, DEL("nosuch"),
+                     "Failed to find node with node-name='nosuch'");
+    qmp_expect_error(&b, DEL("busy"), "Node busy is in use");
+    qmp_expect_error(&b, DEL("n5"), "Block device n5 is in use");
+    qmp_expect_ok(&b, DEL("n6"));
+    qmp_expect_ok(&b, DEL("n5"));
+    qmp_expect_ok(&b, DEL("n1"));
+    /* The nested file node went with n1. */
+    g_assert_cmpuint(block_nodes(&b, "n1", &found), ==, before);
+    g_assert_false(found);
+    /* The name is free again, and the device still works. */
+    qmp_expect_ok(&b, ADD("{\"driver\": \"file\", \"node-name\": \"n1\", "
+                          "\"filename\": \"IMG\", \"locking\": \"off\"}"));
+    check_rw(&b);
+    blk_stop(&b);
+}
+
 typedef struct BadImage {
     const char *args;
     const char *message;
@@ -742,6 +1164,20 @@ static const BadImage bad_images[] = {
     { "-drive file=/dev/null,format=raw,if=none,id=d,aio=bogus",
       "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
       "aio=bogus: Parameter 'aio' does not accept value 'bogus'\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,aio=native",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "aio=native: aio=native was specified, but it requires "
+      "cache.direct=on, which was not specified.\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,werror=bogus",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "werror=bogus: 'bogus' invalid write error action\n" },
+    { "-drive file=/dev/null,format=raw,if=none,id=d,rerror=enospc",
+      "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
+      "rerror=enospc: 'enospc' invalid read error action\n" },
+    { "-drive file=/etc/os-release,format=raw,if=none,id=d,readonly=on "
+      "-device virtio-blk-pci,drive=d,werror=bogus",
+      "qemu-system-x86_64: -device virtio-blk-pci,drive=d,werror=bogus: "
+      "Parameter 'werror' does not accept value 'bogus'\n" },
 };
 
 static void test_bad_image(const void *data)
@@ -768,6 +1204,7 @@ int main(int argc, char **argv)
     static const char *const caches[] = {
         "writeback", "none", "writethrough", "directsync", "unsafe",
     };
+    static const char *const native_caches[] = { "none", "directsync" };
 
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("virtio-blk/config", test_config);
@@ -785,6 +1222,24 @@ int main(int argc, char **argv)
         qtest_add_data_func(path, caches[i], test_io_uring);
         g_free(path);
     }
+    for (size_t i = 0; i < G_N_ELEMENTS(native_caches); i++) {
+        char *path = g_strdup_printf("virtio-blk/native/%s",
+                                     native_caches[i]);
+
+        qtest_add_data_func(path, native_caches[i], test_native_aio);
+        g_free(path);
+    }
+    qtest_add_data_func("virtio-blk/werror/stop", "stop", test_werror_stop);
+    qtest_add_data_func("virtio-blk/werror/enospc", "enospc",
+                        test_werror_stop);
+    qtest_add_data_func("virtio-blk/werror/default", "", test_werror_stop);
+    for (size_t i = 0; i < G_N_ELEMENTS(werror_cases); i++) {
+        char *path = g_strdup_printf("virtio-blk/werror/no-stop/%zu", i);
+
+        qtest_add_data_func(path, &werror_cases[i], test_werror_no_stop);
+        g_free(path);
+    }
+    qtest_add_func("virtio-blk/blockdev-add-del", test_blockdev_add_del);
     qtest_add_func("virtio-blk/if-virtio", test_if_virtio);
     qtest_add_func("virtio-blk/blockdev", test_blockdev);
     qtest_add_func("virtio-blk/blockdev-json", test_blockdev_json);

@@ -135,6 +135,21 @@ bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
     return false;
 }
 
+bool qmp_blockdev_add(const BlockdevOptions *args, JsonNode **ret,
+                      Error **errp)
+{
+    error_setg(errp, "Unknown driver '%s'", args->driver);
+    return false;
+}
+
+bool qmp_blockdev_del(const q_obj_blockdev_del_arg *args, JsonNode **ret,
+                      Error **errp)
+{
+    error_setg(errp, "Failed to find node with node-name='%s'",
+               args->node_name);
+    return false;
+}
+
 /*
  * Migration lives in migration/migration.c, which this test does not
  * link; its commands are tested by tests/functional/test-migration.c.
