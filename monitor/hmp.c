@@ -95,6 +95,11 @@ static void hmp_system_powerdown(GString *out, const char *args)
     hmp_simple(out, "system_powerdown");
 }
 
+static void hmp_nmi(GString *out, const char *args)
+{
+    hmp_simple(out, "inject-nmi");
+}
+
 /* Why an HMP size argument is not a number, in QEMU's words; or NULL. */
 static char *hmp_number_error(const char *cmd, const char *a,
                               const char *end)
@@ -404,6 +409,7 @@ static const HmpCommand hmp_cmds[] = {
     { "help|?", "[cmd]", "show the help", hmp_help },
     { "info", "[subcommand]",
       "show various information about the system state", hmp_info },
+    { "nmi", "", "inject an NMI", hmp_nmi },
     { "quit|q", "", "quit the emulator", hmp_quit },
     { "stop|s", "", "stop emulation", hmp_stop },
     { "system_powerdown", "", "send system power down event",

@@ -353,6 +353,11 @@ bool qmp_system_powerdown(JsonNode **ret, Error **errp)
     return true;
 }
 
+bool qmp_inject_nmi(JsonNode **ret, Error **errp)
+{
+    return vcpus_inject_nmi(errp);
+}
+
 /*
  * Only a request: the reply goes out now, the main loop ends the process
  * (and emits SHUTDOWN) afterwards.

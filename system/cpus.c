@@ -177,6 +177,20 @@ CPUState *cpu_state_add(const char *type, void *opaque, void *state,
     return cs;
 }
 
+bool vcpus_inject_nmi(Error **errp)
+{
+    if (!cpus_accel || !cpus_accel->inject_nmi || !cpu_state_count()) {
+        /* QEMU's QERR_UNSUPPORTED. */
+        error_setg(errp, "this feature or command is not currently "
+                   "supported");
+        return false;
+    }
+    for (unsigned i = 0; i < cpu_state_count(); i++) {
+        cpus_accel->inject_nmi(i);
+    }
+    return true;
+}
+
 unsigned vcpus_model_cpuid(const struct X86CPUDef *def,
                            struct X86CPUIDEntry *out, unsigned max,
                            Error **errp)

@@ -60,6 +60,7 @@ typedef struct KVMVcpu {
     pthread_t thread_id;
     bool thread_started;
     bool reset_pending;                 /* registers to apply before KVM_RUN */
+    bool nmi_pending;                   /* KVM_NMI before the next KVM_RUN */
     bool wait_reset;                    /* stopped by a fatal exit */
     bool parked;
     struct kvm_lapic_state lapic_reset;
@@ -373,6 +374,13 @@ static void *kvm_vcpu_thread(void *opaque)
             g_string_free(err, true);
             continue;
         }
+        if (cpu->nmi_pending) {
+            /* A vCPU ioctl: from the vCPU's own thread, between runs. */
+            cpu->nmi_pending = false;
+            if (ioctl(cpu->fd, KVM_NMI) < 0) {
+                warn_report("KVM_NMI: %s", g_strerror(errno));
+            }
+        }
         bql_unlock();
         ret = ioctl(cpu->fd, KVM_RUN, 0);
         bql_lock();
@@ -485,6 +493,13 @@ static bool vcpu_set_cpuid(KVMVcpu *cpu, const X86CPUIDEntry *t, unsigned n,
         return false;
     }
     return true;
+}
+
+/* With the big lock: the vCPU takes it between runs. */
+static void kvm_inject_nmi(unsigned index)
+{
+    kvm_cpus.cpus[index].nmi_pending = true;
+    kvm_vcpu_kick(&kvm_cpus.cpus[index]);
 }
 
 /* What a vCPU of model def gets from what KVM supports. */
@@ -735,4 +750,5 @@ const AccelOps kvm_accel_ops = {
     .dump_vcpu = kvm_dump_vcpu,
     .deliver_msi = kvm_deliver_msi,
     .model_cpuid = kvm_model_cpuid,
+    .inject_nmi = kvm_inject_nmi,
 };

@@ -127,6 +127,12 @@ static void hook_sipi(void *opaque, uint8_t vector)
     kick(v);
 }
 
+/* QEMU's inject-nmi: as if the vCPU's LAPIC took an NMI. */
+static void tcg_inject_nmi(unsigned index)
+{
+    hook_nmi(tcg_cpus.cpus[index]);
+}
+
 static uint64_t hook_get_tsc(void *opaque)
 {
     TCGVcpu *v = opaque;
@@ -675,4 +681,5 @@ const AccelOps tcg_accel_ops = {
     .vcpu_vmstate = x86_cpu_vmstate,
     .vcpu_state = tcg_vcpu_state,
     .model_cpuid = x86_tcg_model_cpuid,
+    .inject_nmi = tcg_inject_nmi,
 };

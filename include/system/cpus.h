@@ -100,6 +100,11 @@ typedef struct AccelOps {
     unsigned (*model_cpuid)(const struct X86CPUDef *def,
                             struct X86CPUIDEntry *out, unsigned max,
                             Error **errp);
+    /*
+     * An NMI on vCPU index (QMP inject-nmi), which kicks it out of guest
+     * code to take it. With the big lock. NULL: not supported.
+     */
+    void (*inject_nmi)(unsigned index);
 } AccelOps;
 
 void cpus_register_accel(const AccelOps *ops);
@@ -120,6 +125,8 @@ bool vcpus_dump(int index, GString *out);
 /* The accelerator's vCPU state table and vCPU index's state, or NULL. */
 const struct VMStateDescription *vcpus_vmstate(void);
 void *vcpus_state(unsigned index);
+/* An NMI on every vCPU (QMP inject-nmi); false with errp where none. */
+bool vcpus_inject_nmi(Error **errp);
 /* The accelerator's model_cpuid, or an error where it has none. */
 unsigned vcpus_model_cpuid(const struct X86CPUDef *def,
                            struct X86CPUIDEntry *out, unsigned max,

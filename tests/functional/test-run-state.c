@@ -369,6 +369,36 @@ static void test_triple_fault_resets(gconstpointer data)
     g_free(kernel);
 }
 
+/*
+ * inject-nmi (and HMP nmi) reach the guest's NMI handler, through the
+ * accelerator's NMI op: the guest halts with interrupts off, so nothing
+ * else can wake it.
+ */
+static void test_inject_nmi(gconstpointer data)
+{
+    const char *accel = data;
+    char *kernel, *out;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel) ||
+        !(kernel = vm_require_guest_kit("nmi.elf"))) {
+        return;
+    }
+    vm = start(accel, "", kernel);
+    g_assert_true(vm_wait_serial(vm, "nmi: waiting", 1));
+    g_assert_cmpuint(vm_serial_count(vm, "nmi: received"), ==, 0);
+    vm_qmp_ok(vm, "inject-nmi");
+    g_assert_true(vm_wait_serial(vm, "nmi: received 1", 1));
+    out = hmp(vm, "nmi");
+    g_assert_cmpstr(out, ==, "");
+    g_free(out);
+    g_assert_true(vm_wait_serial(vm, "nmi: received 2", 1));
+    assert_status(vm, "running");
+    vm_quit(vm);
+    vm_free(vm);
+    g_free(kernel);
+}
+
 static void add_cases(const char *name, GTestDataFunc fn)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
@@ -398,6 +428,7 @@ int main(int argc, char **argv)
     add_cases("cpu-properties", test_cpu_properties);
     add_cases("info-registers", test_info_registers);
     add_cases("triple-fault-resets", test_triple_fault_resets);
+    add_cases("inject-nmi", test_inject_nmi);
     ret = g_test_run();
     g_unlink(idle_guest);
     g_unlink(ticker_guest);

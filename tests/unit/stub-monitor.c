@@ -301,6 +301,12 @@ void memory_info_mtree(GString *out)
     g_string_append(out, "address-space: memory\n");
 }
 
+bool vcpus_inject_nmi(Error **errp)
+{
+    error_setg(errp, "this feature or command is not currently supported");
+    return false;
+}
+
 /* The root bus, with no devices on it: they hang off no bus here. */
 BusState *qbus_main_system_bus(void)
 {
