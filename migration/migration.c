@@ -272,14 +272,20 @@ static bool out_postcopy(MigrationState *m, int64_t stop_ns)
     ok = ram_save_pass(m->stream, &m->ram, out_throttle, m) &&
          mig_section_write(m->stream, MIG_SEC_END, "", 0, 0, NULL, 0) &&
          mig_stream_flush(m->stream);
-    m->ram.remaining = 0;
+    if (!ok) {
+        const char *why = postcopy_source_error();
+        char *msg = g_strdup_printf("postcopy: %s", m->cancel ? "cancelled: "
+                                    "the destination cannot go on" :
+                                    why ? why : "writing to the destination "
+                                    "failed");
+
+        out_fail(m, msg);
+        g_free(msg);
+    } else {
+        m->ram.remaining = 0;
+    }
     postcopy_source_stop();
     bql_lock();
-    if (!ok) {
-        out_fail(m, m->cancel ? "cancelled in postcopy: the destination "
-                 "cannot go on" : "postcopy: the connection to the "
-                 "destination failed");
-    }
     return ok;
 }
 

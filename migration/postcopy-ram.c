@@ -128,6 +128,14 @@ static struct {
     char *error;
 } src = { .fd = -1, .stop = { -1, -1 } };
 
+/* The return path is gone or spoke nonsense: wake the sender. */
+static void return_path_broken(const char *why)
+{
+    src.error = g_strdup(why);
+    __atomic_store_n(&src.broken, true, __ATOMIC_RELEASE);
+    g_async_queue_push(src.requests, g_new0(PostcopyRequest, 1));
+}
+
 static gpointer return_path_thread(gpointer opaque)
 {
     uint8_t buf[4096];
@@ -141,7 +149,12 @@ static gpointer return_path_thread(gpointer opaque)
             continue;
         }
         if (n <= 0) {
-            break;          /* the destination closed: it has everything */
+            /*
+             * The destination closed: it has the end marker (and the
+             * sender no longer asks), or it is gone.
+             */
+            return_path_broken("the destination closed the connection");
+            return NULL;
         }
         have += n;
         for (;;) {
@@ -152,11 +165,8 @@ static gpointer return_path_thread(gpointer opaque)
             if (used <= 0) {
                 g_free(req);
                 if (used < 0) {
-                    src.error = g_strdup(error_get_pretty(err));
+                    return_path_broken(error_get_pretty(err));
                     error_free(err);
-                    __atomic_store_n(&src.broken, true, __ATOMIC_RELEASE);
-                    g_async_queue_push(src.requests, g_new0(PostcopyRequest,
-                                                            1));
                     return NULL;
                 }
                 break;
@@ -212,6 +222,11 @@ bool postcopy_source_serve(MigStream *s, RamStats *st, int64_t wait_us)
         ok = mig_stream_flush(s);      /* the destination waits for it */
     }
     return ok && !__atomic_load_n(&src.broken, __ATOMIC_ACQUIRE);
+}
+
+const char *postcopy_source_error(void)
+{
+    return __atomic_load_n(&src.broken, __ATOMIC_ACQUIRE) ? src.error : NULL;
 }
 
 void postcopy_source_stop(void)
@@ -488,7 +503,7 @@ bool postcopy_place_page(uint8_t *host, const uint8_t *data, Error **errp)
     return true;
 }
 
-bool postcopy_incoming_end(Error **errp)
+bool postcopy_incoming_end(bool relock, Error **errp)
 {
     bool unlocked = dst.unlocked;
     int ret;
@@ -500,7 +515,7 @@ bool postcopy_incoming_end(Error **errp)
     }
     dst.fd = -1;
     dst.advised = dst.listening = dst.running = dst.unlocked = false;
-    if (!unlocked) {
+    if (!unlocked || !relock) {
         return true;
     }
     ret = os_relock(is_mlock_on_fault(mlock_state));

@@ -57,6 +57,8 @@ bool postcopy_source_start(int fd, Error **errp);
  * when the return path broke or sending failed.
  */
 bool postcopy_source_serve(MigStream *s, RamStats *st, int64_t wait_us);
+/* Why the return path broke, or NULL. */
+const char *postcopy_source_error(void);
 void postcopy_source_stop(void);
 /* With the big lock and the VM stopped: LISTEN, DISCARDs, state, RUN. */
 bool postcopy_save_switchover(MigStream *s, Error **errp);
@@ -73,11 +75,13 @@ bool postcopy_incoming_running(void);
 /* Place one page at host (data NULL: a zero page). */
 bool postcopy_place_page(uint8_t *host, const uint8_t *data, Error **errp);
 /*
- * The end (ok) or a failure: stop the fault thread, close the
- * userfaultfd (waking any vCPU still waiting), lock memory again with
- * the user's -overcommit mem-lock mode. false: the relock failed.
+ * Stop the fault thread and close the userfaultfd (waking any vCPU
+ * still waiting); at the end of the stream (relock) lock memory again
+ * with the user's -overcommit mem-lock mode, which a failure (the
+ * process exits) skips. Safe to call when postcopy never began.
+ * false: the relock failed.
  */
-bool postcopy_incoming_end(Error **errp);
+bool postcopy_incoming_end(bool relock, Error **errp);
 
 /* In migration.c: whether postcopy-ram is set here; RUN (big lock). */
 bool migration_postcopy_ram(void);

@@ -313,7 +313,7 @@ static bool load_stream(MigStream *s, Error **errp)
                                "switch-over");
                     return false;
                 }
-                if (!postcopy_incoming_end(&err)) {
+                if (!postcopy_incoming_end(true, &err)) {
                     warn_report_err(err);
                 }
                 return true;
@@ -347,9 +347,9 @@ bool savevm_load_stream(MigStream *s, Error **errp)
 {
     bool ok = load_stream(s, errp);
 
-    if (!ok && postcopy_incoming_listening()) {
+    if (!ok) {
         /* Wake the vCPUs waiting for pages that will never come. */
-        postcopy_incoming_end(NULL);
+        postcopy_incoming_end(false, NULL);
     }
     g_clear_pointer(&load.loaded, g_hash_table_destroy);
     return ok;

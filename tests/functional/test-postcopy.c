@@ -28,6 +28,9 @@
  *                                destination stops with one line, exit 1
  *   /postcopy/destination-lost   the destination killed in postcopy: the
  *                                source fails and never runs the guest
+ *   /postcopy/destination-quit   QMP quit on the destination in postcopy
+ *                                ends it (exit 0, RAM torn down); the
+ *                                source as above
  */
 #include <signal.h>
 #include <stdio.h>
@@ -485,9 +488,11 @@ static void test_source_lost(void)
     vm_free(r.dst);
 }
 
-static void test_destination_lost(void)
+/* The destination killed (kill) or quitting (QMP quit) in postcopy. */
+static void destination_gone(bool quit)
 {
     unsigned scans;
+    JsonObject *o;
     Run r;
     char *st;
 
@@ -495,8 +500,23 @@ static void test_destination_lost(void)
         return;
     }
     run_lost(&r);
-    kill(vm_pid(r.dst), SIGKILL);
+    if (quit) {
+        int status;
+
+        /* Its vCPUs may wait on pages: quit must still end it, exit 0. */
+        vm_qmp_ok(r.dst, "quit");
+        status = vm_wait(r.dst, 20);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        g_assert_nonnull(strstr(vm_stderr(r.dst), "guest_ram: 'pc.ram'"));
+    } else {
+        kill(vm_pid(r.dst), SIGKILL);
+    }
     g_assert_true(wait_status(r.src, "failed"));
+    o = query_migrate(r.src);
+    g_assert_cmpstr(json_object_get_string_member(o, "error-desc"), ==,
+                    "postcopy: the destination closed the connection");
+    json_object_unref(o);
     scans = vm_serial_count(r.src, " ok ");
     g_usleep(1000 * 1000);
     st = vm_status(r.src);
@@ -507,6 +527,16 @@ static void test_destination_lost(void)
     vm_wait(r.dst, WAIT_S);
     vm_free(r.src);
     vm_free(r.dst);
+}
+
+static void test_destination_lost(void)
+{
+    destination_gone(false);
+}
+
+static void test_destination_quit(void)
+{
+    destination_gone(true);
 }
 
 int main(int argc, char **argv)
@@ -523,6 +553,7 @@ int main(int argc, char **argv)
     g_test_add_func("/postcopy/errors", test_errors);
     g_test_add_func("/postcopy/source-lost", test_source_lost);
     g_test_add_func("/postcopy/destination-lost", test_destination_lost);
+    g_test_add_func("/postcopy/destination-quit", test_destination_quit);
     ret = g_test_run();
     g_rmdir(tmpdir);
     g_free(tmpdir);
