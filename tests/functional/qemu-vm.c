@@ -729,3 +729,21 @@ void vm_run_expect_lines(const VmRun *r, const char *const *lines)
     g_assert_true(WIFEXITED(r->status));
     g_assert_cmpint(WEXITSTATUS(r->status), ==, 0);
 }
+
+void vm_expect_linux_resumed_poweroff(QemuVm *vm)
+{
+    int status = vm_wait(vm, vm_linux_boot_timeout_s(120));
+    char *out = vm_serial(vm);
+
+    if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+        !strstr(out, "Power down")) {
+        g_test_message("destination serial:\n%s\nstderr:\n%s", out,
+                       vm_stderr(vm));
+    }
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_nonnull(strstr(out, "init: poweroff"));
+    g_assert_nonnull(strstr(out, "reboot: Power down"));
+    g_assert_null(strstr(out, "Linux version"));
+    g_free(out);
+}

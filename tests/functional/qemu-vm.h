@@ -163,6 +163,12 @@ bool vm_wait_zombie(QemuVm *vm, int timeout_ms);
 int vm_wait(QemuVm *vm, unsigned timeout_s);
 /* QMP quit; the process must exit with status 0. */
 void vm_quit(QemuVm *vm);
+/*
+ * A Linux guest migrated mid-boot: it must go on to init's poweroff and
+ * exit 0 without booting again (no "Linux version" line); its console
+ * and stderr are printed when not.
+ */
+void vm_expect_linux_resumed_poweroff(QemuVm *vm);
 /* Kill it if it still runs, remove its files. */
 void vm_free(QemuVm *vm);
 

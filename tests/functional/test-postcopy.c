@@ -28,6 +28,9 @@
  *                                destination stops with one line, exit 1
  *   /postcopy/destination-lost   the destination killed in postcopy: the
  *                                source fails and never runs the guest
+ *   /postcopy/linux              Debian's Linux switched to postcopy
+ *                                mid-boot finishes its boot on the
+ *                                destination (mem-lock=on-fault), exit 0
  *   /postcopy/destination-quit   QMP quit on the destination in postcopy
  *                                ends it (exit 0, RAM torn down); the
  *                                source as above
@@ -549,6 +552,79 @@ static void test_destination_quit(void)
     destination_gone(true);
 }
 
+/*
+ * Debian's Linux (the guest kit's bzImage and busybox initramfs) switched
+ * to postcopy mid-boot, after 100 console lines, while its first precopy
+ * pass is still under way at 4 MiB/s, onto a mem-lock=on-fault
+ * destination: it finishes its boot there without starting over and
+ * powers off (exit 0).
+ */
+static void test_linux(void)
+{
+    char *sock = g_build_filename(tmpdir, "linux.sock", NULL);
+    char *kernel = vm_require_linux_guest("bzImage");
+    char *initrd = kernel ? vm_require_linux_guest("initramfs.cpio") : NULL;
+    char *words, *cmd;
+    GPtrArray *args;
+    QemuVm *src, *dst;
+
+    if (initrd && HAVE_SANITIZERS) {
+        g_test_skip("Linux boots too slowly under the sanitizers' tcg; the "
+                    "guest-kit cases cover postcopy there");
+    }
+    if (!initrd || !vm_require_accel("tcg") || HAVE_SANITIZERS) {
+        g_free(initrd);
+        g_free(kernel);
+        g_free(sock);
+        return;
+    }
+    words = g_strdup_printf("-M pc -accel tcg -m %dM -display none "
+                            "-no-reboot -d guest_ram -kernel %s -initrd %s "
+                            "-append", RAM_MIB, kernel, initrd);
+    args = vm_args_new(words);
+    vm_args_add(args, "console=ttyS0 panic=-1");
+    vm_args_split(args, "-overcommit mem-lock=on-fault -incoming");
+    cmd = g_strdup_printf("unix:%s", sock);
+    vm_args_add(args, cmd);
+    g_free(cmd);
+    dst = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    args = vm_args_new(words);
+    vm_args_add(args, "console=ttyS0 panic=-1");
+    src = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    set_caps(dst, true);
+    set_caps(src, true);
+    for (unsigned i = 0; i < vm_linux_boot_timeout_s(180) * 10 &&
+         vm_serial_count(src, "\n") < 100; i++) {
+        g_usleep(100 * 1000);
+    }
+    g_test_message("postcopy after %u lines", vm_serial_count(src, "\n"));
+    g_assert_cmpuint(vm_serial_count(src, "\n"), >=, 100);
+    qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", "
+           "\"arguments\": {\"max-bandwidth\": 4194304}}");
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"unix:%s\"}}", sock);
+    qmp_ok(src, cmd);
+    g_free(cmd);
+    g_usleep(1000 * 1000);
+    g_assert_true(has_status(src, "active"));
+    vm_qmp_ok(src, "migrate-start-postcopy");
+    g_assert_true(wait_status(src, "completed"));
+    g_test_message("postcopy-requests %" G_GINT64_FORMAT,
+                   ram_figure(src, "postcopy-requests"));
+    g_assert_cmpint(ram_figure(src, "postcopy-requests"), >, 0);
+    vm_expect_linux_resumed_poweroff(dst);
+    g_assert_nonnull(strstr(vm_stderr(dst), "guest_ram: postcopy ended"));
+    vm_quit(src);
+    vm_free(src);
+    vm_free(dst);
+    g_free(words);
+    g_free(initrd);
+    g_free(kernel);
+    g_free(sock);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
@@ -564,6 +640,7 @@ int main(int argc, char **argv)
     g_test_add_func("/postcopy/source-lost", test_source_lost);
     g_test_add_func("/postcopy/destination-lost", test_destination_lost);
     g_test_add_func("/postcopy/destination-quit", test_destination_quit);
+    g_test_add_func("/postcopy/linux", test_linux);
     ret = g_test_run();
     g_rmdir(tmpdir);
     g_free(tmpdir);
