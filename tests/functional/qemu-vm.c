@@ -598,20 +598,34 @@ char *vm_status(QemuVm *vm)
     return status;
 }
 
-bool vm_wait_event(QemuVm *vm, const char *event)
+char *vm_wait_event_data(QemuVm *vm, const char *event)
 {
-    char *why = NULL;
+    char *why = NULL, *text;
     JsonNode *node;
+    JsonObject *o;
 
     g_assert_nonnull(vm->qmp);
     node = qmp_client_eventwait(vm->qmp, event, &why);
     if (!node) {
         g_test_message("waiting for %s: %s", event, why);
         g_free(why);
-        return false;
+        return NULL;
     }
+    o = json_node_get_object(node);
+    text = json_object_has_member(o, "data") ?
+           json_to_string(json_object_get_member(o, "data"), FALSE) :
+           g_strdup("{}");
     json_node_unref(node);
-    return true;
+    return text;
+}
+
+bool vm_wait_event(QemuVm *vm, const char *event)
+{
+    char *data = vm_wait_event_data(vm, event);
+    bool came = data != NULL;
+
+    g_free(data);
+    return came;
 }
 
 bool vm_exited(QemuVm *vm)

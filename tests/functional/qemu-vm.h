@@ -151,6 +151,8 @@ JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd);
 char *vm_status(QemuVm *vm);
 /* Wait for the event (queued or new); false after the timeout. */
 bool vm_wait_event(QemuVm *vm, const char *event);
+/* The same, returning the event's "data" as JSON text (NULL: none came). */
+char *vm_wait_event_data(QemuVm *vm, const char *event);
 
 /* True once the process has exited; it stays a zombie (waitid WNOWAIT). */
 bool vm_exited(QemuVm *vm);

@@ -6,7 +6,8 @@
  * scan). Each good case: migrate, two dirty syncs, migrate-start-
  * postcopy, both sides completed, the scans go on on the destination
  * with the next number and a sound checksum, and the destination asked
- * for pages (postcopy-requests). The destination's VmRSS, VmLck and
+ * for pages (postcopy-requests), MIGRATION events said postcopy-active on
+ * both sides. The destination's VmRSS, VmLck and
  * smaps "Locked" (resident and locked) are read before (precopy),
  * during (postcopy-active) and after:
  *   /postcopy/mem-lock-off       VmLck 0 throughout
@@ -281,13 +282,34 @@ static void start_postcopy(Run *r)
                   has_status(r->src, "completed"));
 }
 
+/* A MIGRATION event with this status came (the events capability). */
+static bool saw_event_status(QemuVm *vm, const char *status)
+{
+    char *want = g_strdup_printf("{\"status\":\"%s\"}", status);
+    bool seen = false;
+
+    for (int i = 0; i < 8 && !seen; i++) {
+        char *data = vm_wait_event_data(vm, "MIGRATION");
+
+        if (!data) {
+            break;
+        }
+        seen = !strcmp(data, want);
+        g_free(data);
+    }
+    g_free(want);
+    return seen;
+}
+
 static void finish(Run *r)
 {
     char *st;
 
     g_assert_true(wait_status(r->src, "completed"));
     g_assert_true(wait_status(r->dst, "completed"));
-    g_assert_true(vm_wait_event(r->dst, "MIGRATION"));
+    g_assert_true(saw_event_status(r->src, "postcopy-active"));
+    g_assert_true(saw_event_status(r->dst, "postcopy-active"));
+    g_assert_true(saw_event_status(r->dst, "completed"));
     g_assert_cmpint(ram_figure(r->src, "postcopy-requests"), >, 0);
     g_assert_cmpint(ram_figure(r->src, "remaining"), ==, 0);
     g_test_message("postcopy-requests %" G_GINT64_FORMAT,
