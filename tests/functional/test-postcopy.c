@@ -24,7 +24,8 @@
  *                                capability and with no migration (QEMU's
  *                                words); the capability on the source only:
  *                                the destination refuses the stream, exit 1,
- *                                the source fails and runs on
+ *                                the source fails and runs on; on the
+ *                                destination only: a plain precopy
  *   /postcopy/source-lost        the source killed in postcopy: the
  *                                destination stops with one line, exit 1
  *   /postcopy/destination-lost   the destination killed in postcopy: the
@@ -241,7 +242,8 @@ typedef struct Run {
  * does not converge, switch to postcopy (background push at 8 MiB/s,
  * asked-for pages at once).
  */
-static void run_to_postcopy(Run *r, const char *mem_lock, bool dst_caps)
+static void run_to_postcopy(Run *r, const char *mem_lock, bool dst_caps,
+                            bool src_caps)
 {
     char *sock = g_build_filename(tmpdir, "postcopy.sock", NULL);
     char *extra = g_strdup_printf("-overcommit mem-lock=%s -incoming unix:%s",
@@ -252,7 +254,7 @@ static void run_to_postcopy(Run *r, const char *mem_lock, bool dst_caps)
     r->dst = start(extra);
     r->src = start("");
     set_caps(r->dst, dst_caps);
-    set_caps(r->src, true);
+    set_caps(r->src, src_caps);
     g_assert_true(vm_wait_serial(r->src, " ok ", 3));
     qmp_ok(r->src, "{\"execute\": \"migrate-set-parameters\", "
               "\"arguments\": {\"max-bandwidth\": 8388608, "
@@ -344,7 +346,7 @@ static bool run_mode(Run *r, const char *mem_lock, bool relock_logged)
         return false;
     }
 #endif
-    run_to_postcopy(r, mem_lock, true);
+    run_to_postcopy(r, mem_lock, true, true);
     start_postcopy(r);
     finish(r);
     if (relock_logged) {
@@ -466,7 +468,7 @@ static void test_errors(void)
     vm_free(vm);
 
     /* The capability on the source only: the destination refuses. */
-    run_to_postcopy(&r, "off", false);
+    run_to_postcopy(&r, "off", false, true);
     status = vm_wait(r.dst, WAIT_S);
     g_assert_true(WIFEXITED(status));
     g_assert_cmpint(WEXITSTATUS(status), ==, 1);
@@ -480,6 +482,16 @@ static void test_errors(void)
     vm_quit(r.src);
     vm_free(r.src);
     vm_free(r.dst);
+
+    /* On the destination only: plain precopy, as in QEMU. */
+    run_to_postcopy(&r, "off", true, false);
+    qmp_ok(r.src, "{\"execute\": \"migrate-set-parameters\", "
+           "\"arguments\": {\"max-bandwidth\": 0}}");
+    g_assert_true(wait_status(r.src, "completed"));
+    g_assert_true(wait_status(r.dst, "completed"));
+    g_assert_cmpint(ram_figure(r.src, "postcopy-requests"), ==, 0);
+    check_scans(r.src, r.dst);
+    run_free(&r);
 }
 
 /*
@@ -488,7 +500,7 @@ static void test_errors(void)
  */
 static void run_lost(Run *r)
 {
-    run_to_postcopy(r, "off", true);
+    run_to_postcopy(r, "off", true, true);
     qmp_ok(r->src, "{\"execute\": \"migrate-set-parameters\", "
               "\"arguments\": {\"max-postcopy-bandwidth\": 1048576}}");
     start_postcopy(r);
