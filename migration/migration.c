@@ -6,9 +6,14 @@
  *
  * Source:  setup -> active (passes over dirty RAM) -> [pre-switchover]
  *          -> device -> completed (run state postmigrate), or failed /
- *          cancelling -> cancelled (the VM runs on).
+ *          cancelling -> cancelled (the VM runs on). With postcopy-ram,
+ *          migrate-start-postcopy turns active into postcopy-active: the
+ *          VM stops for good, its state goes over, the rest of RAM
+ *          follows (asked-for pages first) -> completed, or failed (the
+ *          VM stays stopped: the destination ran it).
  * Destination: inmigrate -> active -> completed (runs, or paused with
- *          -S), or failed: one line on stderr and exit status 1.
+ *          -S), or failed: one line on stderr and exit status 1. In
+ *          postcopy it runs from postcopy-active on (postcopy-ram.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +22,7 @@
 #include <unistd.h>
 
 #include "migration/migration.h"
+#include "migration/postcopy-ram.h"
 #include "migration/ram-stream.h"
 #include "migration/savevm.h"
 #include "migration/stream.h"
@@ -51,6 +57,8 @@ typedef struct MigrationState {
     uint64_t window_bw;         /* the max-bandwidth it started with */
     char *error;
     bool was_running;
+    bool postcopy_requested;    /* migrate-start-postcopy came */
+    bool postcopy;              /* past the postcopy switch-over */
 } MigrationState;
 
 static MigrationState out = { .cancel_pipe = { -1, -1 } };
@@ -62,10 +70,12 @@ static struct {
     int cancel_pipe[2];
     bool deferred;              /* -incoming defer, migrate-incoming due */
     bool started;
+    bool postcopy;              /* running since postcopy's RUN */
 } in = { .cancel_pipe = { -1, -1 } };
 
 static bool caps[MIGRATION_CAPABILITY__MAX];
 static uint64_t max_bandwidth = DEFAULT_MAX_BANDWIDTH;
+static uint64_t max_postcopy_bandwidth;     /* 0: no limit, as QEMU */
 static uint64_t downtime_limit_ms = DEFAULT_DOWNTIME_MS;
 
 static int64_t now_ns(void)
@@ -118,6 +128,7 @@ static bool out_active(void)
     case MIGRATION_STATUS_PRE_SWITCHOVER:
     case MIGRATION_STATUS_DEVICE:
     case MIGRATION_STATUS_CANCELLING:
+    case MIGRATION_STATUS_POSTCOPY_ACTIVE:
         return true;
     default:
         return false;
@@ -126,22 +137,49 @@ static bool out_active(void)
 
 /* --- outgoing -------------------------------------------------------- */
 
+static bool out_postcopy_due(MigrationState *m)
+{
+    return __atomic_load_n(&m->postcopy_requested, __ATOMIC_ACQUIRE) &&
+           !__atomic_load_n(&m->cancel, __ATOMIC_ACQUIRE);
+}
+
 /*
- * After each RAM section: stop when cancelled, and keep what was sent
- * since the window began within max-bandwidth (a token bucket holding at
- * most one 100 ms slice of credit). A new max-bandwidth starts a new
- * window.
+ * Wait wait_ns before the next section; in postcopy, serve the
+ * destination's page requests meanwhile (they are never held back).
+ */
+static bool out_wait(MigrationState *m, int64_t wait_ns)
+{
+    if (m->postcopy) {
+        return postcopy_source_serve(m->stream, &m->ram, wait_ns / 1000);
+    }
+    if (wait_ns) {
+        g_usleep(wait_ns / 1000);
+    }
+    return true;
+}
+
+/*
+ * After each RAM section: stop when cancelled (or, in precopy, when
+ * postcopy was asked for), and keep what was sent since the window
+ * began within max-bandwidth (max-postcopy-bandwidth once in postcopy;
+ * a token bucket holding at most one 100 ms slice of credit). A new
+ * limit starts a new window.
  */
 static bool out_throttle(void *opaque)
 {
     MigrationState *m = opaque;
 
     for (;;) {
-        uint64_t bw = __atomic_load_n(&max_bandwidth, __ATOMIC_RELAXED);
+        uint64_t bw = __atomic_load_n(m->postcopy ? &max_postcopy_bandwidth
+                                      : &max_bandwidth, __ATOMIC_RELAXED);
         int64_t t = now_ns(), elapsed, wait_ns;
         uint64_t sent, allowed;
 
-        if (__atomic_load_n(&m->cancel, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&m->cancel, __ATOMIC_ACQUIRE) ||
+            (!m->postcopy && out_postcopy_due(m))) {
+            return false;
+        }
+        if (!out_wait(m, 0)) {
             return false;
         }
         if (!bw) {
@@ -160,7 +198,9 @@ static bool out_throttle(void *opaque)
             return true;
         }
         wait_ns = (int64_t)((double)(sent - allowed) * 1e9 / bw);
-        g_usleep(MAX(MIN(wait_ns, THROTTLE_SLICE_NS) / 1000, 1000));
+        if (!out_wait(m, MAX(MIN(wait_ns, THROTTLE_SLICE_NS), 1000000))) {
+            return false;
+        }
     }
 }
 
@@ -205,6 +245,50 @@ static bool out_complete(MigrationState *m)
     return true;
 }
 
+/*
+ * With the big lock and the VM stopped: the switch-over, then (without
+ * the lock) the rest of RAM with the requests first, then the end.
+ */
+static bool out_postcopy(MigrationState *m, int64_t stop_ns)
+{
+    Error *err = NULL;
+    bool ok;
+
+    m->postcopy = true;         /* from here on the VM is the destination's */
+    ram_save_sync(&m->ram);
+    if (!postcopy_source_start(m->ch.fd, &err) ||
+        !postcopy_save_switchover(m->stream, &err)) {
+        out_fail(m, error_get_pretty(err));
+        error_free(err);
+        postcopy_source_stop();
+        return false;
+    }
+    m->downtime_ms = (now_ns() - stop_ns) / 1000000;
+    m->slice_start_ns = now_ns();
+    m->slice_start_bytes = m->stream->bytes;
+    m->window_bw = max_postcopy_bandwidth;
+    set_status(&m->status, MIGRATION_STATUS_POSTCOPY_ACTIVE);
+    bql_unlock();
+    ok = ram_save_pass(m->stream, &m->ram, out_throttle, m) &&
+         mig_section_write(m->stream, MIG_SEC_END, "", 0, 0, NULL, 0) &&
+         mig_stream_flush(m->stream);
+    if (!ok) {
+        const char *why = postcopy_source_error();
+        char *msg = g_strdup_printf("postcopy: %s", m->cancel ? "cancelled: "
+                                    "the destination cannot go on" :
+                                    why ? why : "writing to the destination "
+                                    "failed");
+
+        out_fail(m, msg);
+        g_free(msg);
+    } else {
+        m->ram.remaining = 0;
+    }
+    postcopy_source_stop();
+    bql_lock();
+    return ok;
+}
+
 static gpointer out_thread(gpointer opaque)
 {
     MigrationState *m = opaque;
@@ -212,7 +296,10 @@ static gpointer out_thread(gpointer opaque)
 
     bql_lock();
     ok = mig_stream_write_header(m->stream) &&
-         ram_save_setup(m->stream, &m->ram);
+         ram_save_setup(m->stream, &m->ram) &&
+         (!caps[MIGRATION_CAPABILITY_POSTCOPY_RAM] ||
+          mig_section_write(m->stream, MIG_SEC_POSTCOPY_ADVISE, "postcopy",
+                            0, 1, NULL, 0));
     m->setup_ns = now_ns() - m->start_ns;
     if (ok) {
         set_status(&m->status, MIGRATION_STATUS_ACTIVE);
@@ -233,6 +320,10 @@ static gpointer out_thread(gpointer opaque)
         }
         bql_unlock();
         ok = ram_save_pass(m->stream, &m->ram, out_throttle, m);
+        if (out_postcopy_due(m)) {
+            ok = !m->stream->error;
+            break;
+        }
         if (!ok) {
             break;
         }
@@ -247,7 +338,8 @@ static gpointer out_thread(gpointer opaque)
         m->pages_per_second = (m->ram.normal + m->ram.duplicate - pages) *
                               1000000000ull / pass_ns;
         m->expected_downtime_ms = m->ram.remaining * 1000 / bw;
-        if ((uint64_t)m->expected_downtime_ms <= downtime_limit_ms) {
+        if ((uint64_t)m->expected_downtime_ms <= downtime_limit_ms ||
+            out_postcopy_due(m)) {
             break;
         }
     }
@@ -261,8 +353,12 @@ static gpointer out_thread(gpointer opaque)
         if (caps[MIGRATION_CAPABILITY_PAUSE_BEFORE_SWITCHOVER]) {
             out_pause_before_switchover(m);
         }
-        ok = !m->cancel && out_complete(m);
-        m->downtime_ms = (now_ns() - stop_ns) / 1000000;
+        if (out_postcopy_due(m)) {
+            ok = out_postcopy(m, stop_ns);
+        } else {
+            ok = !m->cancel && out_complete(m);
+            m->downtime_ms = (now_ns() - stop_ns) / 1000000;
+        }
     } else {
         ok = false;
     }
@@ -272,6 +368,10 @@ static gpointer out_thread(gpointer opaque)
     mig_channel_close(&m->ch);
     if (ok) {
         set_status(&m->status, MIGRATION_STATUS_COMPLETED);
+        runstate_set(RUN_STATE_POSTMIGRATE);
+    } else if (m->postcopy) {
+        /* The destination ran the VM: never run it here again. */
+        set_status(&m->status, MIGRATION_STATUS_FAILED);
         runstate_set(RUN_STATE_POSTMIGRATE);
     } else {
         if (m->cancel) {
@@ -343,6 +443,7 @@ bool qmp_migrate(const q_obj_migrate_arg *args, JsonNode **ret,
     mig_stream_init(out.stream, out.ch.fd, out.cancel_pipe[0]);
     out.cancel = false;
     out.continue_requested = false;
+    out.postcopy_requested = out.postcopy = false;
     out.start_ns = now_ns();
     out.end_ns = 0;
     out.downtime_ms = 0;
@@ -352,6 +453,27 @@ bool qmp_migrate(const q_obj_migrate_arg *args, JsonNode **ret,
     set_status(&out.status, MIGRATION_STATUS_SETUP);
     out.thread = g_thread_new("migration", out_thread, &out);
     return true;
+}
+
+bool qmp_migrate_start_postcopy(JsonNode **ret, Error **errp)
+{
+    if (!caps[MIGRATION_CAPABILITY_POSTCOPY_RAM]) {
+        error_setg(errp, "Enable postcopy with migrate_set_capability before "
+                   "the start of migration");
+        return false;
+    }
+    if (out.status == MIGRATION_STATUS_NONE) {
+        error_setg(errp, "Postcopy must be started after migration has been "
+                   "started");
+        return false;
+    }
+    __atomic_store_n(&out.postcopy_requested, true, __ATOMIC_RELEASE);
+    return true;
+}
+
+bool migration_postcopy_ram(void)
+{
+    return caps[MIGRATION_CAPABILITY_POSTCOPY_RAM];
 }
 
 bool qmp_migrate_cancel(JsonNode **ret, Error **errp)
@@ -396,6 +518,7 @@ static MigrationStats *ram_stats(const RamStats *r, double mbps,
     s->mbps = mbps;
     s->dirty_sync_count = r->dirty_sync_count;
     s->pages_per_second = pps;
+    s->postcopy_requests = r->postcopy_requests;
     return s;
 }
 
@@ -476,6 +599,8 @@ bool qmp_query_migrate_parameters(JsonNode **ret, Error **errp)
     MigrationParameters p = {
         .has_max_bandwidth = true, .max_bandwidth = max_bandwidth,
         .has_downtime_limit = true, .downtime_limit = downtime_limit_ms,
+        .has_max_postcopy_bandwidth = true,
+        .max_postcopy_bandwidth = max_postcopy_bandwidth,
     };
 
     *ret = qapi_out_MigrationParameters(&p);
@@ -495,8 +620,18 @@ bool qmp_migrate_set_parameters(const q_obj_migrate_set_parameters_arg *args,
                    "the range of 0 to %zu bytes/second", SIZE_MAX);
         return false;
     }
+    if (args->has_max_postcopy_bandwidth &&
+        args->max_postcopy_bandwidth > SIZE_MAX) {
+        error_setg(errp, "Parameter 'max-postcopy-bandwidth' expects an "
+                   "integer in the range of 0 to %zu bytes/second", SIZE_MAX);
+        return false;
+    }
     if (args->has_downtime_limit) {
         downtime_limit_ms = args->downtime_limit;
+    }
+    if (args->has_max_postcopy_bandwidth) {
+        __atomic_store_n(&max_postcopy_bandwidth,
+                         args->max_postcopy_bandwidth, __ATOMIC_RELAXED);
     }
     if (args->has_max_bandwidth) {
         __atomic_store_n(&max_bandwidth, args->max_bandwidth,
@@ -521,7 +656,9 @@ static gpointer in_thread(gpointer opaque)
         ok = savevm_load_stream(s, &err);
     }
     bql_lock();
-    if (ok) {
+    if (ok && in.postcopy) {
+        set_status(&in.status, MIGRATION_STATUS_COMPLETED);
+    } else if (ok) {
         set_status(&in.status, MIGRATION_STATUS_COMPLETED);
         if (runstate_autostart()) {
             vm_start();
@@ -537,6 +674,18 @@ static gpointer in_thread(gpointer opaque)
     bql_unlock();
     g_free(s);
     return NULL;
+}
+
+/* Postcopy's RUN, with the big lock: run on while the rest comes. */
+void migration_incoming_postcopy_run(void)
+{
+    in.postcopy = true;
+    set_status(&in.status, MIGRATION_STATUS_POSTCOPY_ACTIVE);
+    if (runstate_autostart()) {
+        vm_start();
+    } else {
+        runstate_set(RUN_STATE_PAUSED);
+    }
 }
 
 static bool in_start(const char *uri, Error **errp)

@@ -4,14 +4,18 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "migration/postcopy-ram.h"
 #include "migration/ram.h"
 #include "migration/ram-stream.h"
 #include "migration/vmstate.h"
 #include "system/memory.h"
 #include "qemu/timer.h"
+#include "system/ramblock.h"
 
 #define PAGES_PER_SECTION   256
+#define RANGES_PER_DISCARD  4096
 
 typedef struct RamRegion {
     MemoryRegion *mr;
@@ -59,6 +63,28 @@ static guint nregions(void)
 static RamRegion *region_at(guint i)
 {
     return g_ptr_array_index(regions, i);
+}
+
+MemoryRegion *ram_region_nth(unsigned i)
+{
+    return i < nregions() ? region_at(i)->mr : NULL;
+}
+
+bool ram_region_of_host(const void *host, const char **name,
+                        uint64_t *offset)
+{
+    const uint8_t *p = host;
+
+    for (guint i = 0; i < nregions(); i++) {
+        MemoryRegion *mr = region_at(i)->mr;
+
+        if (p >= mr->ram && p < mr->ram + mr->size) {
+            *name = mr->name;
+            *offset = p - mr->ram;
+            return true;
+        }
+    }
+    return false;
 }
 
 static uint64_t words(const RamRegion *r)
@@ -207,6 +233,73 @@ void ram_save_cleanup(void)
     }
 }
 
+static RamRegion *find_region(const char *name, size_t len);
+
+/* One page as a section of its own, sent whatever its dirty bit says. */
+bool ram_save_page(MigStream *s, RamStats *st, const char *name,
+                   uint64_t offset)
+{
+    RamRegion *r = find_region(name, strlen(name));
+    GByteArray *buf;
+    uint64_t p = offset / MIG_PAGE_SIZE;
+    bool ok;
+
+    if (!r || p >= r->pages || !r->todo) {
+        return false;
+    }
+    buf = g_byte_array_sized_new(MIG_PAGE_SIZE + 8);
+    __atomic_fetch_and(&r->todo[p / 64], ~(1ull << (p % 64)),
+                       __ATOMIC_RELAXED);
+    vmstate_put_le(buf, p * MIG_PAGE_SIZE | MIG_PAGE_NORMAL, 8);
+    g_byte_array_append(buf, r->mr->ram + p * MIG_PAGE_SIZE, MIG_PAGE_SIZE);
+    st->normal++;
+    st->transferred += buf->len;
+    ok = mig_section_write(s, MIG_SEC_RAM, r->mr->name, 0, 1, buf->data,
+                           buf->len);
+    g_byte_array_free(buf, TRUE);
+    return ok;
+}
+
+/* Each run of pages still to send, as (offset, length) pairs. */
+bool ram_save_discard(MigStream *s)
+{
+    GByteArray *buf = g_byte_array_new();
+    bool ok = true;
+
+    for (guint i = 0; ok && i < nregions(); i++) {
+        RamRegion *r = region_at(i);
+        unsigned n = 0;
+
+        for (uint64_t p = 0; ok && p < r->pages;) {
+            uint64_t start;
+
+            if (!(r->todo[p / 64] & (1ull << (p % 64)))) {
+                p = (!r->todo[p / 64] && p % 64 == 0) ? p + 64 : p + 1;
+                continue;
+            }
+            for (start = p; p < r->pages &&
+                 (r->todo[p / 64] & (1ull << (p % 64))); p++) {
+            }
+            vmstate_put_le(buf, start * MIG_PAGE_SIZE, 8);
+            vmstate_put_le(buf, (p - start) * MIG_PAGE_SIZE, 8);
+            if (++n == RANGES_PER_DISCARD || p >= r->pages) {
+                ok = mig_section_write(s, MIG_SEC_POSTCOPY_DISCARD,
+                                       r->mr->name, 0, 1, buf->data,
+                                       buf->len);
+                g_byte_array_set_size(buf, 0);
+                n = 0;
+            }
+        }
+        if (ok && n) {
+            ok = mig_section_write(s, MIG_SEC_POSTCOPY_DISCARD, r->mr->name,
+                                   0, 1, buf->data, buf->len);
+            g_byte_array_set_size(buf, 0);
+        }
+    }
+    g_byte_array_free(buf, TRUE);
+    return ok;
+}
+
 /* --- destination --------------------------------------------------------- */
 
 static RamRegion *find_region(const char *name, size_t len)
@@ -302,7 +395,25 @@ bool ram_load_pages(const MigSection *sec, Error **errp)
             return false;
         }
         host = r->mr->ram + offset;
-        if (flags == MIG_PAGE_ZERO) {
+        if (postcopy_incoming_listening()) {
+            /* Registered: only userfaultfd may fill a page (never touch). */
+            const uint8_t *data = rd.data + rd.pos;
+
+            if (flags == MIG_PAGE_NORMAL && rd.len - rd.pos < MIG_PAGE_SIZE) {
+                goto bad;
+            }
+            if (flags != MIG_PAGE_ZERO && flags != MIG_PAGE_NORMAL) {
+                error_setg(errp, "RAM region '%s': page %#" PRIx64 " has "
+                           "unknown flags %#" PRIx64, r->mr->name, offset,
+                           flags);
+                return false;
+            }
+            if (!postcopy_place_page(host, flags == MIG_PAGE_NORMAL ? data :
+                                     NULL, errp)) {
+                return false;
+            }
+            rd.pos += flags == MIG_PAGE_NORMAL ? MIG_PAGE_SIZE : 0;
+        } else if (flags == MIG_PAGE_ZERO) {
             /* Reading a never-touched page does not allocate it. */
             if (!page_is_zero(host)) {
                 memset(host, 0, MIG_PAGE_SIZE);
@@ -323,6 +434,47 @@ bool ram_load_pages(const MigSection *sec, Error **errp)
 bad:
     error_setg(errp, "RAM region '%s': a page is cut short", r->mr->name);
     return false;
+}
+
+bool ram_load_discard(const MigSection *sec, Error **errp)
+{
+    VMStateReader rd = { .data = sec->payload, .len = sec->len };
+    RamRegion *r = find_region(sec->name, strlen(sec->name));
+    RAMBlock *rb;
+    uint64_t base;
+
+    if (!r || !r->seen) {
+        error_setg(errp, "postcopy discard for region '%s', which the layout "
+                   "did not describe", sec->name);
+        return false;
+    }
+    rb = ram_block_from_host(r->mr->ram, &base);
+    while (rd.pos < rd.len) {
+        uint64_t offset, len;
+
+        if (!vmstate_get_le(&rd, 8, &offset) ||
+            !vmstate_get_le(&rd, 8, &len)) {
+            error_setg(errp, "postcopy discard for '%s' is malformed",
+                       r->mr->name);
+            return false;
+        }
+        if (offset % MIG_PAGE_SIZE || len % MIG_PAGE_SIZE ||
+            offset > r->mr->size || len > r->mr->size - offset) {
+            error_setg(errp, "postcopy discard [%#" PRIx64 ", +%#" PRIx64
+                       ") is outside RAM region '%s'", offset, len,
+                       r->mr->name);
+            return false;
+        }
+        if (rb ? !ram_block_discard_range(rb, base + offset, len, errp)
+               : madvise(r->mr->ram + offset, len, MADV_DONTNEED) < 0) {
+            if (!rb) {
+                error_setg_errno(errp, errno, "postcopy discard in '%s'",
+                                 r->mr->name);
+            }
+            return false;
+        }
+    }
+    return true;
 }
 
 bool ram_load_complete(Error **errp)

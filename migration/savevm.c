@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hw/qdev.h"
+#include "migration/postcopy-ram.h"
 #include "migration/ram-stream.h"
 #include "migration/savevm.h"
 #include "migration/vmstate.h"
@@ -283,14 +284,39 @@ static bool load_stream(MigStream *s, Error **errp)
             ok = ram_load_pages(&sec, errp);
             break;
         case MIG_SEC_STATE:
+            if (postcopy_incoming_running()) {
+                error_setg(errp, "state of '%s' after postcopy's run",
+                           sec.name);
+                ok = false;
+                break;
+            }
             bql_lock();
             ok = savevm_load_section(&sec, errp);
             bql_unlock();
+            break;
+        case MIG_SEC_POSTCOPY_ADVISE:
+        case MIG_SEC_POSTCOPY_LISTEN:
+        case MIG_SEC_POSTCOPY_DISCARD:
+        case MIG_SEC_POSTCOPY_RUN:
+            ok = postcopy_incoming_section(s->fd, &sec, errp);
             break;
         case MIG_SEC_END:
             g_free(sec.payload);
             if (!ram_load_complete(errp)) {
                 return false;
+            }
+            if (postcopy_incoming_listening()) {
+                Error *err = NULL;
+
+                if (!postcopy_incoming_running()) {
+                    error_setg(errp, "the stream ends in postcopy's "
+                               "switch-over");
+                    return false;
+                }
+                if (!postcopy_incoming_end(true, &err)) {
+                    warn_report_err(err);
+                }
+                return true;
             }
             bql_lock();
             ok = savevm_load_end(errp);
@@ -321,6 +347,10 @@ bool savevm_load_stream(MigStream *s, Error **errp)
 {
     bool ok = load_stream(s, errp);
 
+    if (!ok) {
+        /* Wake the vCPUs waiting for pages that will never come. */
+        postcopy_incoming_end(false, NULL);
+    }
     g_clear_pointer(&load.loaded, g_hash_table_destroy);
     return ok;
 }

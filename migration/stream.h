@@ -15,6 +15,7 @@
  *   STATE       name: the device type (or "cpu", "timers"), instance:
  *               its index among those of the type, version: its table's;
  *               payload: migration/vmstate.c's encoding
+ *   POSTCOPY_*  the switch to postcopy (migration/postcopy-ram.h)
  * Reads and writes wait on the descriptor and on a cancel pipe, so a
  * cancel or the process's exit can always stop a blocked transfer.
  */
@@ -42,6 +43,10 @@ enum {
     MIG_SEC_RAM_LAYOUT = 1,
     MIG_SEC_RAM = 2,
     MIG_SEC_STATE = 3,
+    MIG_SEC_POSTCOPY_ADVISE = 4,    /* see postcopy-ram.h */
+    MIG_SEC_POSTCOPY_LISTEN = 5,
+    MIG_SEC_POSTCOPY_DISCARD = 6,
+    MIG_SEC_POSTCOPY_RUN = 7,
     MIG_SEC_END = 0xff,
 };
 

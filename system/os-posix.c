@@ -57,6 +57,21 @@ int os_mlock_range_on_fault(void *addr, size_t len)
 #endif
 }
 
+int os_munlock(void)
+{
+    return munlockall() < 0 ? -errno : 0;
+}
+
+int os_relock(bool on_fault)
+{
+    const char *force = getenv("QEMU_TEST_RELOCK_NO_ONFAULT");
+
+    if (force && !strcmp(force, "1")) {
+        on_fault = false;
+    }
+    return os_mlock(on_fault);
+}
+
 char *os_mlock_explain(int err)
 {
     struct rlimit rl;

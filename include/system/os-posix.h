@@ -24,6 +24,19 @@ char *os_mlock_explain(int err);
  * -EOPNOTSUPP when the build or kernel lacks MLOCK_ONFAULT.
  */
 int os_mlock_range_on_fault(void *addr, size_t len);
+/*
+ * Postcopy on a destination under -overcommit mem-lock: userfaultfd
+ * cannot serve pages that are locked (locking populates them), so
+ * os_munlock() drops every lock (munlockall) before the RAM is
+ * registered, and os_relock() locks again with the user's mode once
+ * postcopy has ended: on populates and locks everything, on-fault locks
+ * what is resident and what faults later. Both return 0 or -errno.
+ * Test only: QEMU_TEST_RELOCK_NO_ONFAULT=1 in the environment makes
+ * os_relock() use plain mlockall(MCL_CURRENT | MCL_FUTURE) whatever
+ * on_fault says (the control that shows why MCL_ONFAULT matters).
+ */
+int os_munlock(void);
+int os_relock(bool on_fault);
 
 /*
  * -daemonize: fork; the parent waits until the child calls

@@ -600,20 +600,34 @@ char *vm_status(QemuVm *vm)
     return status;
 }
 
-bool vm_wait_event(QemuVm *vm, const char *event)
+char *vm_wait_event_data(QemuVm *vm, const char *event)
 {
-    char *why = NULL;
+    char *why = NULL, *text;
     JsonNode *node;
+    JsonObject *o;
 
     g_assert_nonnull(vm->qmp);
     node = qmp_client_eventwait(vm->qmp, event, &why);
     if (!node) {
         g_test_message("waiting for %s: %s", event, why);
         g_free(why);
-        return false;
+        return NULL;
     }
+    o = json_node_get_object(node);
+    text = json_object_has_member(o, "data") ?
+           json_to_string(json_object_get_member(o, "data"), FALSE) :
+           g_strdup("{}");
     json_node_unref(node);
-    return true;
+    return text;
+}
+
+bool vm_wait_event(QemuVm *vm, const char *event)
+{
+    char *data = vm_wait_event_data(vm, event);
+    bool came = data != NULL;
+
+    g_free(data);
+    return came;
 }
 
 bool vm_exited(QemuVm *vm)
@@ -730,4 +744,22 @@ void vm_run_expect_lines(const VmRun *r, const char *const *lines)
     }
     g_assert_true(WIFEXITED(r->status));
     g_assert_cmpint(WEXITSTATUS(r->status), ==, 0);
+}
+
+void vm_expect_linux_resumed_poweroff(QemuVm *vm)
+{
+    int status = vm_wait(vm, vm_linux_boot_timeout_s(120));
+    char *out = vm_serial(vm);
+
+    if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+        !strstr(out, "Power down")) {
+        g_test_message("destination serial:\n%s\nstderr:\n%s", out,
+                       vm_stderr(vm));
+    }
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_nonnull(strstr(out, "init: poweroff"));
+    g_assert_nonnull(strstr(out, "reboot: Power down"));
+    g_assert_null(strstr(out, "Linux version"));
+    g_free(out);
 }

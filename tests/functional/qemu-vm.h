@@ -151,6 +151,8 @@ JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd);
 char *vm_status(QemuVm *vm);
 /* Wait for the event (queued or new); false after the timeout. */
 bool vm_wait_event(QemuVm *vm, const char *event);
+/* The same, returning the event's "data" as JSON text (NULL: none came). */
+char *vm_wait_event_data(QemuVm *vm, const char *event);
 
 /* True once the process has exited; it stays a zombie (waitid WNOWAIT). */
 bool vm_exited(QemuVm *vm);
@@ -163,6 +165,12 @@ bool vm_wait_zombie(QemuVm *vm, int timeout_ms);
 int vm_wait(QemuVm *vm, unsigned timeout_s);
 /* QMP quit; the process must exit with status 0. */
 void vm_quit(QemuVm *vm);
+/*
+ * A Linux guest migrated mid-boot: it must go on to init's poweroff and
+ * exit 0 without booting again (no "Linux version" line); its console
+ * and stderr are printed when not.
+ */
+void vm_expect_linux_resumed_poweroff(QemuVm *vm);
 /* Kill it if it still runs, remove its files. */
 void vm_free(QemuVm *vm);
 

@@ -176,6 +176,11 @@ bool qmp_migrate_cancel(JsonNode **ret, Error **errp)
     return no_migration(errp);
 }
 
+bool qmp_migrate_start_postcopy(JsonNode **ret, Error **errp)
+{
+    return no_migration(errp);
+}
+
 bool qmp_migrate_continue(const q_obj_migrate_continue_arg *args,
                           JsonNode **ret, Error **errp)
 {
