@@ -713,4 +713,8 @@ const AccelOps kvm_accel_ops = {
     .destroy_vcpus = kvm_destroy_vcpus,
     .dump_vcpu = kvm_dump_vcpu,
     .deliver_msi = kvm_deliver_msi,
+    .has_ioeventfds = kvm_has_ioeventfds,
+    .msi_irqfd_add = kvm_msi_irqfd_add,
+    .msi_irqfd_update = kvm_msi_irqfd_update,
+    .msi_irqfd_del = kvm_msi_irqfd_del,
 };

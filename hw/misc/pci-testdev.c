@@ -17,10 +17,20 @@
  * offset is half its size plus the test's number. With membar=SIZE,
  * BAR2 is a 64-bit prefetchable memory BAR of that size with nothing
  * behind it.
+ *
+ * Where the accelerator takes ioeventfds (KVM), each BAR's
+ * wildcard-eventfd test writes an eventfd in the kernel as in QEMU (no
+ * exit); its count is logged at exit under -d notify. The
+ * datamatch-eventfd tests exit (the memory API matches no data).
  */
+#include <inttypes.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "hw/pci/pci.h"
+#include "qemu/log.h"
+#include "system/cpus.h"
 #include "system/memory.h"
 
 #define PCI_DEVICE_ID_REDHAT_TEST   0x0005
@@ -37,6 +47,7 @@
 #define HDR_DATA                0x08
 #define HDR_COUNT               0x0c
 #define HDR_NAME                0x10
+#define TEST_WILDCARD           1
 
 typedef struct PCITestDevState {
     PCIDevice parent;
@@ -45,6 +56,7 @@ typedef struct PCITestDevState {
     MemoryRegion portio;
     MemoryRegion membar;
     int current;                /* selected test, -1: none */
+    int eventfd[2];             /* wildcard tests, MMIO and port; or -1 */
     uint8_t hdr[IOTEST_NUM][IOTEST_HDR_SIZE];
 } PCITestDevState;
 
@@ -139,6 +151,45 @@ static const MemoryRegionOps testdev_pio_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 4 },
 };
 
+/* Test 1 of bar (its region mr) as an eventfd, where that works. */
+static void testdev_eventfd_init(PCITestDevState *s, int bar,
+                                 MemoryRegion *mr)
+{
+    uint64_t size = bar ? IOTEST_IOSIZE : IOTEST_MEMSIZE;
+
+    s->eventfd[bar] = -1;
+    if (!vcpus_has_ioeventfds()) {
+        return;
+    }
+    s->eventfd[bar] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->eventfd[bar] >= 0) {
+        memory_region_add_eventfd(mr, size / 2 + bar * IOTEST_TESTS_PER_BAR +
+                                  TEST_WILDCARD, 1, s->eventfd[bar]);
+    }
+}
+
+static void testdev_eventfd_exit(PCITestDevState *s, int bar,
+                                 MemoryRegion *mr)
+{
+    uint64_t size = bar ? IOTEST_IOSIZE : IOTEST_MEMSIZE, n = 0;
+    int fd = s->eventfd[bar];
+
+    if (fd < 0) {
+        return;
+    }
+    memory_region_del_eventfd(mr, size / 2 + bar * IOTEST_TESTS_PER_BAR +
+                              TEST_WILDCARD, 1, fd);
+    if (read(fd, &n, sizeof(n)) != sizeof(n)) {
+        n = 0;
+    }
+    qemu_log_mask(LOG_NOTIFY, "notify: pci-testdev %02x.%x: %s "
+                  "%" PRIu64 " writes by ioeventfd\n",
+                  PCI_SLOT(s->parent.devfn), PCI_FUNC(s->parent.devfn),
+                  bar ? "portio-wildcard-eventfd" : "mmio-wildcard-eventfd",
+                  n);
+    close(fd);
+}
+
 static bool testdev_realize(PCIDevice *d, Error **errp)
 {
     PCITestDevState *s = (PCITestDevState *)d;
@@ -153,6 +204,8 @@ static bool testdev_realize(PCIDevice *d, Error **errp)
                           s, IOTEST_IOSIZE);
     pci_register_bar(d, 0, 0, &s->mmio);
     pci_register_bar(d, 1, PCI_BASE_ADDRESS_SPACE_IO, &s->portio);
+    testdev_eventfd_init(s, 0, &s->mmio);
+    testdev_eventfd_init(s, 1, &s->portio);
     if (s->membar_size) {
         /* An empty container: accesses find nothing, as in QEMU. */
         memory_region_init_container(&s->membar, "pci-testdev-membar",
@@ -167,6 +220,8 @@ static void testdev_exit(PCIDevice *d)
 {
     PCITestDevState *s = (PCITestDevState *)d;
 
+    testdev_eventfd_exit(s, 0, &s->mmio);
+    testdev_eventfd_exit(s, 1, &s->portio);
     memory_region_finalize(&s->mmio);
     memory_region_finalize(&s->portio);
     if (s->membar_size) {
