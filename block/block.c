@@ -513,6 +513,16 @@ void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
     }
 }
 
+void blk_io_plug(void)
+{
+    luring_plug();
+}
+
+void blk_io_unplug(void)
+{
+    luring_unplug();
+}
+
 void blk_drain_all(void)
 {
     /* A completion may queue more (in either engine). */

@@ -173,6 +173,13 @@ BlockBackend *blk_by_root(const BlockDriverState *bs);
 void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
                   void *opaque);
 
+/*
+ * A device about to queue several requests (a pass over its virtqueue):
+ * the I/O engines may hand them to the kernel together at the unplug.
+ */
+void blk_io_plug(void);
+void blk_io_unplug(void);
+
 /* Wait for every request in flight (device reset, exit). */
 void blk_drain_all(void);
 
