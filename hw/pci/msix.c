@@ -57,6 +57,7 @@ struct MSIXState {
     MSIXIrqfd *irqfds;
     bool no_irqfds;             /* the accelerator refused one */
     uint64_t sent_irqfd, sent_direct;
+    uint64_t irqfds_made;
 };
 
 static uint16_t msix_flags(const PCIDevice *d)
@@ -144,6 +145,7 @@ static int msix_irqfd(MSIXState *m, unsigned vector, uint64_t addr,
         m->no_irqfds = true;
         return -1;
     }
+    m->irqfds_made++;
     return f->fd;
 }
 
@@ -187,10 +189,12 @@ static void msix_irqfds_follow(PCIDevice *d, unsigned first, unsigned last)
     }
 }
 
-void msix_counts(const PCIDevice *d, uint64_t *by_irqfd, uint64_t *direct)
+void msix_counts(const PCIDevice *d, uint64_t *by_irqfd, uint64_t *direct,
+                 uint64_t *irqfds_made)
 {
     *by_irqfd = d->msix ? d->msix->sent_irqfd : 0;
     *direct = d->msix ? d->msix->sent_direct : 0;
+    *irqfds_made = d->msix ? d->msix->irqfds_made : 0;
 }
 
 void msix_notify(PCIDevice *d, unsigned vector)

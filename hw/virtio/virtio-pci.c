@@ -490,15 +490,16 @@ bool virtio_pci_realize(VirtIOPCIProxy *p, unsigned default_vectors,
 
 void virtio_pci_exit(VirtIOPCIProxy *p)
 {
-    uint64_t by_irqfd, direct;
+    uint64_t by_irqfd, direct, irqfds;
 
-    msix_counts(&p->pci, &by_irqfd, &direct);
+    msix_counts(&p->pci, &by_irqfd, &direct, &irqfds);
     qemu_log_mask(LOG_NOTIFY, "notify: %s %02x.%x: %" PRIu64 " kicks by "
                   "ioeventfd, %" PRIu64 " by MMIO exit; %" PRIu64 " MSI-X "
-                  "messages by irqfd, %" PRIu64 " directly\n",
-                  p->pci.qdev.dc->name, PCI_SLOT(p->pci.devfn),
-                  PCI_FUNC(p->pci.devfn), p->kicks_by_ioeventfd,
-                  p->kicks_by_exit, by_irqfd, direct);
+                  "messages by irqfd (%" PRIu64 " irqfds made), %" PRIu64
+                  " directly\n", p->pci.qdev.dc->name,
+                  PCI_SLOT(p->pci.devfn), PCI_FUNC(p->pci.devfn),
+                  p->kicks_by_ioeventfd, p->kicks_by_exit, by_irqfd, irqfds,
+                  direct);
     ioeventfds_stop(p);
     memory_region_finalize(&p->notify);
     memory_region_finalize(&p->device);

@@ -1,11 +1,13 @@
 /*
  * PCI notifications by the path they take: the guest kit's pciio
- * drives pci-testdev's MMIO and port tests and three virtio-blk-pci
- * requests on MSI-X, and -d notify says at exit how the queue kicks,
+ * drives pci-testdev's MMIO and port tests and four virtio-blk-pci
+ * requests on MSI-X (the last with the vector masked, delivered on
+ * unmask), and -d notify says at exit how the queue kicks,
  * MSI-X messages and pci-testdev's wildcard writes travelled.
  *   - kvm: kicks through ioeventfds (no exit), messages through irqfds
- *     on GSI routes of their own, the wildcard writes through ioeventfds
- *     in the memory and I/O spaces;
+ *     on GSI routes of their own (two made: masking released the first),
+ *     the wildcard writes through ioeventfds in the memory and I/O
+ *     spaces;
  *   - kvm with ioeventfd=off: kicks as MMIO exits, still irqfds;
  *   - tcg: MMIO exits and messages straight to the software APICs.
  * Each case also checks what the guest wrote reached the image.
@@ -35,20 +37,20 @@ typedef struct NotifyCase {
 
 static const NotifyCase case_kvm = {
     "kvm", "",
-    "notify: virtio-blk-pci 03.0: 3 kicks by ioeventfd, 0 by MMIO exit; "
-    "3 MSI-X messages by irqfd, 0 directly\n",
+    "notify: virtio-blk-pci 03.0: 4 kicks by ioeventfd, 0 by MMIO exit; "
+    "4 MSI-X messages by irqfd (2 irqfds made), 0 directly\n",
     true,
 };
 static const NotifyCase case_kvm_ioeventfd_off = {
     "kvm", ",ioeventfd=off",
-    "notify: virtio-blk-pci 03.0: 0 kicks by ioeventfd, 3 by MMIO exit; "
-    "3 MSI-X messages by irqfd, 0 directly\n",
+    "notify: virtio-blk-pci 03.0: 0 kicks by ioeventfd, 4 by MMIO exit; "
+    "4 MSI-X messages by irqfd (2 irqfds made), 0 directly\n",
     true,
 };
 static const NotifyCase case_tcg = {
     "tcg", "",
-    "notify: virtio-blk-pci 03.0: 0 kicks by ioeventfd, 3 by MMIO exit; "
-    "0 MSI-X messages by irqfd, 3 directly\n",
+    "notify: virtio-blk-pci 03.0: 0 kicks by ioeventfd, 4 by MMIO exit; "
+    "0 MSI-X messages by irqfd (0 irqfds made), 4 directly\n",
     false,
 };
 
@@ -71,7 +73,9 @@ static void test_notify(gconstpointer opaque)
         "pciio: testdev portio-no-eventfd: 1000 writes, count 1000\n",
         "pciio: virtio-blk read sector 1: \"pciio sector 1\"\n",
         "pciio: virtio-blk wrote and read back sector 0\n",
-        "pciio: virtio-blk 3 MSI-X interrupts\n",
+        "pciio: virtio-blk masked vector: pending, then delivered on "
+        "unmask\n",
+        "pciio: virtio-blk 4 MSI-X interrupts\n",
         "pciio: PASS\n",
         NULL,
     };

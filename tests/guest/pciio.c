@@ -11,7 +11,9 @@
  *     queue of 8 entries on MSI-X vector 0 (to this CPU's LAPIC, IDT
  *     vector 0x50), then three requests, each awaited by its MSI-X
  *     interrupt: read sector 1 (which must start with "pciio sector 1"),
- *     write sector 0 with a pattern, read sector 0 back and compare.
+ *     write sector 0 with a pattern, read sector 0 back and compare;
+ *     then with vector 0 masked a fourth request completes without an
+ *     interrupt and leaves its pending bit, and unmasking delivers it.
  * The cycle counts vary; everything else is the same under every
  * accelerator.
  */
@@ -228,6 +230,7 @@ static volatile uint8_t status;
 
 typedef struct VirtioBlk {
     uint64_t common, notify, isr;
+    uint64_t msix_entry, msix_pba;      /* vector 0's entry, the PBA */
     uint32_t notify_mult;
     uint16_t notify_off;
 } VirtioBlk;
@@ -263,9 +266,12 @@ static void virtio_caps(unsigned dev, const uint64_t bars[6], VirtioBlk *vb)
             }
         } else if (id == PCI_CAP_MSIX) {
             uint32_t table = cfg_read32(dev, p + 4);
+            uint32_t pba = cfg_read32(dev, p + 8);
             uint64_t entry = bars[table & 7] + (table & ~7u);
             uint32_t ctrl = cfg_read32(dev, p);
 
+            vb->msix_entry = entry;
+            vb->msix_pba = bars[pba & 7] + (pba & ~7u);
             mmio_write32(entry + 0, LAPIC_BASE | lapic_id() << 12);
             mmio_write32(entry + 4, 0);
             mmio_write32(entry + 8, VEC_VIRTIO);
@@ -320,12 +326,9 @@ static void virtio_init(VirtioBlk *vb)
                 S_ACK | S_DRIVER | S_FEATURES_OK | S_DRIVER_OK);
 }
 
-/* One request of type on sector through buf; waits for its interrupt. */
-static void blk_request(VirtioBlk *vb, uint32_t type, uint64_t sector)
+/* Put a request of type on sector through buf in the ring and kick. */
+static void blk_submit(VirtioBlk *vb, uint32_t type, uint64_t sector)
 {
-    unsigned irqs = virtio_irqs;
-    uint16_t seen = used.idx;
-
     req = (struct blk_req) { .type = type, .sector = sector };
     status = 0xff;
     desc[0] = (struct vring_desc) { (uintptr_t)&req, sizeof(req),
@@ -339,11 +342,26 @@ static void blk_request(VirtioBlk *vb, uint32_t type, uint64_t sector)
     avail.idx++;
     asm volatile("mfence" ::: "memory");
     mmio_write16(vb->notify + vb->notify_off * vb->notify_mult, 0);
-    for (int i = 0; i < 2000 && virtio_irqs == irqs; i++) {
+}
+
+/* Halt until the interrupt count moves from irqs, at most ~ms ms. */
+static void wait_irq(unsigned irqs, int ms)
+{
+    for (int i = 0; i < ms && virtio_irqs == irqs; i++) {
         lapic_timer_oneshot(VEC_WAKEUP, 1000000);
         wait_for_interrupt();
     }
     lapic_timer_stop();
+}
+
+/* One request of type on sector through buf; waits for its interrupt. */
+static void blk_request(VirtioBlk *vb, uint32_t type, uint64_t sector)
+{
+    unsigned irqs = virtio_irqs;
+    uint16_t seen = used.idx;
+
+    blk_submit(vb, type, sector);
+    wait_irq(irqs, 2000);
     if (virtio_irqs == irqs) {
         guest_fail("virtio-blk: no MSI-X interrupt for a %s request",
                    type == BLK_T_IN ? "read" : "write");
@@ -381,6 +399,32 @@ static void virtio_blk_run(unsigned dev)
         }
     }
     printf("pciio: virtio-blk wrote and read back sector 0\n");
+    /* Masked: the request completes, the message waits in the PBA. */
+    {
+        unsigned irqs = virtio_irqs;
+        uint16_t seen = used.idx;
+
+        mmio_write32(vb.msix_entry + 12, 1);
+        blk_submit(&vb, BLK_T_IN, 1);
+        for (int i = 0; i < 2000 && used.idx == seen; i++) {
+            lapic_udelay(1000);
+        }
+        wait_irq(irqs, 20);
+        if (used.idx == seen || virtio_irqs != irqs ||
+            !(mmio_read32(vb.msix_pba) & 1)) {
+            guest_fail("virtio-blk: masked vector: used %u (was %u), %u "
+                       "interrupts (was %u), PBA 0x%x", used.idx, seen,
+                       virtio_irqs, irqs, mmio_read32(vb.msix_pba));
+        }
+        mmio_write32(vb.msix_entry + 12, 0);
+        wait_irq(irqs, 2000);
+        if (virtio_irqs != irqs + 1 || (mmio_read32(vb.msix_pba) & 1)) {
+            guest_fail("virtio-blk: unmasked: %u interrupts (was %u), PBA "
+                       "0x%x", virtio_irqs, irqs, mmio_read32(vb.msix_pba));
+        }
+        printf("pciio: virtio-blk masked vector: pending, then delivered "
+               "on unmask\n");
+    }
     printf("pciio: virtio-blk %u MSI-X interrupts\n", virtio_irqs);
 }
 
