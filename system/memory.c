@@ -443,12 +443,12 @@ static void call_eventfd(MemoryListener *l, bool add,
                          const MemoryRegionSection *s,
                          const MemoryRegionIoeventfd *e)
 {
-    void (*fn)(MemoryListener *, uint64_t, unsigned, int) =
+    void (*fn)(MemoryListener *, uint64_t, const MemoryRegionIoeventfd *) =
         add ? l->eventfd_add : l->eventfd_del;
     uint64_t addr;
 
     if (fn && eventfd_addr(s, e, &addr)) {
-        fn(l, addr, e->size, e->fd);
+        fn(l, addr, e);
     }
 }
 
@@ -649,11 +649,12 @@ static void eventfd_changed(MemoryRegion *mr, const MemoryRegionIoeventfd *e,
 }
 
 void memory_region_add_eventfd(MemoryRegion *mr, uint64_t offset,
-                               unsigned size, int fd)
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd)
 {
-    MemoryRegionIoeventfd e = { offset, size, fd };
+    MemoryRegionIoeventfd e = { offset, size, match_data, data, fd };
 
-    g_assert(mr->ops);
+    g_assert(mr->ops && (size || !match_data));
     if (!mr->ioeventfds) {
         mr->ioeventfds = g_array_new(false, false, sizeof(e));
     }
@@ -662,7 +663,8 @@ void memory_region_add_eventfd(MemoryRegion *mr, uint64_t offset,
 }
 
 void memory_region_del_eventfd(MemoryRegion *mr, uint64_t offset,
-                               unsigned size, int fd)
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd)
 {
     GArray *fds = mr->ioeventfds;
 
@@ -670,7 +672,8 @@ void memory_region_del_eventfd(MemoryRegion *mr, uint64_t offset,
         MemoryRegionIoeventfd e = g_array_index(fds, MemoryRegionIoeventfd,
                                                 i);
 
-        if (e.offset == offset && e.size == size && e.fd == fd) {
+        if (e.offset == offset && e.size == size && e.fd == fd &&
+            e.match_data == match_data && (!match_data || e.data == data)) {
             g_array_remove_index(fds, i);
             eventfd_changed(mr, &e, false);
             return;

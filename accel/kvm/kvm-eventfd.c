@@ -195,31 +195,36 @@ bool kvm_has_ioeventfds(void)
            kvm_check_cap(KVM_CAP_IOEVENTFD_ANY_LENGTH);
 }
 
-static void kvm_ioeventfd(uint64_t addr, unsigned size, int fd, bool pio,
-                          bool assign)
+static void kvm_ioeventfd(uint64_t addr, const MemoryRegionIoeventfd *e,
+                          bool pio, bool assign)
 {
-    struct kvm_ioeventfd e = {
+    struct kvm_ioeventfd k = {
+        .datamatch = e->match_data ? e->data : 0,
         .addr = addr,
-        .len = size,
-        .fd = fd,
+        .len = e->size,
+        .fd = e->fd,
         .flags = (pio ? KVM_IOEVENTFD_FLAG_PIO : 0) |
+                 (e->match_data ? KVM_IOEVENTFD_FLAG_DATAMATCH : 0) |
                  (assign ? 0 : KVM_IOEVENTFD_FLAG_DEASSIGN),
     };
 
     /* Refused, the writes keep exiting to the region's ops. */
-    if (ioctl(kvm_get_vm_fd(), KVM_IOEVENTFD, &e) < 0 && assign) {
+    if (ioctl(kvm_get_vm_fd(), KVM_IOEVENTFD, &k) < 0 && assign) {
         warn_report("KVM_IOEVENTFD at %s 0x%" PRIx64 " (%u bytes): %s",
-                    pio ? "port" : "address", addr, size, g_strerror(errno));
+                    pio ? "port" : "address", addr, e->size,
+                    g_strerror(errno));
     }
 }
 
 /* The memory and I/O listeners' (kvm-all.c): which space says which bus. */
-void kvm_eventfd_add(MemoryListener *l, uint64_t addr, unsigned size, int fd)
+void kvm_eventfd_add(MemoryListener *l, uint64_t addr,
+                     const MemoryRegionIoeventfd *e)
 {
-    kvm_ioeventfd(addr, size, fd, l->as == &address_space_io, true);
+    kvm_ioeventfd(addr, e, l->as == &address_space_io, true);
 }
 
-void kvm_eventfd_del(MemoryListener *l, uint64_t addr, unsigned size, int fd)
+void kvm_eventfd_del(MemoryListener *l, uint64_t addr,
+                     const MemoryRegionIoeventfd *e)
 {
-    kvm_ioeventfd(addr, size, fd, l->as == &address_space_io, false);
+    kvm_ioeventfd(addr, e, l->as == &address_space_io, false);
 }

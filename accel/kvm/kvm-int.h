@@ -33,10 +33,11 @@ int kvm_msi_irqfd_update(int route, uint64_t addr, uint32_t data);
 void kvm_msi_irqfd_del(int route, int fd);
 /* Memory listener callbacks: the spaces' ioeventfds as KVM_IOEVENTFDs. */
 struct MemoryListener;
-void kvm_eventfd_add(struct MemoryListener *l, uint64_t addr, unsigned size,
-                     int fd);
-void kvm_eventfd_del(struct MemoryListener *l, uint64_t addr, unsigned size,
-                     int fd);
+struct MemoryRegionIoeventfd;
+void kvm_eventfd_add(struct MemoryListener *l, uint64_t addr,
+                     const struct MemoryRegionIoeventfd *e);
+void kvm_eventfd_del(struct MemoryListener *l, uint64_t addr,
+                     const struct MemoryRegionIoeventfd *e);
 /* The vCPUs (kvm-cpus.c); destroyed by the board before the VM goes. */
 extern const struct AccelOps kvm_accel_ops;
 

@@ -19,9 +19,9 @@
  * behind it.
  *
  * Where the accelerator takes ioeventfds (KVM), each BAR's
- * wildcard-eventfd test writes an eventfd in the kernel as in QEMU (no
- * exit); its count is logged at exit under -d notify. The
- * datamatch-eventfd tests exit (the memory API matches no data).
+ * wildcard-eventfd test (any byte) and datamatch-eventfd test (its data
+ * byte) write an eventfd in the kernel as in QEMU, without an exit;
+ * their counts are logged at exit under -d notify.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -47,7 +47,7 @@
 #define HDR_DATA                0x08
 #define HDR_COUNT               0x0c
 #define HDR_NAME                0x10
-#define TEST_WILDCARD           1
+#define TEST_EVENTFD_FIRST      1   /* wildcard, then datamatch */
 
 typedef struct PCITestDevState {
     PCIDevice parent;
@@ -56,7 +56,8 @@ typedef struct PCITestDevState {
     MemoryRegion portio;
     MemoryRegion membar;
     int current;                /* selected test, -1: none */
-    int eventfd[2];             /* wildcard tests, MMIO and port; or -1 */
+    /* [bar][test - 1]: the eventfd tests' fds, or -1 */
+    int eventfd[2][IOTEST_TESTS_PER_BAR - TEST_EVENTFD_FIRST];
     uint8_t hdr[IOTEST_NUM][IOTEST_HDR_SIZE];
 } PCITestDevState;
 
@@ -151,43 +152,47 @@ static const MemoryRegionOps testdev_pio_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 4 },
 };
 
-/* Test 1 of bar (its region mr) as an eventfd, where that works. */
-static void testdev_eventfd_init(PCITestDevState *s, int bar,
-                                 MemoryRegion *mr)
+/* Test t of bar (its region mr) as an ioeventfd: add, or del. */
+static void testdev_eventfd(PCITestDevState *s, int bar, int t,
+                            MemoryRegion *mr, bool add)
 {
     uint64_t size = bar ? IOTEST_IOSIZE : IOTEST_MEMSIZE;
+    uint64_t offset = size / 2 + bar * IOTEST_TESTS_PER_BAR + t;
+    bool match = t == TEST_EVENTFD_FIRST + 1;
+    int *fd = &s->eventfd[bar][t - TEST_EVENTFD_FIRST];
+    uint64_t n = 0;
 
-    s->eventfd[bar] = -1;
-    if (!vcpus_has_ioeventfds()) {
+    if (add) {
+        *fd = vcpus_has_ioeventfds()
+              ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
+        if (*fd >= 0) {
+            memory_region_add_eventfd(mr, offset, 1, match,
+                                      testdev_tests[t].data, *fd);
+        }
         return;
     }
-    s->eventfd[bar] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->eventfd[bar] >= 0) {
-        memory_region_add_eventfd(mr, size / 2 + bar * IOTEST_TESTS_PER_BAR +
-                                  TEST_WILDCARD, 1, s->eventfd[bar]);
-    }
-}
-
-static void testdev_eventfd_exit(PCITestDevState *s, int bar,
-                                 MemoryRegion *mr)
-{
-    uint64_t size = bar ? IOTEST_IOSIZE : IOTEST_MEMSIZE, n = 0;
-    int fd = s->eventfd[bar];
-
-    if (fd < 0) {
+    if (*fd < 0) {
         return;
     }
-    memory_region_del_eventfd(mr, size / 2 + bar * IOTEST_TESTS_PER_BAR +
-                              TEST_WILDCARD, 1, fd);
-    if (read(fd, &n, sizeof(n)) != sizeof(n)) {
+    memory_region_del_eventfd(mr, offset, 1, match, testdev_tests[t].data,
+                              *fd);
+    if (read(*fd, &n, sizeof(n)) != sizeof(n)) {
         n = 0;
     }
-    qemu_log_mask(LOG_NOTIFY, "notify: pci-testdev %02x.%x: %s "
+    qemu_log_mask(LOG_NOTIFY, "notify: pci-testdev %02x.%x: %s-%s "
                   "%" PRIu64 " writes by ioeventfd\n",
                   PCI_SLOT(s->parent.devfn), PCI_FUNC(s->parent.devfn),
-                  bar ? "portio-wildcard-eventfd" : "mmio-wildcard-eventfd",
-                  n);
-    close(fd);
+                  bar ? "portio" : "mmio", testdev_tests[t].name, n);
+    close(*fd);
+    *fd = -1;
+}
+
+static void testdev_eventfds(PCITestDevState *s, bool add)
+{
+    for (int t = TEST_EVENTFD_FIRST; t < IOTEST_TESTS_PER_BAR; t++) {
+        testdev_eventfd(s, 0, t, &s->mmio, add);
+        testdev_eventfd(s, 1, t, &s->portio, add);
+    }
 }
 
 static bool testdev_realize(PCIDevice *d, Error **errp)
@@ -204,8 +209,7 @@ static bool testdev_realize(PCIDevice *d, Error **errp)
                           s, IOTEST_IOSIZE);
     pci_register_bar(d, 0, 0, &s->mmio);
     pci_register_bar(d, 1, PCI_BASE_ADDRESS_SPACE_IO, &s->portio);
-    testdev_eventfd_init(s, 0, &s->mmio);
-    testdev_eventfd_init(s, 1, &s->portio);
+    testdev_eventfds(s, true);
     if (s->membar_size) {
         /* An empty container: accesses find nothing, as in QEMU. */
         memory_region_init_container(&s->membar, "pci-testdev-membar",
@@ -220,8 +224,7 @@ static void testdev_exit(PCIDevice *d)
 {
     PCITestDevState *s = (PCITestDevState *)d;
 
-    testdev_eventfd_exit(s, 0, &s->mmio);
-    testdev_eventfd_exit(s, 1, &s->portio);
+    testdev_eventfds(s, false);
     memory_region_finalize(&s->mmio);
     memory_region_finalize(&s->portio);
     if (s->membar_size) {

@@ -370,7 +370,7 @@ static void ioeventfds_start(VirtIOPCIProxy *p)
         }
         e->watch = g_unix_fd_add(e->fd, G_IO_IN, ioeventfd_ready, e);
         memory_region_add_eventfd(&p->notify, n * NOTIFY_MULTIPLIER, 0,
-                                  e->fd);
+                                  false, 0, e->fd);
     }
 }
 
@@ -381,7 +381,7 @@ static void ioeventfds_stop(VirtIOPCIProxy *p)
 
         if (e->fd >= 0) {
             memory_region_del_eventfd(&p->notify, n * NOTIFY_MULTIPLIER, 0,
-                                      e->fd);
+                                      false, 0, e->fd);
             g_source_remove(e->watch);
             close(e->fd);
         }

@@ -96,10 +96,15 @@ struct MemoryRegion {
     GArray *ioeventfds;             /* of MemoryRegionIoeventfd */
 };
 
-/* A write of size bytes (0: any size) at offset signals fd. */
+/*
+ * A write of size bytes (0: any size) at offset signals fd; with
+ * match_data only a write of data (size must not be 0).
+ */
 typedef struct MemoryRegionIoeventfd {
     uint64_t offset;
     unsigned size;
+    bool match_data;
+    uint64_t data;
     int fd;
 } MemoryRegionIoeventfd;
 
@@ -142,10 +147,10 @@ struct MemoryListener {
     void (*log_stop)(MemoryListener *l, const MemoryRegionSection *s);
     void (*log_sync)(MemoryListener *l, const MemoryRegionSection *s);
     void (*ram_written)(MemoryListener *l, uint64_t addr, uint64_t len);
-    void (*eventfd_add)(MemoryListener *l, uint64_t addr, unsigned size,
-                        int fd);
-    void (*eventfd_del)(MemoryListener *l, uint64_t addr, unsigned size,
-                        int fd);
+    void (*eventfd_add)(MemoryListener *l, uint64_t addr,
+                        const MemoryRegionIoeventfd *e);
+    void (*eventfd_del)(MemoryListener *l, uint64_t addr,
+                        const MemoryRegionIoeventfd *e);
     AddressSpace *as;               /* set while registered */
 };
 
@@ -198,14 +203,17 @@ void memory_region_set_dirty(MemoryRegion *mr, uint64_t offset,
 
 /*
  * Let a write of size bytes (0: any) at offset of device region mr
- * signal fd instead of reaching its ops, where a listener of the space
- * it is mapped in (the accelerator) can do that; the ops still see the
- * writes of every accelerator that cannot. del undoes one add.
+ * (with match_data: only one of data) signal fd instead of reaching its
+ * ops, where a listener of the space it is mapped in (the accelerator)
+ * can do that; the ops still see the writes of every accelerator that
+ * cannot. del undoes the add with the same arguments.
  */
 void memory_region_add_eventfd(MemoryRegion *mr, uint64_t offset,
-                               unsigned size, int fd);
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd);
 void memory_region_del_eventfd(MemoryRegion *mr, uint64_t offset,
-                               unsigned size, int fd);
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd);
 
 /* The root container of an address space. */
 MemoryRegion *address_space_root(AddressSpace *as);

@@ -3,11 +3,11 @@
  * drives pci-testdev's MMIO and port tests and four virtio-blk-pci
  * requests on MSI-X (the last with the vector masked, delivered on
  * unmask), and -d notify says at exit how the queue kicks,
- * MSI-X messages and pci-testdev's wildcard writes travelled.
+ * MSI-X messages and pci-testdev's eventfd tests' writes travelled.
  *   - kvm: kicks through ioeventfds (no exit), messages through irqfds
  *     on GSI routes of their own (two made: masking released the first),
- *     the wildcard writes through ioeventfds in the memory and I/O
- *     spaces;
+ *     pci-testdev's wildcard and datamatch writes through ioeventfds in
+ *     the memory and I/O spaces;
  *   - kvm with ioeventfd=off: kicks as MMIO exits, still irqfds;
  *   - tcg: MMIO exits and messages straight to the software APICs.
  * Each case also checks what the guest wrote reached the image.
@@ -32,7 +32,7 @@ typedef struct NotifyCase {
     const char *accel;
     const char *blk_props;          /* appended to -device virtio-blk-pci */
     const char *blk_line;           /* -d notify's line for virtio-blk */
-    bool wildcard_eventfds;         /* pci-testdev's lines expected */
+    bool testdev_eventfds;          /* pci-testdev's lines expected */
 } NotifyCase;
 
 static const NotifyCase case_kvm = {
@@ -64,6 +64,11 @@ static char *make_image(void)
     g_assert_true(g_file_set_contents(path, data, 1 << 20, NULL));
     return path;
 }
+
+static const char *const eventfd_tests[] = {
+    "mmio-wildcard-eventfd", "mmio-datamatch-eventfd",
+    "portio-wildcard-eventfd", "portio-datamatch-eventfd",
+};
 
 static void test_notify(gconstpointer opaque)
 {
@@ -114,13 +119,17 @@ static void test_notify(gconstpointer opaque)
         g_test_message("stderr:\n%s", r.err);
     }
     g_assert_nonnull(strstr(r.err, c->blk_line));
-    g_assert_true(!c->wildcard_eventfds ==
-                  !strstr(r.err, "notify: pci-testdev 02.0: "
-                          "mmio-wildcard-eventfd 1000 writes by ioeventfd\n"));
-    g_assert_true(!c->wildcard_eventfds ==
-                  !strstr(r.err, "notify: pci-testdev 02.0: "
-                          "portio-wildcard-eventfd 1000 writes by "
-                          "ioeventfd\n"));
+    for (unsigned i = 0; i < G_N_ELEMENTS(eventfd_tests); i++) {
+        g_autofree char *line = g_strdup_printf("notify: pci-testdev 02.0: "
+                                                "%s 1000 writes by "
+                                                "ioeventfd\n",
+                                                eventfd_tests[i]);
+
+        if (!c->testdev_eventfds != !strstr(r.err, line)) {
+            g_test_message("stderr:\n%s", r.err);
+        }
+        g_assert_true(!c->testdev_eventfds == !strstr(r.err, line));
+    }
     /* The write went to the image: sector 0 holds pciio's pattern. */
     g_assert_true(g_file_get_contents(img, &data, &len, NULL));
     for (unsigned i = 0; i < SECTOR; i++) {

@@ -442,24 +442,29 @@ static void test_listener(void)
 }
 
 static void rec_eventfd(MemoryListener *l, const char *what, uint64_t addr,
-                        unsigned size, int fd)
+                        const MemoryRegionIoeventfd *e)
 {
     Recorder *r = (Recorder *)l;
 
-    g_string_append_printf(r->calls, "%s %" G_GINT64_MODIFIER "x/%u fd %d\n",
-                           what, addr - BASE, size, fd);
+    g_string_append_printf(r->calls, "%s %" G_GINT64_MODIFIER "x/%u fd %d",
+                           what, addr - BASE, e->size, e->fd);
+    if (e->match_data) {
+        g_string_append_printf(r->calls, " =%" G_GINT64_MODIFIER "x",
+                               e->data);
+    }
+    g_string_append_c(r->calls, '\n');
 }
 
-static void rec_eventfd_add(MemoryListener *l, uint64_t addr, unsigned size,
-                            int fd)
+static void rec_eventfd_add(MemoryListener *l, uint64_t addr,
+                            const MemoryRegionIoeventfd *e)
 {
-    rec_eventfd(l, "eventfd_add", addr, size, fd);
+    rec_eventfd(l, "eventfd_add", addr, e);
 }
 
-static void rec_eventfd_del(MemoryListener *l, uint64_t addr, unsigned size,
-                            int fd)
+static void rec_eventfd_del(MemoryListener *l, uint64_t addr,
+                            const MemoryRegionIoeventfd *e)
 {
-    rec_eventfd(l, "eventfd_del", addr, size, fd);
+    rec_eventfd(l, "eventfd_del", addr, e);
 }
 
 /*
@@ -483,26 +488,26 @@ static void test_eventfd(void)
     g_assert_true(memory_region_add_subregion(&bar, 0x3000, &notify, 0,
                                               NULL));
     /* Before the region is mapped anywhere: nothing to tell. */
-    memory_region_add_eventfd(&notify, 4, 0, 7);
+    memory_region_add_eventfd(&notify, 4, 0, false, 0, 7);
     memory_listener_register(&rec.l, &address_space_memory);
     assert_calls(&rec, "");
     g_assert_true(address_space_map_region(&address_space_memory, &bar, BASE,
                                            NULL));
     assert_calls(&rec, "eventfd_add 3004/0 fd 7\n");
     /* Added while mapped: at once. */
-    memory_region_add_eventfd(&notify, 8, 2, 8);
-    assert_calls(&rec, "eventfd_add 3008/2 fd 8\n");
+    memory_region_add_eventfd(&notify, 8, 2, true, 0x5a, 8);
+    assert_calls(&rec, "eventfd_add 3008/2 fd 8 =5a\n");
     memory_region_set_address(&bar, BASE + 0x10000);
     assert_calls(&rec, "eventfd_del 3004/0 fd 7\n"
-                       "eventfd_del 3008/2 fd 8\n"
+                       "eventfd_del 3008/2 fd 8 =5a\n"
                        "eventfd_add 13004/0 fd 7\n"
-                       "eventfd_add 13008/2 fd 8\n");
+                       "eventfd_add 13008/2 fd 8 =5a\n");
     /* Covered by a higher-priority region: not seen, so not there. */
     memory_region_init_io(&cover, "cover", &dev_ops, "cover", 0x6);
     g_assert_true(memory_region_add_subregion(root, BASE + 0x13006, &cover,
                                               1, NULL));
     assert_calls(&rec, "eventfd_del 13004/0 fd 7\n"
-                       "eventfd_del 13008/2 fd 8\n"
+                       "eventfd_del 13008/2 fd 8 =5a\n"
                        "eventfd_add 13004/0 fd 7\n");
     /* A write the listener did not take still reaches the ops. */
     address_space_write_sized(&address_space_memory, BASE + 0x1300c, 0, 2);
@@ -510,9 +515,12 @@ static void test_eventfd(void)
     memory_region_finalize(&cover);
     assert_calls(&rec, "eventfd_del 13004/0 fd 7\n"
                        "eventfd_add 13004/0 fd 7\n"
-                       "eventfd_add 13008/2 fd 8\n");
-    memory_region_del_eventfd(&notify, 8, 2, 8);
-    assert_calls(&rec, "eventfd_del 13008/2 fd 8\n");
+                       "eventfd_add 13008/2 fd 8 =5a\n");
+    /* del matches the data too. */
+    memory_region_del_eventfd(&notify, 8, 2, true, 0x5b, 8);
+    assert_calls(&rec, "");
+    memory_region_del_eventfd(&notify, 8, 2, true, 0x5a, 8);
+    assert_calls(&rec, "eventfd_del 13008/2 fd 8 =5a\n");
     memory_region_set_enabled(&bar, false);
     assert_calls(&rec, "eventfd_del 13004/0 fd 7\n");
     memory_listener_unregister(&rec.l);
