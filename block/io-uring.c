@@ -21,6 +21,7 @@
 
 #include "config-host.h"
 #include "block/io-uring.h"
+#include "system/main-loop.h"
 
 #if HAVE_LIBURING
 #include <liburing.h>
@@ -192,7 +193,7 @@ bool luring_init(Error **errp)
         io_uring_queue_exit(&ring);
         return false;
     }
-    ring_source = g_unix_fd_add(ring_efd, G_IO_IN, on_wake, NULL);
+    ring_source = main_loop_add_fd(ring_efd, G_IO_IN, on_wake, NULL);
     ring_ready = true;
     return true;
 }

@@ -32,6 +32,7 @@
 #include "hw/virtio/virtio-pci.h"
 #include "qemu/log.h"
 #include "system/cpus.h"
+#include "system/main-loop.h"
 
 #define VIRTIO_PCI_CAP_COMMON_CFG   1
 #define VIRTIO_PCI_CAP_NOTIFY_CFG   2
@@ -368,7 +369,7 @@ static void ioeventfds_start(VirtIOPCIProxy *p)
         if (e->fd < 0) {
             continue;           /* that queue keeps its MMIO exits */
         }
-        e->watch = g_unix_fd_add(e->fd, G_IO_IN, ioeventfd_ready, e);
+        e->watch = main_loop_add_fd(e->fd, G_IO_IN, ioeventfd_ready, e);
         memory_region_add_eventfd(&p->notify, n * NOTIFY_MULTIPLIER, 0,
                                   false, 0, e->fd);
     }
