@@ -79,6 +79,7 @@ def main():
     binaries = [(args.binary, None), (args.reference, "tcg")]
     names = {b: tcg.version(b) for b, _ in binaries}
     results = {}
+    load0 = os.getloadavg()[0]
     try:
         for i in range(args.runs):
             for mode, bs in WORKLOADS:
@@ -104,9 +105,11 @@ def main():
            "(%s; medians of %d runs of %g s each, interleaved; image %d MiB "
            "in %s; driver `build/tests/qtest/blk-bench IMAGE MODE BS DEPTH "
            "SECONDS AIO`; CPU = the emulator's utime + stime per completed "
-           "request)" % (time.strftime("%Y-%m-%d %H:%M"), args.runs,
-                         args.seconds, args.size,
-                         os.path.dirname(args.image)),
+           "request; host load average %.1f at the start, %.1f at the "
+           "end, %d CPUs)" % (time.strftime("%Y-%m-%d %H:%M"), args.runs,
+                              args.seconds, args.size,
+                              os.path.dirname(args.image), load0,
+                              os.getloadavg()[0], os.cpu_count()),
            "",
            "| workload | depth | aio | %s IOPS | MB/s | CPU µs/req | "
            "%s IOPS | MB/s | CPU µs/req | IOPS ratio | CPU ratio |" % (
