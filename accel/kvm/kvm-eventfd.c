@@ -160,10 +160,18 @@ int kvm_msi_irqfd_add(uint64_t addr, uint32_t data, int fd)
     return route;
 }
 
+/* A route of a VM that is gone (teardown order) is nothing to update. */
+static bool msi_route_live(int route)
+{
+    return route >= 0 && route < KVM_MSI_ROUTES_MAX &&
+           msi_routes[route].used && kvm_get_vm_fd() >= 0;
+}
+
 int kvm_msi_irqfd_update(int route, uint64_t addr, uint32_t data)
 {
-    g_assert(route >= 0 && route < KVM_MSI_ROUTES_MAX &&
-             msi_routes[route].used);
+    if (!msi_route_live(route)) {
+        return -EINVAL;
+    }
     if (msi_routes[route].addr == addr && msi_routes[route].data == data) {
         return 0;
     }
@@ -174,8 +182,9 @@ int kvm_msi_irqfd_update(int route, uint64_t addr, uint32_t data)
 
 void kvm_msi_irqfd_del(int route, int fd)
 {
-    g_assert(route >= 0 && route < KVM_MSI_ROUTES_MAX &&
-             msi_routes[route].used);
+    if (!msi_route_live(route)) {
+        return;
+    }
     kvm_irqfd(fd, route, false);
     msi_routes[route].used = false;
     kvm_routes_commit();
