@@ -652,7 +652,10 @@ one line per guest RAM block saying what the teardown did with it, how many
 bytes of dirty and resident page cache it discarded or left to write back,
 and who did it, the emulator or the discard helper, with its pid; the helper
 writes its lines itself before it exits, so with `-D` absent it keeps stderr
-open until then). `-d help` lists them.
+open until then), `notify` (ours: at exit, one line per virtio-pci device
+with how many queue notifications came through ioeventfds and how many as
+MMIO exits, and how many MSI-X messages went out through the accelerator's
+irqfds and how many directly). `-d help` lists them.
 
 ```sh
 qemu-system-x86_64 -d guest_errors,unimp -D /tmp/qemu.log

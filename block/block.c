@@ -680,6 +680,16 @@ int block_iov_progress(struct iovec *iov, int *niov, size_t done,
     return 1;
 }
 
+void blk_io_plug(void)
+{
+    luring_plug();
+}
+
+void blk_io_unplug(void)
+{
+    luring_unplug();
+}
+
 void blk_drain_all(void)
 {
     /* A completion may queue more (in either engine). */

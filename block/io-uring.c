@@ -5,7 +5,9 @@
  * and runs their callbacks. A short transfer is resubmitted for the
  * rest; a read that reaches the end of the file sees zeroes, as the
  * thread pool's preadv loop does. Submissions beyond the ring's size
- * wait in a queue until completions make room.
+ * wait in a queue until completions make room. Between luring_plug()
+ * and luring_unplug() (a device's pass over its queue, a reap)
+ * submissions collect in the ring and go to the kernel in one call.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +22,7 @@
 #include "config-host.h"
 #include "block/block.h"
 #include "block/io-uring.h"
+#include "system/main-loop.h"
 
 #if HAVE_LIBURING
 #include <liburing.h>
@@ -42,6 +45,8 @@ static int ring_efd = -1;
 static guint ring_source;
 static unsigned in_ring;            /* submitted to the kernel */
 static GQueue waiting = G_QUEUE_INIT;
+static unsigned plugged;            /* luring_plug() depth */
+static bool unsubmitted;            /* SQEs the kernel has not seen */
 
 static void req_finish(LuringReq *r, int ret)
 {
@@ -76,7 +81,25 @@ static void req_submit(LuringReq *r)
     }
     io_uring_sqe_set_data(sqe, r);
     in_ring++;
-    io_uring_submit(&ring);
+    if (plugged) {
+        unsubmitted = true;
+    } else {
+        io_uring_submit(&ring);
+    }
+}
+
+void luring_plug(void)
+{
+    plugged++;
+}
+
+void luring_unplug(void)
+{
+    g_assert(plugged);
+    if (--plugged == 0 && unsubmitted) {
+        unsubmitted = false;
+        io_uring_submit(&ring);
+    }
 }
 
 /* The part of a transfer the kernel did: advance, or finish. */
@@ -105,6 +128,8 @@ static void reap(void)
 {
     struct io_uring_cqe *cqe;
 
+    /* Callbacks and short transfers submit more: in one call. */
+    luring_plug();
     while (io_uring_peek_cqe(&ring, &cqe) == 0) {
         LuringReq *r = io_uring_cqe_get_data(cqe);
         int res = cqe->res;
@@ -116,6 +141,7 @@ static void reap(void)
     while (in_ring < LURING_ENTRIES && !g_queue_is_empty(&waiting)) {
         req_submit(g_queue_pop_head(&waiting));
     }
+    luring_unplug();
 }
 
 static gboolean on_wake(gint fd, GIOCondition cond, gpointer data)
@@ -150,7 +176,7 @@ bool luring_init(Error **errp)
         io_uring_queue_exit(&ring);
         return false;
     }
-    ring_source = g_unix_fd_add(ring_efd, G_IO_IN, on_wake, NULL);
+    ring_source = main_loop_add_fd(ring_efd, G_IO_IN, on_wake, NULL);
     ring_ready = true;
     return true;
 }
@@ -173,6 +199,11 @@ void luring_submit(int fd, LuringOp op, uint64_t offset,
 
 void luring_drain(void)
 {
+    if (unsubmitted) {
+        /* Drained inside a plug: what it holds must go now. */
+        unsubmitted = false;
+        io_uring_submit(&ring);
+    }
     while (ring_ready && (in_ring || !g_queue_is_empty(&waiting))) {
         struct io_uring_cqe *cqe;
 
@@ -209,6 +240,14 @@ void luring_submit(int fd, LuringOp op, uint64_t offset,
                    void *opaque)
 {
     g_assert_not_reached();
+}
+
+void luring_plug(void)
+{
+}
+
+void luring_unplug(void)
+{
 }
 
 void luring_drain(void)

@@ -12,6 +12,7 @@
 #include <glib-unix.h>
 
 #include "block/thread-pool.h"
+#include "system/main-loop.h"
 
 #define THREAD_POOL_MAX_WORKERS 8
 
@@ -68,7 +69,7 @@ void thread_pool_submit(ThreadPoolWork *work, ThreadPoolDone *done,
         finished = g_async_queue_new();
         wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         g_assert(wake_fd >= 0);
-        wake_source = g_unix_fd_add(wake_fd, G_IO_IN, on_wake, NULL);
+        wake_source = main_loop_add_fd(wake_fd, G_IO_IN, on_wake, NULL);
         workers = g_thread_pool_new(run_job, NULL, THREAD_POOL_MAX_WORKERS,
                                     FALSE, NULL);
     }

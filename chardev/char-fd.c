@@ -15,6 +15,7 @@
 #include <glib-unix.h>
 
 #include "chardev-internal.h"
+#include "system/main-loop.h"
 
 static bool errno_is_transient(int err)
 {
@@ -194,9 +195,9 @@ void chr_fd_update_read(Chardev *chr)
     bool want_hup = chr->fd_in >= 0 && !want && chr->out_is_socket;
 
     if (want && !chr->in_watch) {
-        chr->in_watch = g_unix_fd_add(chr->fd_in,
-                                      G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                      chr_fd_readable, chr);
+        chr->in_watch = main_loop_add_fd(chr->fd_in,
+                                         G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                         chr_fd_readable, chr);
     } else if (!want && chr->in_watch) {
         g_source_remove(chr->in_watch);
         chr->in_watch = 0;

@@ -15,6 +15,7 @@
 #include <glib-unix.h>
 
 #include "net/net.h"
+#include "system/main-loop.h"
 #include "qapi/qapi-commands.h"
 
 struct NetPacket {
@@ -285,7 +286,7 @@ void net_update_read_watch(NetClientState *nc, int fd, guint *watch,
     bool want = fd >= 0 && !nc->paused;
 
     if (want && !*watch) {
-        *watch = g_unix_fd_add(fd, G_IO_IN, fn, opaque);
+        *watch = main_loop_add_fd(fd, G_IO_IN, fn, opaque);
     } else if (!want && *watch) {
         g_source_remove(*watch);
         *watch = 0;

@@ -9,6 +9,8 @@
  * dispatch (chardev input, QMP commands, timers, signals, requests acted
  * on by main_loop_should_exit()) runs with the lock held.
  */
+#include <errno.h>
+
 #include "system/cpus.h"
 #include "system/runstate.h"
 
@@ -128,6 +130,35 @@ void vcpus_deliver_msi(uint64_t addr, uint32_t data)
 {
     if (cpus_accel && cpus_accel->deliver_msi) {
         cpus_accel->deliver_msi(addr, data);
+    }
+}
+
+bool vcpus_has_ioeventfds(void)
+{
+    return cpus_accel && cpus_accel->has_ioeventfds &&
+           cpus_accel->has_ioeventfds();
+}
+
+int vcpus_msi_irqfd_add(uint64_t addr, uint32_t data, int fd)
+{
+    if (!cpus_accel || !cpus_accel->msi_irqfd_add) {
+        return -ENOSYS;
+    }
+    return cpus_accel->msi_irqfd_add(addr, data, fd);
+}
+
+int vcpus_msi_irqfd_update(int route, uint64_t addr, uint32_t data)
+{
+    if (!cpus_accel || !cpus_accel->msi_irqfd_update) {
+        return -ENOSYS;
+    }
+    return cpus_accel->msi_irqfd_update(route, addr, data);
+}
+
+void vcpus_msi_irqfd_del(int route, int fd)
+{
+    if (cpus_accel && cpus_accel->msi_irqfd_del) {
+        cpus_accel->msi_irqfd_del(route, fd);
     }
 }
 

@@ -21,6 +21,20 @@
 static int signal_fd = -1;
 static guint signal_watch;
 
+guint main_loop_add_fd(int fd, GIOCondition cond, GUnixFDSourceFunc fn,
+                       gpointer opaque)
+{
+    GSource *src = g_unix_fd_source_new(fd, cond);
+    guint id;
+
+    g_source_set_callback(src, (GSourceFunc)(void (*)(void))fn, opaque,
+                          NULL);
+    g_source_set_can_recurse(src, TRUE);
+    id = g_source_attach(src, NULL);
+    g_source_unref(src);
+    return id;
+}
+
 static void main_loop_wakeup(void)
 {
     g_main_context_wakeup(NULL);

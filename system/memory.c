@@ -235,6 +235,7 @@ void memory_region_finalize(MemoryRegion *mr)
     }
     g_clear_pointer(&mr->dirty, g_free);
     mr->log = false;
+    g_clear_pointer(&mr->ioeventfds, g_array_unref);
     g_clear_pointer(&mr->name, g_free);
 }
 
@@ -423,6 +424,45 @@ typedef enum ListenerCall {
     CALL_ADD, CALL_DEL, CALL_LOG_START, CALL_LOG_STOP, CALL_LOG_SYNC,
 } ListenerCall;
 
+/* Where ioeventfd e of s->mr is in s's space, if s shows it whole. */
+static bool eventfd_addr(const MemoryRegionSection *s,
+                         const MemoryRegionIoeventfd *e, uint64_t *addr)
+{
+    uint64_t len = e->size ? e->size : 1;
+
+    if (e->offset < s->offset_within_region ||
+        e->offset + len > s->offset_within_region + s->size) {
+        return false;
+    }
+    *addr = s->offset_within_address_space +
+            (e->offset - s->offset_within_region);
+    return true;
+}
+
+static void call_eventfd(MemoryListener *l, bool add,
+                         const MemoryRegionSection *s,
+                         const MemoryRegionIoeventfd *e)
+{
+    void (*fn)(MemoryListener *, uint64_t, const MemoryRegionIoeventfd *) =
+        add ? l->eventfd_add : l->eventfd_del;
+    uint64_t addr;
+
+    if (fn && eventfd_addr(s, e, &addr)) {
+        fn(l, addr, e);
+    }
+}
+
+static void section_eventfds(MemoryListener *l, bool add,
+                             const MemoryRegionSection *s)
+{
+    GArray *fds = s->mr->ioeventfds;
+
+    for (guint i = 0; fds && i < fds->len; i++) {
+        call_eventfd(l, add, s, &g_array_index(fds, MemoryRegionIoeventfd,
+                                               i));
+    }
+}
+
 static void call_listener(MemoryListener *l, ListenerCall what,
                           const MemoryRegionSection *s)
 {
@@ -445,8 +485,14 @@ static void call_listener(MemoryListener *l, ListenerCall what,
         fn = l->log_sync;
         break;
     }
+    if (what == CALL_DEL) {
+        section_eventfds(l, false, s);
+    }
     if (fn) {
         fn(l, s);
+    }
+    if (what == CALL_ADD) {
+        section_eventfds(l, true, s);
     }
 }
 
@@ -578,6 +624,61 @@ bool address_space_find(AddressSpace *as, uint64_t addr,
     }
     *s = section_of(as, &r);
     return true;
+}
+
+/* --- ioeventfds --------------------------------------------------------- */
+
+/* Tell every listener where the ranges showing mr show e. */
+static void eventfd_changed(MemoryRegion *mr, const MemoryRegionIoeventfd *e,
+                            bool add)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(address_spaces); i++) {
+        AddressSpace *as = address_spaces[i];
+        FlatView *v = as->view;
+
+        for (unsigned j = 0; v && j < v->n; j++) {
+            MemoryRegionSection s = section_of(as, &v->r[j]);
+
+            for (guint k = 0; s.mr == mr && as->listeners &&
+                              k < as->listeners->len; k++) {
+                call_eventfd(g_ptr_array_index(as->listeners, k), add, &s,
+                             e);
+            }
+        }
+    }
+}
+
+void memory_region_add_eventfd(MemoryRegion *mr, uint64_t offset,
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd)
+{
+    MemoryRegionIoeventfd e = { offset, size, match_data, data, fd };
+
+    g_assert(mr->ops && (size || !match_data));
+    if (!mr->ioeventfds) {
+        mr->ioeventfds = g_array_new(false, false, sizeof(e));
+    }
+    g_array_append_val(mr->ioeventfds, e);
+    eventfd_changed(mr, &e, true);
+}
+
+void memory_region_del_eventfd(MemoryRegion *mr, uint64_t offset,
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd)
+{
+    GArray *fds = mr->ioeventfds;
+
+    for (guint i = 0; fds && i < fds->len; i++) {
+        MemoryRegionIoeventfd e = g_array_index(fds, MemoryRegionIoeventfd,
+                                                i);
+
+        if (e.offset == offset && e.size == size && e.fd == fd &&
+            e.match_data == match_data && (!match_data || e.data == data)) {
+            g_array_remove_index(fds, i);
+            eventfd_changed(mr, &e, false);
+            return;
+        }
+    }
 }
 
 /* --- listeners ---------------------------------------------------------- */

@@ -82,8 +82,12 @@ static void qtest_send(QTestServer *s, const char *line)
         }
         return;
     }
-    qemu_chr_fe_write(&s->be, (const uint8_t *)line, strlen(line));
-    qemu_chr_fe_write(&s->be, (const uint8_t *)"\n", 1);
+    {
+        /* One write: a reply is one send, not two. */
+        g_autofree char *l = g_strconcat(line, "\n", NULL);
+
+        qemu_chr_fe_write(&s->be, (const uint8_t *)l, strlen(l));
+    }
 }
 
 static void G_GNUC_PRINTF(2, 3) qtest_sendf(QTestServer *s,

@@ -26,6 +26,9 @@ static const struct {
       "log the software CPU's retired instructions at exit (ours)" },
     { "guest_ram", LOG_GUEST_RAM,
       "log what the teardown did with each guest RAM block at exit (ours)" },
+    { "notify", LOG_NOTIFY,
+      "log at exit how each virtio-pci device's queue notifications and "
+      "MSI-X messages travelled: eventfds or exits (ours)" },
 };
 
 bool qemu_log_parse_items(const char *str, unsigned *mask, Error **errp)

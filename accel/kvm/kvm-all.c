@@ -34,7 +34,6 @@
  */
 #define KVM_IDENTITY_BASE   0xfeffc000ULL
 #define KVM_TSS_BASE        (KVM_IDENTITY_BASE + 0x1000)
-#define KVM_IOAPIC_PINS     24
 /* Slots are in pages of the host's base size. */
 #define KVM_PAGE_SIZE       4096u
 
@@ -117,10 +116,13 @@ static bool kvm_disable_pm_exits(int vmfd, Error **errp)
 }
 
 static MemoryListener kvm_memory_listener;
+static MemoryListener kvm_io_listener;
 
 static void kvm_accel_cleanup(void)
 {
+    memory_listener_unregister(&kvm_io_listener);
     memory_listener_unregister(&kvm_memory_listener);
+    kvm_routes_cleanup();
     g_clear_pointer(&kvm_state.slots, g_free);
     kvm_state.nr_slots = 0;
     g_clear_pointer(&kvm_state.accel_irqchip, g_free);
@@ -180,6 +182,7 @@ static bool kvm_accel_init(MachineState *ms, const QemuOpts *props,
     }
     kvm_state.slots = g_new0(KVMSlot, kvm_state.nr_slots);
     memory_listener_register(&kvm_memory_listener, &address_space_memory);
+    memory_listener_register(&kvm_io_listener, &address_space_io);
     return true;
 
 fail:
@@ -206,59 +209,6 @@ int kvm_check_cap(int cap)
 {
     return kvm_check_extension(kvm_state.vmfd >= 0 ? kvm_state.vmfd
                                                    : kvm_state.fd, cap);
-}
-
-/* QEMU's PC routing: ISA IRQ 0 (the PIT) reaches IOAPIC pin 2. */
-/*
- * QEMU's PC routing: GSI n reaches PIC pin n (not 2, the cascade) and
- * IOAPIC pin n, except that GSI 0 (ISA IRQ 0, the PIT) reaches IOAPIC
- * pin isa0_pin when the board's MADT says so (hw/i386/kvm/ioapic.c).
- */
-static bool kvm_pc_setup_irq_routing(unsigned isa0_pin, Error **errp)
-{
-    struct kvm_irq_routing *r;
-    unsigned n = 0;
-    int ret;
-
-    r = g_malloc0(sizeof(*r) + 48 * sizeof(r->entries[0]));
-    for (unsigned gsi = 0; gsi < 16; gsi++) {
-        if (gsi == 2) {
-            continue;           /* the cascade */
-        }
-        r->entries[n].gsi = gsi;
-        r->entries[n].type = KVM_IRQ_ROUTING_IRQCHIP;
-        r->entries[n].u.irqchip.irqchip = gsi < 8 ? KVM_IRQCHIP_PIC_MASTER
-                                                  : KVM_IRQCHIP_PIC_SLAVE;
-        r->entries[n].u.irqchip.pin = gsi & 7;
-        n++;
-    }
-    for (unsigned gsi = 0; gsi < KVM_IOAPIC_PINS; gsi++) {
-        if (isa0_pin && gsi == isa0_pin) {
-            continue;           /* GSI 0 has its pin */
-        }
-        r->entries[n].gsi = gsi;
-        r->entries[n].type = KVM_IRQ_ROUTING_IRQCHIP;
-        r->entries[n].u.irqchip.irqchip = KVM_IRQCHIP_IOAPIC;
-        r->entries[n].u.irqchip.pin = gsi == 0 ? isa0_pin : gsi;
-        n++;
-    }
-    r->nr = n;
-    ret = ioctl(kvm_state.vmfd, KVM_SET_GSI_ROUTING, r);
-    g_free(r);
-    if (ret < 0) {
-        error_setg_errno(errp, errno, "KVM_SET_GSI_ROUTING");
-        return false;
-    }
-    return true;
-}
-
-bool kvm_irqchip_route_isa0(unsigned pin, Error **errp)
-{
-    if (pin >= KVM_IOAPIC_PINS) {
-        error_setg(errp, "IOAPIC pin %u does not exist", pin);
-        return false;
-    }
-    return kvm_pc_setup_irq_routing(pin, errp);
 }
 
 void kvm_set_irq(int gsi, int level)
@@ -327,7 +277,7 @@ bool kvm_irqchip_create(Error **errp)
         return false;
     }
     kvm_state.irqchip = true;
-    if (!kvm_pc_setup_irq_routing(0, errp)) {
+    if (!kvm_routes_init_pc(0, errp)) {
         return false;
     }
     for (int i = 0; i < 3; i++) {
@@ -564,6 +514,14 @@ static MemoryListener kvm_memory_listener = {
     .log_start = kvm_log_start,
     .log_stop = kvm_log_stop,
     .log_sync = kvm_log_sync,
+    .eventfd_add = kvm_eventfd_add,
+    .eventfd_del = kvm_eventfd_del,
+};
+
+/* Port I/O has no slots, only ioeventfds. */
+static MemoryListener kvm_io_listener = {
+    .eventfd_add = kvm_eventfd_add,
+    .eventfd_del = kvm_eventfd_del,
 };
 
 /*

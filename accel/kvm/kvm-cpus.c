@@ -751,4 +751,8 @@ const AccelOps kvm_accel_ops = {
     .deliver_msi = kvm_deliver_msi,
     .model_cpuid = kvm_model_cpuid,
     .inject_nmi = kvm_inject_nmi,
+    .has_ioeventfds = kvm_has_ioeventfds,
+    .msi_irqfd_add = kvm_msi_irqfd_add,
+    .msi_irqfd_update = kvm_msi_irqfd_update,
+    .msi_irqfd_del = kvm_msi_irqfd_del,
 };

@@ -371,9 +371,11 @@ static void blk_handle_output(VirtIODevice *vdev, VirtQueue *vq)
 {
     VirtQueueElement *e;
 
+    blk_io_plug();
     while ((e = virtqueue_pop(vq))) {
         handle_request(vdev->opaque, vq, e);
     }
+    blk_io_unplug();
 }
 
 static void blk_reset(VirtIODevice *vdev)

@@ -17,10 +17,20 @@
  * offset is half its size plus the test's number. With membar=SIZE,
  * BAR2 is a 64-bit prefetchable memory BAR of that size with nothing
  * behind it.
+ *
+ * Where the accelerator takes ioeventfds (KVM), each BAR's
+ * wildcard-eventfd test (any byte) and datamatch-eventfd test (its data
+ * byte) write an eventfd in the kernel as in QEMU, without an exit;
+ * their counts are logged at exit under -d notify.
  */
+#include <inttypes.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "hw/pci/pci.h"
+#include "qemu/log.h"
+#include "system/cpus.h"
 #include "system/memory.h"
 
 #define PCI_DEVICE_ID_REDHAT_TEST   0x0005
@@ -37,6 +47,7 @@
 #define HDR_DATA                0x08
 #define HDR_COUNT               0x0c
 #define HDR_NAME                0x10
+#define TEST_EVENTFD_FIRST      1   /* wildcard, then datamatch */
 
 typedef struct PCITestDevState {
     PCIDevice parent;
@@ -45,6 +56,8 @@ typedef struct PCITestDevState {
     MemoryRegion portio;
     MemoryRegion membar;
     int current;                /* selected test, -1: none */
+    /* [bar][test - 1]: the eventfd tests' fds, or -1 */
+    int eventfd[2][IOTEST_TESTS_PER_BAR - TEST_EVENTFD_FIRST];
     uint8_t hdr[IOTEST_NUM][IOTEST_HDR_SIZE];
 } PCITestDevState;
 
@@ -139,6 +152,49 @@ static const MemoryRegionOps testdev_pio_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 4 },
 };
 
+/* Test t of bar (its region mr) as an ioeventfd: add, or del. */
+static void testdev_eventfd(PCITestDevState *s, int bar, int t,
+                            MemoryRegion *mr, bool add)
+{
+    uint64_t size = bar ? IOTEST_IOSIZE : IOTEST_MEMSIZE;
+    uint64_t offset = size / 2 + bar * IOTEST_TESTS_PER_BAR + t;
+    bool match = t == TEST_EVENTFD_FIRST + 1;
+    int *fd = &s->eventfd[bar][t - TEST_EVENTFD_FIRST];
+    uint64_t n = 0;
+
+    if (add) {
+        *fd = vcpus_has_ioeventfds()
+              ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
+        if (*fd >= 0) {
+            memory_region_add_eventfd(mr, offset, 1, match,
+                                      testdev_tests[t].data, *fd);
+        }
+        return;
+    }
+    if (*fd < 0) {
+        return;
+    }
+    memory_region_del_eventfd(mr, offset, 1, match, testdev_tests[t].data,
+                              *fd);
+    if (read(*fd, &n, sizeof(n)) != sizeof(n)) {
+        n = 0;
+    }
+    qemu_log_mask(LOG_NOTIFY, "notify: pci-testdev %02x.%x: %s-%s "
+                  "%" PRIu64 " writes by ioeventfd\n",
+                  PCI_SLOT(s->parent.devfn), PCI_FUNC(s->parent.devfn),
+                  bar ? "portio" : "mmio", testdev_tests[t].name, n);
+    close(*fd);
+    *fd = -1;
+}
+
+static void testdev_eventfds(PCITestDevState *s, bool add)
+{
+    for (int t = TEST_EVENTFD_FIRST; t < IOTEST_TESTS_PER_BAR; t++) {
+        testdev_eventfd(s, 0, t, &s->mmio, add);
+        testdev_eventfd(s, 1, t, &s->portio, add);
+    }
+}
+
 static bool testdev_realize(PCIDevice *d, Error **errp)
 {
     PCITestDevState *s = (PCITestDevState *)d;
@@ -153,6 +209,7 @@ static bool testdev_realize(PCIDevice *d, Error **errp)
                           s, IOTEST_IOSIZE);
     pci_register_bar(d, 0, 0, &s->mmio);
     pci_register_bar(d, 1, PCI_BASE_ADDRESS_SPACE_IO, &s->portio);
+    testdev_eventfds(s, true);
     if (s->membar_size) {
         /* An empty container: accesses find nothing, as in QEMU. */
         memory_region_init_container(&s->membar, "pci-testdev-membar",
@@ -167,6 +224,7 @@ static void testdev_exit(PCIDevice *d)
 {
     PCITestDevState *s = (PCITestDevState *)d;
 
+    testdev_eventfds(s, false);
     memory_region_finalize(&s->mmio);
     memory_region_finalize(&s->portio);
     if (s->membar_size) {

@@ -48,6 +48,12 @@ static bool msi_maskable(const PCIDevice *d)
     return msi_flags(d) & MSI_FLAGS_MASKBIT;
 }
 
+bool pci_msi_is_interrupt(const PCIDevice *d, uint64_t addr)
+{
+    return (pci_get_word(d->config + PCI_COMMAND) & PCI_COMMAND_MASTER) &&
+           (addr & ~(APIC_MSI_SIZE - 1)) == APIC_MSI_BASE;
+}
+
 void pci_msi_send(PCIDevice *d, uint64_t addr, uint32_t data)
 {
     uint8_t buf[4] = { data, data >> 8, data >> 16, data >> 24 };

@@ -9,13 +9,23 @@
  *   +8 PBA offset | BIR
  * A vector signalled while it or the function is masked sets its
  * pending bit; unmasking sends it. Reset masks every vector.
+ *
+ * Where the accelerator has them (KVM: GSI routes and irqfds), a vector
+ * that sends an interrupt gets an irqfd of its own the first time, and
+ * its messages go out as eventfd writes; rewriting the entry re-aims the
+ * route, masking the vector (or the function, or disabling MSI-X)
+ * releases it, so a masked vector can never fire from the kernel side.
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
+#include "system/cpus.h"
 
 #define MSIX_FLAGS              2
 #define MSIX_FLAGS_QSIZE        0x07ff
@@ -32,12 +42,22 @@
 #define MSIX_ENTRY_MASKED       0x1
 #define MSIX_MAX_VECTORS        2048
 
+/* A vector's irqfd: route >= 0 while it has one. */
+typedef struct MSIXIrqfd {
+    int fd;
+    int route;
+} MSIXIrqfd;
+
 struct MSIXState {
     unsigned nentries;
     uint32_t pba_offset;
     uint8_t *table;
     uint8_t *pba;
     MemoryRegion bar;
+    MSIXIrqfd *irqfds;
+    bool no_irqfds;             /* the accelerator refused one */
+    uint64_t sent_irqfd, sent_direct;
+    uint64_t irqfds_made;
 };
 
 static uint16_t msix_flags(const PCIDevice *d)
@@ -72,13 +92,109 @@ static void msix_set_pending(MSIXState *m, unsigned vector, bool pending)
     }
 }
 
+static uint64_t msix_addr(const MSIXState *m, unsigned vector)
+{
+    const uint8_t *e = m->table + vector * MSIX_ENTRY_SIZE;
+
+    return pci_get_long(e + MSIX_ENTRY_ADDR_LO) |
+           (uint64_t)pci_get_long(e + MSIX_ENTRY_ADDR_HI) << 32;
+}
+
+static uint32_t msix_data(const MSIXState *m, unsigned vector)
+{
+    return pci_get_long(m->table + vector * MSIX_ENTRY_SIZE +
+                        MSIX_ENTRY_DATA);
+}
+
+static void msix_irqfd_release(MSIXState *m, unsigned vector)
+{
+    MSIXIrqfd *f = &m->irqfds[vector];
+
+    if (f->route >= 0) {
+        vcpus_msi_irqfd_del(f->route, f->fd);
+        close(f->fd);
+        f->route = -1;
+    }
+}
+
+static void msix_irqfds_release(MSIXState *m)
+{
+    for (unsigned v = 0; v < m->nentries; v++) {
+        msix_irqfd_release(m, v);
+    }
+}
+
+/* Vector's irqfd, made on its first interrupt; -1 where there is none. */
+static int msix_irqfd(MSIXState *m, unsigned vector, uint64_t addr,
+                      uint32_t data)
+{
+    MSIXIrqfd *f = &m->irqfds[vector];
+
+    if (f->route >= 0 || m->no_irqfds) {
+        return f->route >= 0 ? f->fd : -1;
+    }
+    f->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (f->fd < 0) {
+        m->no_irqfds = true;
+        return -1;
+    }
+    f->route = vcpus_msi_irqfd_add(addr, data, f->fd);
+    if (f->route < 0) {
+        close(f->fd);
+        f->route = -1;
+        m->no_irqfds = true;
+        return -1;
+    }
+    m->irqfds_made++;
+    return f->fd;
+}
+
 static void msix_send(PCIDevice *d, unsigned vector)
 {
-    const uint8_t *e = d->msix->table + vector * MSIX_ENTRY_SIZE;
-    uint64_t addr = pci_get_long(e + MSIX_ENTRY_ADDR_LO) |
-                    (uint64_t)pci_get_long(e + MSIX_ENTRY_ADDR_HI) << 32;
+    MSIXState *m = d->msix;
+    uint64_t addr = msix_addr(m, vector), one = 1;
+    uint32_t data = msix_data(m, vector);
+    int fd = -1;
 
-    pci_msi_send(d, addr, pci_get_long(e + MSIX_ENTRY_DATA));
+    if (pci_msi_is_interrupt(d, addr)) {
+        fd = msix_irqfd(m, vector, addr, data);
+    }
+    if (fd >= 0 && write(fd, &one, sizeof(one)) == sizeof(one)) {
+        m->sent_irqfd++;
+        return;
+    }
+    m->sent_direct++;
+    pci_msi_send(d, addr, data);
+}
+
+/*
+ * After the entries [first, last] or the function's mask changed: a
+ * masked vector gives its irqfd up, an unmasked one follows its entry.
+ */
+static void msix_irqfds_follow(PCIDevice *d, unsigned first, unsigned last)
+{
+    MSIXState *m = d->msix;
+
+    for (unsigned v = first; v <= last && v < m->nentries; v++) {
+        MSIXIrqfd *f = &m->irqfds[v];
+
+        if (f->route < 0) {
+            continue;
+        }
+        if (!msix_enabled(d) || msix_masked(d, v) ||
+            vcpus_msi_irqfd_update(f->route, msix_addr(m, v),
+                                   msix_data(m, v)) < 0) {
+            msix_irqfd_release(m, v);
+        }
+    }
+}
+
+void msix_counts(const PCIDevice *d, uint64_t *by_irqfd, uint64_t *direct,
+                 uint64_t *irqfds_made)
+{
+    *by_irqfd = d->msix ? d->msix->sent_irqfd : 0;
+    *direct = d->msix ? d->msix->sent_direct : 0;
+    *irqfds_made = d->msix ? d->msix->irqfds_made : 0;
 }
 
 void msix_notify(PCIDevice *d, unsigned vector)
@@ -148,6 +264,7 @@ static void msix_bar_write(void *opaque, uint64_t addr, uint64_t value,
     for (unsigned i = 0; i < size; i++) {
         m->table[addr + i] = value >> (8 * i);
     }
+    msix_irqfds_follow(d, first, last);
     msix_flush(d, first, last);
 }
 
@@ -179,6 +296,10 @@ bool msix_init_exclusive_bar(PCIDevice *d, unsigned nentries, int bar_nr,
     m->pba_offset = bar_size / 2;
     m->table = g_malloc0(table_size);
     m->pba = g_malloc0(pba_size);
+    m->irqfds = g_new(MSIXIrqfd, nentries);
+    for (unsigned v = 0; v < nentries; v++) {
+        m->irqfds[v] = (MSIXIrqfd) { -1, -1 };
+    }
     d->msix = m;
     d->msix_cap = pci_add_capability(d, PCI_CAP_ID_MSIX, cap_offset,
                                      MSIX_CAP_SIZE);
@@ -201,7 +322,9 @@ void msix_uninit(PCIDevice *d)
     if (!m) {
         return;
     }
+    msix_irqfds_release(m);
     memory_region_finalize(&m->bar);
+    g_free(m->irqfds);
     g_free(m->table);
     g_free(m->pba);
     g_free(m);
@@ -218,6 +341,7 @@ void msix_write_config(PCIDevice *d, uint32_t addr, unsigned len)
     uint32_t flags = d->msix_cap + MSIX_FLAGS;
 
     if (d->msix && addr < flags + 2 && addr + len > flags) {
+        msix_irqfds_follow(d, 0, d->msix->nentries - 1);
         msix_flush(d, 0, d->msix->nentries - 1);
     }
 }
@@ -229,6 +353,7 @@ void msix_reset(PCIDevice *d)
     if (!m) {
         return;
     }
+    msix_irqfds_release(m);
     pci_set_word(d->config + d->msix_cap + MSIX_FLAGS,
                  msix_flags(d) & MSIX_FLAGS_QSIZE);
     memset(m->table, 0, m->nentries * MSIX_ENTRY_SIZE);

@@ -12,12 +12,27 @@
  *   0x30 queue_device (64-bit fields as two dwords)
  * Interrupts: MSI-X when the driver enabled it (a queue's or the config
  * vector), else INTA#, asserted while the ISR (read to clear) is not 0.
+ *
+ * Notifications: with ioeventfd=on (the default) and an accelerator that
+ * takes ioeventfds (KVM), each enabled queue's notify address gets an
+ * eventfd once the driver sets DRIVER_OK: the vCPU's write is caught in
+ * the kernel and the main loop reads the eventfd and runs the queue, so
+ * the vCPU does not wait for the device. Otherwise (tcg, qtest,
+ * ioeventfd=off) the write reaches notify_write() as an MMIO access.
+ * The eventfds go with a reset. -d notify counts both paths.
  */
+#include <inttypes.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
 
 #include "hw/pci/msix.h"
 #include "hw/virtio/virtio-pci.h"
 #include "qemu/log.h"
+#include "system/cpus.h"
+#include "system/main-loop.h"
 
 #define VIRTIO_PCI_CAP_COMMON_CFG   1
 #define VIRTIO_PCI_CAP_NOTIFY_CFG   2
@@ -54,6 +69,8 @@ static const struct {
     { 0x70, VIRTIO_PCI_CAP_NOTIFY_CFG, 20, 0x3000 },
     { 0x84, VIRTIO_PCI_CAP_PCI_CFG, 20, 0 },
 };
+
+static void ioeventfds_start(VirtIOPCIProxy *p);
 
 static void virtio_pci_notify(void *opaque, uint16_t vector)
 {
@@ -225,6 +242,8 @@ static void common_write(void *opaque, uint64_t addr, uint64_t val,
         virtio_set_status(vdev, val);
         if (!vdev->status) {
             virtio_pci_reset(p);
+        } else if (vdev->status & VIRTIO_CONFIG_S_DRIVER_OK) {
+            ioeventfds_start(p);
         }
         return;
     case COMMON_Q_SELECT:
@@ -314,7 +333,61 @@ static void notify_write(void *opaque, uint64_t addr, uint64_t val,
 {
     VirtIOPCIProxy *p = opaque;
 
+    p->kicks_by_exit++;
     virtio_queue_notify(&p->vdev, addr / NOTIFY_MULTIPLIER);
+}
+
+/* The main loop saw queue n's eventfd: the count is the kicks since. */
+static gboolean ioeventfd_ready(gint fd, GIOCondition cond, gpointer opaque)
+{
+    VirtIOPCIIoeventfd *e = opaque;
+    uint64_t kicks;
+
+    if (read(fd, &kicks, sizeof(kicks)) == sizeof(kicks) && kicks) {
+        e->proxy->kicks_by_ioeventfd += kicks;
+        virtio_queue_notify(&e->proxy->vdev, e->queue);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static void ioeventfds_start(VirtIOPCIProxy *p)
+{
+    if (!p->ioeventfd || p->ioeventfds || !vcpus_has_ioeventfds()) {
+        return;
+    }
+    p->ioeventfds = g_new0(VirtIOPCIIoeventfd, p->vdev.nvqs);
+    for (unsigned n = 0; n < p->vdev.nvqs; n++) {
+        VirtIOPCIIoeventfd *e = &p->ioeventfds[n];
+
+        e->proxy = p;
+        e->queue = n;
+        e->fd = -1;
+        if (!p->vdev.vq[n].enabled) {
+            continue;
+        }
+        e->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (e->fd < 0) {
+            continue;           /* that queue keeps its MMIO exits */
+        }
+        e->watch = main_loop_add_fd(e->fd, G_IO_IN, ioeventfd_ready, e);
+        memory_region_add_eventfd(&p->notify, n * NOTIFY_MULTIPLIER, 0,
+                                  false, 0, e->fd);
+    }
+}
+
+static void ioeventfds_stop(VirtIOPCIProxy *p)
+{
+    for (unsigned n = 0; p->ioeventfds && n < p->vdev.nvqs; n++) {
+        VirtIOPCIIoeventfd *e = &p->ioeventfds[n];
+
+        if (e->fd >= 0) {
+            memory_region_del_eventfd(&p->notify, n * NOTIFY_MULTIPLIER, 0,
+                                      false, 0, e->fd);
+            g_source_remove(e->watch);
+            close(e->fd);
+        }
+    }
+    g_clear_pointer(&p->ioeventfds, g_free);
 }
 
 static const MemoryRegionOps notify_ops = {
@@ -418,6 +491,17 @@ bool virtio_pci_realize(VirtIOPCIProxy *p, unsigned default_vectors,
 
 void virtio_pci_exit(VirtIOPCIProxy *p)
 {
+    uint64_t by_irqfd, direct, irqfds;
+
+    msix_counts(&p->pci, &by_irqfd, &direct, &irqfds);
+    qemu_log_mask(LOG_NOTIFY, "notify: %s %02x.%x: %" PRIu64 " kicks by "
+                  "ioeventfd, %" PRIu64 " by MMIO exit; %" PRIu64 " MSI-X "
+                  "messages by irqfd (%" PRIu64 " irqfds made), %" PRIu64
+                  " directly\n", p->pci.qdev.dc->name,
+                  PCI_SLOT(p->pci.devfn), PCI_FUNC(p->pci.devfn),
+                  p->kicks_by_ioeventfd, p->kicks_by_exit, by_irqfd, irqfds,
+                  direct);
+    ioeventfds_stop(p);
     memory_region_finalize(&p->notify);
     memory_region_finalize(&p->device);
     memory_region_finalize(&p->isr);
@@ -429,6 +513,7 @@ void virtio_pci_exit(VirtIOPCIProxy *p)
 
 void virtio_pci_reset(VirtIOPCIProxy *p)
 {
+    ioeventfds_stop(p);
     virtio_reset(&p->vdev);
     p->dfselect = p->gfselect = 0;
     p->guest_features[0] = p->guest_features[1] = 0;

@@ -219,6 +219,13 @@ void blk_iostatus_reset(BlockBackend *blk);
 int block_iov_progress(struct iovec *iov, int *niov, size_t done,
                        bool write);
 
+/*
+ * A device about to queue several requests (a pass over its virtqueue):
+ * the I/O engines may hand them to the kernel together at the unplug.
+ */
+void blk_io_plug(void);
+void blk_io_unplug(void);
+
 /* Wait for every request in flight (device reset, exit). */
 void blk_drain_all(void);
 

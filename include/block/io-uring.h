@@ -26,6 +26,12 @@ bool luring_init(Error **errp);
 void luring_submit(int fd, LuringOp op, uint64_t offset,
                    const struct iovec *iov, int niov, LuringDone *done,
                    void *opaque);
+/*
+ * Submissions between plug and unplug (nested) reach the kernel
+ * together at the last unplug.
+ */
+void luring_plug(void);
+void luring_unplug(void);
 /* Wait until every request has completed (its callback has run). */
 void luring_drain(void);
 void luring_cleanup(void);

@@ -15,6 +15,7 @@
 #define LOG_IN_ASM        (1u << 4)
 #define LOG_TCG_STATS     (1u << 5)
 #define LOG_GUEST_RAM     (1u << 6)
+#define LOG_NOTIFY        (1u << 7)
 
 extern unsigned qemu_loglevel;
 

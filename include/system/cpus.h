@@ -85,6 +85,20 @@ typedef struct AccelOps {
      */
     void (*deliver_msi)(uint64_t addr, uint32_t data);
     /*
+     * Eventfds the accelerator signals or reads in place of exits, where
+     * it can; NULL (or false, or -errno) where it cannot, and devices
+     * keep MMIO exits and deliver_msi. has_ioeventfds: it takes the
+     * memory regions' ioeventfds (memory_region_add_eventfd()) in
+     * address_space_memory, of any write size. msi_irqfd_add: writing
+     * eventfd fd raises the message addr/data (KVM: a GSI route of its
+     * own and an irqfd); returns the route's number for update (aim it
+     * at another message) and del. With the big lock.
+     */
+    bool (*has_ioeventfds)(void);
+    int (*msi_irqfd_add)(uint64_t addr, uint32_t data, int fd);
+    int (*msi_irqfd_update)(int route, uint64_t addr, uint32_t data);
+    void (*msi_irqfd_del)(int route, int fd);
+    /*
      * Migration: the field table of one vCPU's state and the struct it
      * describes for vCPU index (the table's pre_save/post_load may move
      * the registers to and from the accelerator). With the vCPUs
@@ -116,6 +130,11 @@ void vcpus_destroy(void);
 bool vcpus_amd_ht_hole(void);
 /* An MSI to the APICs, through the accelerator (kvm: KVM_SIGNAL_MSI). */
 void vcpus_deliver_msi(uint64_t addr, uint32_t data);
+/* The accelerator's eventfd paths (AccelOps); -ENOSYS where it has none. */
+bool vcpus_has_ioeventfds(void);
+int vcpus_msi_irqfd_add(uint64_t addr, uint32_t data, int fd);
+int vcpus_msi_irqfd_update(int route, uint64_t addr, uint32_t data);
+void vcpus_msi_irqfd_del(int route, int fd);
 /*
  * The registers of vCPU index (all of them, each after "\nCPU#N\n", when
  * index is -1), pausing the vCPUs around it if the VM runs. False when

@@ -92,7 +92,21 @@ struct MemoryRegion {
     /* Dirty logging (RAM): one bit per page, set by writes. */
     bool log;
     uint64_t *dirty;
+    /* Devices: writes an accelerator may turn into eventfd signals. */
+    GArray *ioeventfds;             /* of MemoryRegionIoeventfd */
 };
+
+/*
+ * A write of size bytes (0: any size) at offset signals fd; with
+ * match_data only a write of data (size must not be 0).
+ */
+typedef struct MemoryRegionIoeventfd {
+    uint64_t offset;
+    unsigned size;
+    bool match_data;
+    uint64_t data;
+    int fd;
+} MemoryRegionIoeventfd;
 
 /*
  * A piece of the flat view: [offset_within_address_space, + size) shows
@@ -116,7 +130,12 @@ typedef struct MemoryRegionSection {
  * logging of a range that stays starts or stops (a range that appears
  * says it in s->log), log_sync to bring what the accelerator logged into
  * the region's bitmap, ram_written when RAM was written other than by a
- * vCPU (DMA, qtest, loaders; from any thread). Any callback may be NULL.
+ * vCPU (DMA, qtest, loaders; from any thread), eventfd_add/eventfd_del
+ * for each ioeventfd of a device region as it becomes visible at addr
+ * of the space and stops being (with its range's region_add/region_del,
+ * or when the region gains or loses it while mapped; a listener that
+ * cannot take one leaves the write to the region's ops, which is where
+ * it goes without listeners). Any callback may be NULL.
  * Registering replays region_add for what is mapped, unregistering
  * region_del; both happen with the vCPUs stopped.
  */
@@ -128,6 +147,10 @@ struct MemoryListener {
     void (*log_stop)(MemoryListener *l, const MemoryRegionSection *s);
     void (*log_sync)(MemoryListener *l, const MemoryRegionSection *s);
     void (*ram_written)(MemoryListener *l, uint64_t addr, uint64_t len);
+    void (*eventfd_add)(MemoryListener *l, uint64_t addr,
+                        const MemoryRegionIoeventfd *e);
+    void (*eventfd_del)(MemoryListener *l, uint64_t addr,
+                        const MemoryRegionIoeventfd *e);
     AddressSpace *as;               /* set while registered */
 };
 
@@ -177,6 +200,20 @@ uint64_t *memory_region_fetch_dirty_log(MemoryRegion *mr);
 /* Mark [offset, offset + len) of a logged RAM region written. */
 void memory_region_set_dirty(MemoryRegion *mr, uint64_t offset,
                              uint64_t len);
+
+/*
+ * Let a write of size bytes (0: any) at offset of device region mr
+ * (with match_data: only one of data) signal fd instead of reaching its
+ * ops, where a listener of the space it is mapped in (the accelerator)
+ * can do that; the ops still see the writes of every accelerator that
+ * cannot. del undoes the add with the same arguments.
+ */
+void memory_region_add_eventfd(MemoryRegion *mr, uint64_t offset,
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd);
+void memory_region_del_eventfd(MemoryRegion *mr, uint64_t offset,
+                               unsigned size, bool match_data,
+                               uint64_t data, int fd);
 
 /* The root container of an address space. */
 MemoryRegion *address_space_root(AddressSpace *as);

@@ -46,7 +46,7 @@ link() { # name entry-object objects...
 }
 
 for p in hello dirty timer exceptions triple-fault syscall privilege pgedge \
-         cpubench apictimer x87 sse powerbutton migrate nmi; do
+         cpubench apictimer x87 sse powerbutton migrate nmi pciio; do
     cc "$src/$p.c" "$out/obj/$p.o" ""
     link "$p" "$out/obj/entry.o" "$out/obj/$p.o"
 done

@@ -1,8 +1,9 @@
 /*
  * The memory API (system/memory.c): priorities where regions overlap,
  * containers, aliases, enable/disable and moves at run time, the
- * listener calls each change makes, dirty logging of writes that are not
- * a vCPU's, and the access-size rules of device regions.
+ * listener calls each change makes (ioeventfds following their region),
+ * dirty logging of writes that are not a vCPU's, and the access-size
+ * rules of device regions.
  *
  * Everything is placed in address_space_memory above 16 MiB and taken
  * out again by each test (memory_cleanup()), so the tests do not see
@@ -440,6 +441,95 @@ static void test_listener(void)
     teardown();
 }
 
+static void rec_eventfd(MemoryListener *l, const char *what, uint64_t addr,
+                        const MemoryRegionIoeventfd *e)
+{
+    Recorder *r = (Recorder *)l;
+
+    g_string_append_printf(r->calls, "%s %" G_GINT64_MODIFIER "x/%u fd %d",
+                           what, addr - BASE, e->size, e->fd);
+    if (e->match_data) {
+        g_string_append_printf(r->calls, " =%" G_GINT64_MODIFIER "x",
+                               e->data);
+    }
+    g_string_append_c(r->calls, '\n');
+}
+
+static void rec_eventfd_add(MemoryListener *l, uint64_t addr,
+                            const MemoryRegionIoeventfd *e)
+{
+    rec_eventfd(l, "eventfd_add", addr, e);
+}
+
+static void rec_eventfd_del(MemoryListener *l, uint64_t addr,
+                            const MemoryRegionIoeventfd *e)
+{
+    rec_eventfd(l, "eventfd_del", addr, e);
+}
+
+/*
+ * An ioeventfd is told where its region is seen: added while mapped,
+ * moved with a BAR (del before the range goes, add after it comes),
+ * gone while hidden, and only where the range shows it whole.
+ */
+static void test_eventfd(void)
+{
+    Recorder rec = {
+        .l = { .eventfd_add = rec_eventfd_add,
+               .eventfd_del = rec_eventfd_del },
+        .calls = g_string_new(NULL),
+    };
+    MemoryRegion bar, notify, cover;
+    MemoryRegion *root = address_space_root(&address_space_memory);
+
+    setup();
+    memory_region_init_container(&bar, "bar", 0x4000);
+    memory_region_init_io(&notify, "notify", &dev_ops, "notify", 0x1000);
+    g_assert_true(memory_region_add_subregion(&bar, 0x3000, &notify, 0,
+                                              NULL));
+    /* Before the region is mapped anywhere: nothing to tell. */
+    memory_region_add_eventfd(&notify, 4, 0, false, 0, 7);
+    memory_listener_register(&rec.l, &address_space_memory);
+    assert_calls(&rec, "");
+    g_assert_true(address_space_map_region(&address_space_memory, &bar, BASE,
+                                           NULL));
+    assert_calls(&rec, "eventfd_add 3004/0 fd 7\n");
+    /* Added while mapped: at once. */
+    memory_region_add_eventfd(&notify, 8, 2, true, 0x5a, 8);
+    assert_calls(&rec, "eventfd_add 3008/2 fd 8 =5a\n");
+    memory_region_set_address(&bar, BASE + 0x10000);
+    assert_calls(&rec, "eventfd_del 3004/0 fd 7\n"
+                       "eventfd_del 3008/2 fd 8 =5a\n"
+                       "eventfd_add 13004/0 fd 7\n"
+                       "eventfd_add 13008/2 fd 8 =5a\n");
+    /* Covered by a higher-priority region: not seen, so not there. */
+    memory_region_init_io(&cover, "cover", &dev_ops, "cover", 0x6);
+    g_assert_true(memory_region_add_subregion(root, BASE + 0x13006, &cover,
+                                              1, NULL));
+    assert_calls(&rec, "eventfd_del 13004/0 fd 7\n"
+                       "eventfd_del 13008/2 fd 8 =5a\n"
+                       "eventfd_add 13004/0 fd 7\n");
+    /* A write the listener did not take still reaches the ops. */
+    address_space_write_sized(&address_space_memory, BASE + 0x1300c, 0, 2);
+    g_assert_cmpstr(io_log->str, ==, "notify w2@c=0 ");
+    memory_region_finalize(&cover);
+    assert_calls(&rec, "eventfd_del 13004/0 fd 7\n"
+                       "eventfd_add 13004/0 fd 7\n"
+                       "eventfd_add 13008/2 fd 8 =5a\n");
+    /* del matches the data too. */
+    memory_region_del_eventfd(&notify, 8, 2, true, 0x5b, 8);
+    assert_calls(&rec, "");
+    memory_region_del_eventfd(&notify, 8, 2, true, 0x5a, 8);
+    assert_calls(&rec, "eventfd_del 13008/2 fd 8 =5a\n");
+    memory_region_set_enabled(&bar, false);
+    assert_calls(&rec, "eventfd_del 13004/0 fd 7\n");
+    memory_listener_unregister(&rec.l);
+    memory_region_finalize(&notify);
+    memory_region_finalize(&bar);
+    g_string_free(rec.calls, true);
+    teardown();
+}
+
 static void test_ram_written(void)
 {
     Recorder rec = {
@@ -716,6 +806,7 @@ int main(int argc, char **argv)
     g_test_add_func("/memory/alias", test_alias);
     g_test_add_func("/memory/enable-move", test_enable_move);
     g_test_add_func("/memory/listener", test_listener);
+    g_test_add_func("/memory/eventfd", test_eventfd);
     g_test_add_func("/memory/ram-written", test_ram_written);
     g_test_add_func("/memory/dirty-log", test_dirty_log);
     g_test_add_func("/memory/access-sizes", test_access_sizes);

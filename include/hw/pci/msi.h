@@ -30,5 +30,7 @@ void msi_reset(PCIDevice *d);
  * nothing while bus mastering is off.
  */
 void pci_msi_send(PCIDevice *d, uint64_t addr, uint32_t data);
+/* True when a message to addr would be an interrupt (bus master, APICs). */
+bool pci_msi_is_interrupt(const PCIDevice *d, uint64_t addr);
 
 #endif

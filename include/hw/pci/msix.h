@@ -24,6 +24,12 @@ bool msix_enabled(const PCIDevice *d);
 unsigned msix_nr_vectors(const PCIDevice *d);
 /* Signal vector: sent, or pending while it or the function is masked. */
 void msix_notify(PCIDevice *d, unsigned vector);
+/*
+ * Messages sent so far through the accelerator's irqfds and otherwise,
+ * and how many irqfds (with their routes) were made for them.
+ */
+void msix_counts(const PCIDevice *d, uint64_t *by_irqfd, uint64_t *direct,
+                 uint64_t *irqfds_made);
 void msix_write_config(PCIDevice *d, uint32_t addr, unsigned len);
 void msix_reset(PCIDevice *d);
 

@@ -19,7 +19,17 @@
 #define PCI_DEVICE_ID_VIRTIO_10_BASE    0x1040
 #define VIRTIO_PCI_VECTORS_UNSPECIFIED  UINT32_MAX
 
-typedef struct VirtIOPCIProxy {
+typedef struct VirtIOPCIProxy VirtIOPCIProxy;
+
+/* Queue queue's notify address as an eventfd (fd -1: none). */
+typedef struct VirtIOPCIIoeventfd {
+    VirtIOPCIProxy *proxy;
+    unsigned queue;
+    int fd;
+    unsigned watch;             /* the main loop's source */
+} VirtIOPCIIoeventfd;
+
+struct VirtIOPCIProxy {
     PCIDevice pci;
     VirtIODevice vdev;
     /* Properties (VIRTIO_PCI_PROPS). */
@@ -35,7 +45,9 @@ typedef struct VirtIOPCIProxy {
     uint32_t dfselect, gfselect;
     uint32_t guest_features[2];
     uint16_t queue_sel;
-} VirtIOPCIProxy;
+    VirtIOPCIIoeventfd *ioeventfds;     /* one per queue once started */
+    uint64_t kicks_by_ioeventfd, kicks_by_exit;
+};
 
 #define VIRTIO_PCI_PROPS \
     { .name = "disable-legacy", .type = PROP_TYPE_STRING, \

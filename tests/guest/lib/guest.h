@@ -41,6 +41,32 @@ static inline void outw(uint16_t port, uint16_t v)
 {
     asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
 }
+static inline void outl(uint16_t port, uint32_t v)
+{
+    asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+static inline uint8_t mmio_read8(uint64_t addr)
+{
+    return *(volatile uint8_t *)addr;
+}
+static inline uint16_t mmio_read16(uint64_t addr)
+{
+    return *(volatile uint16_t *)addr;
+}
+static inline void mmio_write8(uint64_t addr, uint8_t v)
+{
+    *(volatile uint8_t *)addr = v;
+}
+static inline void mmio_write16(uint64_t addr, uint16_t v)
+{
+    *(volatile uint16_t *)addr = v;
+}
 static inline uint8_t inb(uint16_t port)
 {
     uint8_t v;
