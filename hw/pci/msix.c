@@ -15,6 +15,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
+#include "migration/vmstate.h"
 #include "qemu/log.h"
 
 #define MSIX_FLAGS              2
@@ -37,6 +38,7 @@ struct MSIXState {
     uint32_t pba_offset;
     uint8_t *table;
     uint8_t *pba;
+    unsigned table_bytes, pba_bytes;
     MemoryRegion bar;
 };
 
@@ -179,6 +181,8 @@ bool msix_init_exclusive_bar(PCIDevice *d, unsigned nentries, int bar_nr,
     m->pba_offset = bar_size / 2;
     m->table = g_malloc0(table_size);
     m->pba = g_malloc0(pba_size);
+    m->table_bytes = table_size;
+    m->pba_bytes = pba_size;
     d->msix = m;
     d->msix_cap = pci_add_capability(d, PCI_CAP_ID_MSIX, cap_offset,
                                      MSIX_CAP_SIZE);
@@ -238,3 +242,49 @@ void msix_reset(PCIDevice *d)
     }
     memset(m->pba, 0, ((m->nentries + 63) / 64) * 8);
 }
+
+/* --- migration ----------------------------------------------------------- */
+
+/* Only vectors that exist can be pending. */
+static bool msix_pba_check(void *opaque, const VMStateField *f, Error **errp)
+{
+    MSIXState *m = opaque;
+
+    for (unsigned v = m->nentries; v < m->pba_bytes * 8; v++) {
+        if (msix_pending(m, v)) {
+            error_setg(errp, "vector %u is pending, the table has %u", v,
+                       m->nentries);
+            return false;
+        }
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_msix_state = {
+    .name = "msix-state",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8_VARRAY_POINTER(MSIXState, table, table_bytes),
+        VMSTATE_U8_VARRAY_POINTER(MSIXState, pba, pba_bytes,
+                                  .check = msix_pba_check),
+        VMSTATE_END
+    },
+};
+
+static bool msix_needed(void *opaque)
+{
+    return ((PCIDevice *)opaque)->msix != NULL;
+}
+
+const VMStateDescription vmstate_pci_msix = {
+    .name = "msix",
+    .version = 1,
+    .minimum_version = 1,
+    .needed = msix_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(PCIDevice, msix, MSIXState,
+                               vmstate_msix_state),
+        VMSTATE_END
+    },
+};

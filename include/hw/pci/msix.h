@@ -26,5 +26,11 @@ unsigned msix_nr_vectors(const PCIDevice *d);
 void msix_notify(PCIDevice *d, unsigned vector);
 void msix_write_config(PCIDevice *d, uint32_t addr, unsigned len);
 void msix_reset(PCIDevice *d);
+/*
+ * The vector table (addresses, data, masks) and the pending bits, a
+ * subsection of vmstate_pci_device saved while the device has MSI-X.
+ */
+struct VMStateDescription;
+extern const struct VMStateDescription vmstate_pci_msix;
 
 #endif
