@@ -526,14 +526,15 @@ static bool pci_config_check(void *opaque, const VMStateField *f,
                              Error **errp)
 {
     PCIDevice *d = opaque;
-    const PCIDeviceClass *pc = (const PCIDeviceClass *)d->qdev.dc;
     uint16_t vendor = pci_get_word(d->config_in + PCI_VENDOR_ID);
     uint16_t device = pci_get_word(d->config_in + PCI_DEVICE_ID);
+    uint16_t my_vendor = pci_get_word(d->config + PCI_VENDOR_ID);
+    uint16_t my_device = pci_get_word(d->config + PCI_DEVICE_ID);
     uint8_t dev_bits[PCI_CONFIG_SPACE_SIZE] = { 0 };
 
-    if (vendor != pc->vendor_id || device != pc->device_id) {
+    if (vendor != my_vendor || device != my_device) {
         error_setg(errp, "device %04x:%04x, this one is %04x:%04x", vendor,
-                   device, pc->vendor_id, pc->device_id);
+                   device, my_vendor, my_device);
         return false;
     }
     dev_bits[PCI_STATUS] = PCI_STATUS_INTERRUPT;
