@@ -136,7 +136,7 @@ static void test_linux_blk(void)
     g_autofree char *debugfs = NULL, *dir = NULL, *image = NULL;
     g_autofree char *initrd = NULL, *sock = NULL, *in = NULL, *cmd = NULL;
     g_autofree char *src_out = NULL, *dst_out = NULL, *known = NULL;
-    g_autofree char *fsck = NULL;
+    g_autofree char *fsck = NULL, *last = NULL;
     char *argv[] = { NULL, (char *)"-n", NULL, NULL, NULL };
     unsigned at_migrate;
     GPtrArray *args;
@@ -203,7 +203,8 @@ static void test_linux_blk(void)
     g_assert_cmpint(WEXITSTATUS(status), ==, 0);
     /* It went on from the source's pass, not from a new boot. */
     g_assert_null(strstr(dst_out, "init: started"));
-    g_assert_nonnull(strstr(dst_out, "init: wrote " G_STRINGIFY(PASSES)));
+    last = g_strdup_printf("init: wrote %u", PASSES - 1);
+    g_assert_nonnull(strstr(dst_out, last));
     g_assert_nonnull(strstr(dst_out, "init: 0 files differ"));
     g_assert_nonnull(strstr(dst_out, "init: hwrng 64 bytes"));
     g_assert_nonnull(strstr(dst_out, "init: unmounted"));
