@@ -76,6 +76,23 @@ static bool wait_migrate_completed(QemuVm *vm)
     return false;
 }
 
+/* The figures of a completed migration, for the test log. */
+static void log_migration(QemuVm *src)
+{
+    JsonNode *r = vm_qmp_return(src, "query-migrate");
+    JsonObject *o = json_node_get_object(r);
+    JsonObject *ram = json_object_get_object_member(o, "ram");
+
+    g_test_message("total %" G_GINT64_FORMAT " ms, downtime %"
+                   G_GINT64_FORMAT " ms, %" G_GINT64_FORMAT " bytes, %"
+                   G_GINT64_FORMAT " syncs",
+                   json_object_get_int_member(o, "total-time"),
+                   json_object_get_int_member(o, "downtime"),
+                   json_object_get_int_member(ram, "transferred"),
+                   json_object_get_int_member(ram, "dirty-sync-count"));
+    json_node_unref(r);
+}
+
 static char *find_tool(const char *name)
 {
     char *p = g_find_program_in_path(name);
@@ -186,6 +203,7 @@ static void test_linux_blk(void)
                           "{\"uri\": \"%s\"}}", in);
     qmp_ok(src, cmd);
     g_assert_true(wait_migrate_completed(src));
+    log_migration(src);
     src_out = vm_serial(src);
     at_migrate = vm_serial_count(src, "init: wrote ");
     g_test_message("migrated after %u of %u passes", at_migrate, PASSES);
