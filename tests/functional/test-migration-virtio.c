@@ -15,6 +15,9 @@
  *       afterwards.
  *   /migration/virtio/refused  a device still without a state table
  *       (edu) is named by migrate's refusal.
+ *   /migration/virtio/bad-queue  a stream (migrate file:) whose
+ *       virtio-rng queue size was made 12 (its checksum fixed): the
+ *       destination exits 1 with one line naming the device and field.
  * Skipped with the reason without the Linux guest, e2fsprogs or the
  * guest kit. The Linux case is skipped under the sanitizers (as
  * test-migration's).
@@ -436,6 +439,111 @@ static void test_refused(void)
     vm_free(vm);
 }
 
+/* --- a crafted queue size ------------------------------------------------- */
+
+static uint32_t crc32c(const uint8_t *p, size_t len)
+{
+    uint32_t crc = ~0u;
+
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+        }
+    }
+    return ~crc;
+}
+
+/*
+ * In the state section of name, the first queue's size (after the
+ * config vector 0xffff and the queue count 1 of a reset device) becomes
+ * size, and the section's CRC32C is made to fit. False: no such section.
+ */
+static bool patch_queue_size(uint8_t *data, size_t len, const char *name,
+                             uint16_t size)
+{
+    static const uint8_t mark[] = { 0xff, 0xff, 1, 0, 0, 0 };
+    size_t off = 8;
+
+    while (off + 2 <= len) {
+        size_t nlen = data[off + 1], hdr = 2 + nlen + 12;
+        uint32_t plen, crc;
+
+        g_assert_cmpuint(off + hdr, <=, len);
+        memcpy(&plen, data + off + 2 + nlen + 8, 4);
+        plen = GUINT32_FROM_LE(plen);
+        g_assert_cmpuint(off + hdr + plen + 4, <=, len);
+        if (data[off] == 3 && nlen == strlen(name) &&
+            !memcmp(data + off + 2, name, nlen)) {
+            uint8_t *pl = data + off + hdr;
+
+            for (size_t i = 0; i + sizeof(mark) + 2 <= plen; i++) {
+                if (!memcmp(pl + i, mark, sizeof(mark))) {
+                    pl[i + sizeof(mark)] = size;
+                    pl[i + sizeof(mark) + 1] = size >> 8;
+                    crc = GUINT32_TO_LE(crc32c(data + off, hdr + plen));
+                    memcpy(data + off + hdr + plen, &crc, 4);
+                    return true;
+                }
+            }
+            return false;
+        }
+        off += hdr + plen + 4;
+    }
+    return false;
+}
+
+static void test_bad_queue(void)
+{
+    g_autofree char *guest = NULL, *file = NULL, *out = NULL, *cmd = NULL;
+    g_autofree char *in = NULL;
+    g_autofree uint8_t *data = NULL;
+    GPtrArray *args;
+    QemuVm *src;
+    VmRun run;
+    gsize len;
+
+    if (!vm_require_accel("tcg")) {
+        return;
+    }
+    guest = vm_require_guest_kit("migrate.elf");
+    if (!guest) {
+        return;
+    }
+    file = g_build_filename(tmpdir, "bad-queue.mig", NULL);
+    src = start_kit(guest, "", NULL);
+    g_assert_true(vm_wait_serial(src, " ok ", 1));
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"file:%s\"}}", file);
+    qmp_ok(src, cmd);
+    g_assert_true(wait_migrate_completed(src));
+    vm_quit(src);
+    vm_free(src);
+
+    g_assert_true(g_file_get_contents(file, (char **)&data, &len, NULL));
+    g_assert_true(patch_queue_size(data, len, "virtio-rng-pci", 12));
+    g_assert_true(g_file_set_contents(file, (char *)data, len, NULL));
+    in = g_strdup_printf("file:%s", file);
+    args = vm_args_new("-M pc -accel tcg -m 128M -display none -nodefaults "
+                       "-device virtio-rng-pci -netdev user,id=n0 "
+                       "-device virtio-net-pci,netdev=n0 "
+                       "-device virtio-balloon-pci");
+    vm_args_add(args, "-kernel");
+    vm_args_add(args, guest);
+    vm_args_add(args, "-incoming");
+    vm_args_add(args, in);
+    run = vm_run(args, 0, MIG_TIMEOUT_S);
+    g_ptr_array_unref(args);
+    g_assert_true(WIFEXITED(run.status));
+    g_assert_cmpint(WEXITSTATUS(run.status), ==, 1);
+    g_assert_cmpstr(run.err, ==, "qemu-system-x86_64: load of migration "
+                    "failed: virtio-rng-pci instance 0: field "
+                    "'proxy.vdev.vq[0].num': queue size 12 (a power of 2, "
+                    "at most 8)\n");
+    vm_run_free(&run);
+    g_unlink(file);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
@@ -445,6 +553,7 @@ int main(int argc, char **argv)
     g_test_add_func("/migration/virtio/linux-blk", test_linux_blk);
     g_test_add_func("/migration/virtio/getfd", test_getfd);
     g_test_add_func("/migration/virtio/refused", test_refused);
+    g_test_add_func("/migration/virtio/bad-queue", test_bad_queue);
     ret = g_test_run();
     g_rmdir(tmpdir);
     g_free(tmpdir);
