@@ -729,3 +729,16 @@ void vm_run_expect_lines(const VmRun *r, const char *const *lines)
     g_assert_true(WIFEXITED(r->status));
     g_assert_cmpint(WEXITSTATUS(r->status), ==, 0);
 }
+
+uint32_t vm_crc32c(const uint8_t *p, size_t len)
+{
+    uint32_t crc = ~0u;
+
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+        }
+    }
+    return ~crc;
+}

@@ -441,19 +441,6 @@ static void test_refused(void)
 
 /* --- a crafted queue size ------------------------------------------------- */
 
-static uint32_t crc32c(const uint8_t *p, size_t len)
-{
-    uint32_t crc = ~0u;
-
-    while (len--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-        }
-    }
-    return ~crc;
-}
-
 /*
  * In the state section of name, the first queue's size (after the
  * config vector 0xffff and the queue count 1 of a reset device) becomes
@@ -481,7 +468,7 @@ static bool patch_queue_size(uint8_t *data, size_t len, const char *name,
                 if (!memcmp(pl + i, mark, sizeof(mark))) {
                     pl[i + sizeof(mark)] = size;
                     pl[i + sizeof(mark) + 1] = size >> 8;
-                    crc = GUINT32_TO_LE(crc32c(data + off, hdr + plen));
+                    crc = GUINT32_TO_LE(vm_crc32c(data + off, hdr + plen));
                     memcpy(data + off + hdr + plen, &crc, 4);
                     return true;
                 }
