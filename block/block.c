@@ -11,6 +11,7 @@
 #include "block/thread-pool.h"
 #include "qemu/option.h"
 #include "qemu/timer.h"
+#include "system/runstate.h"
 
 struct BlockBackend {
     char *name;
@@ -105,6 +106,7 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
         backends = g_ptr_array_new();
     }
     g_ptr_array_add(backends, blk);
+    runstate_set_drain_hook(blk_drain_flush_all);
     return blk;
 }
 
@@ -698,6 +700,27 @@ void blk_drain_all(void)
         luring_drain();
         laio_drain();
     } while (requests_in_flight);
+}
+
+bool blk_drain_flush_all(Error **errp)
+{
+    blk_drain_all();
+    for (guint i = 0; nodes && i < nodes->len; i++) {
+        BlockDriverState *bs = g_ptr_array_index(nodes, i);
+        int ret;
+
+        /* The protocol nodes hold the data; formats pass flushes down. */
+        if (bs->file || bs->read_only || !bs->drv->flush || no_flush(bs)) {
+            continue;
+        }
+        ret = bs->drv->flush(bs);
+        if (ret < 0) {
+            error_setg_errno(errp, -ret, "flushing '%s' failed",
+                             bs->node_name);
+            return false;
+        }
+    }
+    return true;
 }
 
 void bdrv_close_all(void)

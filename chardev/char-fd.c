@@ -9,6 +9,7 @@
  * kernel (and the peer blocked), not in our memory.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -145,6 +146,68 @@ int chr_fd_write(Chardev *chr, const uint8_t *buf, int len)
     return done + take;
 }
 
+/*
+ * A socket's read, keeping the descriptors that came with the bytes
+ * (SCM_RIGHTS; the QMP getfd command takes them) up to the limit.
+ */
+static ssize_t chr_fd_recv(Chardev *chr, int fd, uint8_t *buf, size_t len)
+{
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int) * CHR_MSGFDS_MAX)];
+    } control;
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+    };
+    ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+
+    if (n < 0) {
+        return n;
+    }
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
+         c = CMSG_NXTHDR(&msg, c)) {
+        size_t nfds;
+        int fds[CHR_MSGFDS_MAX];
+
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        memcpy(fds, CMSG_DATA(c), nfds * sizeof(int));
+        for (size_t i = 0; i < nfds; i++) {
+            if (chr->nmsgfds < CHR_MSGFDS_MAX) {
+                chr->msgfds[chr->nmsgfds++] = fds[i];
+            } else {
+                close(fds[i]);
+            }
+        }
+    }
+    return n;
+}
+
+void chr_fd_close_msgfds(Chardev *chr)
+{
+    while (chr->nmsgfds) {
+        close(chr->msgfds[--chr->nmsgfds]);
+    }
+}
+
+int qemu_chr_fe_get_msgfd(CharBackend *be)
+{
+    Chardev *chr = be->chr;
+    int fd;
+
+    if (!chr || !chr->nmsgfds) {
+        return -1;
+    }
+    fd = chr->msgfds[0];
+    chr->nmsgfds--;
+    memmove(chr->msgfds, chr->msgfds + 1, chr->nmsgfds * sizeof(int));
+    return fd;
+}
+
 static gboolean chr_fd_readable(gint fd, GIOCondition cond, gpointer opaque)
 {
     Chardev *chr = opaque;
@@ -158,7 +221,9 @@ static gboolean chr_fd_readable(gint fd, GIOCondition cond, gpointer opaque)
         return G_SOURCE_REMOVE;
     }
     do {
-        n = read(fd, buf, MIN((size_t)max, sizeof(buf)));
+        n = chr->out_is_socket ? chr_fd_recv(chr, fd, buf,
+                                             MIN((size_t)max, sizeof(buf)))
+                               : read(fd, buf, MIN((size_t)max, sizeof(buf)));
     } while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         return G_SOURCE_CONTINUE;
@@ -228,6 +293,7 @@ void chr_fd_attach(Chardev *chr, int fd_in, int fd_out, bool is_socket)
 
 void chr_fd_detach(Chardev *chr)
 {
+    chr_fd_close_msgfds(chr);
     /* Last chance for queued output; a peer that is not reading loses it. */
     if (chr->fd_out >= 0 && chr->outq->len && !chr->out_dead) {
         (void)chr_fd_send(chr, chr->outq->data, chr->outq->len);

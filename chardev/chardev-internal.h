@@ -10,6 +10,8 @@
 
 #include "chardev/char.h"
 
+#define CHR_MSGFDS_MAX  16
+
 typedef struct ChardevClass {
     const char *name;               /* "-chardev NAME" */
     size_t instance_size;           /* a struct that starts with Chardev */
@@ -55,6 +57,13 @@ struct Chardev {
     guint hup_watch;                /* socket hangups while not reading */
     guint hangup_idle;
     int log_fd;                     /* logfile=, or -1 */
+    /*
+     * Descriptors a unix socket peer sent (SCM_RIGHTS) and the frontend
+     * has not taken yet (qemu_chr_fe_get_msgfd): at most CHR_MSGFDS_MAX,
+     * closed when the peer goes.
+     */
+    int msgfds[CHR_MSGFDS_MAX];
+    unsigned nmsgfds;
 };
 
 extern const ChardevClass chardev_null_class;
@@ -78,6 +87,8 @@ bool chr_fe_is_open(const Chardev *chr);
  * without closing anything: closing is the backend's business.
  */
 void chr_fd_attach(Chardev *chr, int fd_in, int fd_out, bool is_socket);
+/* Close the received descriptors nobody took. */
+void chr_fd_close_msgfds(Chardev *chr);
 void chr_fd_detach(Chardev *chr);
 void chr_fd_update_read(Chardev *chr);
 int chr_fd_write(Chardev *chr, const uint8_t *buf, int len);

@@ -227,6 +227,16 @@ static bool out_complete(MigrationState *m)
     Error *err = NULL;
 
     set_status(&m->status, MIGRATION_STATUS_DEVICE);
+    /*
+     * Block requests complete (their data lands in guest RAM, so before
+     * the last sync) and the images are flushed: nothing is in flight
+     * when the devices are saved, and the destination reads it all.
+     */
+    if (!runstate_drain(&err)) {
+        out_fail(m, error_get_pretty(err));
+        error_free(err);
+        return false;
+    }
     ram_save_sync(&m->ram);
     if (!ram_save_pass(m->stream, &m->ram, NULL, NULL)) {
         out_fail(m, "writing RAM failed");

@@ -18,6 +18,7 @@
 #include <glib.h>
 
 #include "migration/transport.h"
+#include "monitor/monitor.h"
 
 void mig_channel_init(MigChannel *c)
 {
@@ -180,11 +181,24 @@ static int exec_command(const char *cmd, bool to_child, MigChannel *c,
     return to_child ? p[1] : p[0];
 }
 
+/*
+ * fd:N, a descriptor the process holds (dup'ed), or fd:NAME, one getfd
+ * kept (taken: the name is gone afterwards, as in QEMU).
+ */
 static int fd_param(const char *s, Error **errp)
 {
     char *end;
-    long fd = strtol(s, &end, 10);
+    long fd;
 
+    if (*s && !g_ascii_isdigit(*s)) {
+        fd = monitor_fd_take(s);
+        if (fd < 0) {
+            error_setg(errp, "File descriptor named '%s' has not been found",
+                       s);
+        }
+        return fd;
+    }
+    fd = strtol(s, &end, 10);
     if (!*s || *end || fd < 0 || fd > INT32_MAX || fcntl(fd, F_GETFD) < 0) {
         error_setg(errp, "'%s' is not a descriptor this process holds", s);
         return -1;

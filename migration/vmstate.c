@@ -101,6 +101,18 @@ static uint8_t *field_base(const VMStateField *f, void *opaque)
     return p;
 }
 
+/* Elements of f in opaque: fixed, or read from the count field. */
+static unsigned field_count(const VMStateField *f, const void *opaque)
+{
+    unsigned n;
+
+    if (!(f->flags & VMS_F_VCOUNT)) {
+        return f->count;
+    }
+    memcpy(&n, (const uint8_t *)opaque + f->vcount_offset, sizeof(n));
+    return n;
+}
+
 static bool field_present(const VMStateField *f, unsigned version)
 {
     return f->version <= version;
@@ -113,11 +125,15 @@ static void save_field(const VMStateField *f, void *opaque, GByteArray *out)
 {
     uint8_t *p = field_base(f, opaque);
     unsigned es = type_size(f->type);
+    unsigned count = field_count(f, opaque);
 
-    for (unsigned i = 0; i < f->count; i++) {
+    if (f->flags & VMS_F_VCOUNT) {
+        vmstate_put_le(out, count, 4);
+    }
+    for (unsigned i = 0; i < count; i++) {
         switch (f->type) {
         case VMS_BUFFER:
-            g_byte_array_append(out, p, f->size);
+            g_byte_array_append(out, p + i * f->size, f->size);
             break;
         case VMS_STRUCT:
             save_fields(f->vmsd, p + i * f->size, out);
@@ -204,11 +220,22 @@ static bool load_field(const VMStateField *f, void *opaque, VMStateReader *r,
     uint8_t *p = field_base(f, opaque);
     unsigned es = type_size(f->type);
     size_t path_len = lc->path->len;
+    unsigned count = field_count(f, opaque);
     uint64_t v;
 
-    for (unsigned i = 0; i < f->count; i++) {
+    if (f->flags & VMS_F_VCOUNT) {
+        if (!vmstate_get_le(r, 4, &v)) {
+            return short_input(lc, errp);
+        }
+        if (v != count) {
+            error_setg(errp, "%s: field '%s': %" PRIu64 " elements in the "
+                       "stream, %u here", lc->ctx, lc->path->str, v, count);
+            return false;
+        }
+    }
+    for (unsigned i = 0; i < count; i++) {
         g_string_truncate(lc->path, path_len);
-        if (f->count > 1) {
+        if (count > 1 || (f->flags & VMS_F_VCOUNT)) {
             g_string_append_printf(lc->path, "[%u]", i);
         }
         switch (f->type) {
@@ -216,7 +243,7 @@ static bool load_field(const VMStateField *f, void *opaque, VMStateReader *r,
             if (r->len - r->pos < f->size) {
                 return short_input(lc, errp);
             }
-            memcpy(p, r->data + r->pos, f->size);
+            memcpy(p + i * f->size, r->data + r->pos, f->size);
             r->pos += f->size;
             break;
         case VMS_STRUCT:
@@ -400,15 +427,19 @@ static bool equal_field(const VMStateField *f, void *a, void *b,
     uint8_t *pa = field_base(f, a), *pb = field_base(f, b);
     unsigned es = type_size(f->type);
     size_t len = path->len;
+    unsigned count = field_count(f, a);
 
-    for (unsigned i = 0; i < f->count; i++) {
+    if (count != field_count(f, b)) {
+        return false;
+    }
+    for (unsigned i = 0; i < count; i++) {
         g_string_truncate(path, len);
-        if (f->count > 1) {
+        if (count > 1 || (f->flags & VMS_F_VCOUNT)) {
             g_string_append_printf(path, "[%u]", i);
         }
         switch (f->type) {
         case VMS_BUFFER:
-            if (memcmp(pa, pb, f->size)) {
+            if (memcmp(pa + i * f->size, pb + i * f->size, f->size)) {
                 return false;
             }
             break;
@@ -484,6 +515,14 @@ bool vmstate_check_table(const VMStateDescription *vmsd, size_t size,
     for (const VMStateField *f = vmsd->fields; f && f->name; f++) {
         size_t bytes;
 
+        if ((f->flags & VMS_F_VCOUNT) &&
+            (!(f->flags & VMS_F_POINTER) ||
+             f->vcount_offset + sizeof(unsigned) > size)) {
+            *why = g_strdup_printf("%s: field '%s' has a variable count "
+                                   "but no pointer or count", vmsd->name,
+                                   f->name);
+            return false;
+        }
         if (f->flags & VMS_F_POINTER) {
             bytes = sizeof(void *);
         } else if (f->type == VMS_BUFFER || f->type == VMS_STRUCT) {

@@ -594,7 +594,10 @@ static void monitor_qmp_read(void *opaque, const uint8_t *buf, int size)
 {
     MonitorQMP *mon = opaque;
 
+    /* getfd takes the descriptors that came with these bytes. */
+    monitor_fd_set_source(&mon->be);
     qmp_session_feed(mon->session, buf, size);
+    monitor_fd_set_source(NULL);
 }
 
 static void monitor_qmp_event(void *opaque, ChrEvent event)
@@ -643,5 +646,6 @@ void monitor_cleanup(void)
     g_list_free(qmp_monitors);
     qmp_monitors = NULL;
     hmp_cleanup();
+    monitor_fds_cleanup();
     qmp_commands_cleanup();
 }

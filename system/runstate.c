@@ -163,6 +163,18 @@ void vm_stop(RunState state)
     do_vm_stop(state, true);
 }
 
+static bool (*drain_hook)(Error **errp);
+
+void runstate_set_drain_hook(bool (*drain)(Error **errp))
+{
+    drain_hook = drain;
+}
+
+bool runstate_drain(Error **errp)
+{
+    return !drain_hook || drain_hook(errp);
+}
+
 void vm_start(void)
 {
     if (current_state == RUN_STATE_RUNNING) {

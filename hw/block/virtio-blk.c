@@ -22,6 +22,7 @@
 #include "block/block.h"
 #include "hw/block/block-qmp.h"
 #include "hw/virtio/virtio-pci.h"
+#include "migration/vmstate.h"
 #include "qemu/log.h"
 #include "system/runstate.h"
 
@@ -573,6 +574,23 @@ static const Property virtio_blk_pci_props[] = {
     PROP_END,
 };
 
+/*
+ * The migration drains the block layer before the state is saved, so
+ * no request is in flight; one still held (it never is) would be
+ * popped and submitted again on the destination.
+ */
+static const VMStateDescription vmstate_virtio_blk_pci = {
+    .name = "virtio-blk-pci",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(VirtIOBlkPCI, proxy, VirtIOPCIProxy,
+                       vmstate_virtio_pci),
+        VMSTATE_U8(VirtIOBlkPCI, wce, VMS_RANGE(0, 1)),
+        VMSTATE_END
+    },
+};
+
 const PCIDeviceClass virtio_blk_pci_device_class = {
     .parent = {
         .name = "virtio-blk-pci",
@@ -581,6 +599,7 @@ const PCIDeviceClass virtio_blk_pci_device_class = {
         .instance_size = sizeof(VirtIOBlkPCI),
         .props = virtio_blk_pci_props,
         .user_creatable = true,
+        .vmsd = &vmstate_virtio_blk_pci,
         PCI_DEVICE_CLASS_INIT,
     },
     .vendor_id = PCI_VENDOR_ID_REDHAT_QUMRANET,

@@ -172,6 +172,13 @@ void msi_write_config(PCIDevice *d, uint32_t addr, unsigned len)
     }
 }
 
+void msi_device_bits(const PCIDevice *d, uint8_t *mask)
+{
+    if (d->msi_cap && msi_maskable(d)) {
+        pci_set_long(mask + msi_mask_off(d) + 4, 0xffffffff);
+    }
+}
+
 void msi_reset(PCIDevice *d)
 {
     uint16_t flags;

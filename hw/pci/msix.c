@@ -24,6 +24,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
+#include "migration/vmstate.h"
 #include "qemu/log.h"
 #include "system/cpus.h"
 
@@ -53,6 +54,7 @@ struct MSIXState {
     uint32_t pba_offset;
     uint8_t *table;
     uint8_t *pba;
+    unsigned table_bytes, pba_bytes;
     MemoryRegion bar;
     MSIXIrqfd *irqfds;
     bool no_irqfds;             /* the accelerator refused one */
@@ -300,6 +302,8 @@ bool msix_init_exclusive_bar(PCIDevice *d, unsigned nentries, int bar_nr,
     for (unsigned v = 0; v < nentries; v++) {
         m->irqfds[v] = (MSIXIrqfd) { -1, -1 };
     }
+    m->table_bytes = table_size;
+    m->pba_bytes = pba_size;
     d->msix = m;
     d->msix_cap = pci_add_capability(d, PCI_CAP_ID_MSIX, cap_offset,
                                      MSIX_CAP_SIZE);
@@ -363,3 +367,49 @@ void msix_reset(PCIDevice *d)
     }
     memset(m->pba, 0, ((m->nentries + 63) / 64) * 8);
 }
+
+/* --- migration ----------------------------------------------------------- */
+
+/* Only vectors that exist can be pending. */
+static bool msix_pba_check(void *opaque, const VMStateField *f, Error **errp)
+{
+    MSIXState *m = opaque;
+
+    for (unsigned v = m->nentries; v < m->pba_bytes * 8; v++) {
+        if (msix_pending(m, v)) {
+            error_setg(errp, "vector %u is pending, the table has %u", v,
+                       m->nentries);
+            return false;
+        }
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_msix_state = {
+    .name = "msix-state",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8_VARRAY_POINTER(MSIXState, table, table_bytes),
+        VMSTATE_U8_VARRAY_POINTER(MSIXState, pba, pba_bytes,
+                                  .check = msix_pba_check),
+        VMSTATE_END
+    },
+};
+
+static bool msix_needed(void *opaque)
+{
+    return ((PCIDevice *)opaque)->msix != NULL;
+}
+
+const VMStateDescription vmstate_pci_msix = {
+    .name = "msix",
+    .version = 1,
+    .minimum_version = 1,
+    .needed = msix_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_POINTER(PCIDevice, msix, MSIXState,
+                               vmstate_msix_state),
+        VMSTATE_END
+    },
+};

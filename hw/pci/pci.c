@@ -516,23 +516,49 @@ void pci_device_reset(DeviceState *dev)
 
 /* --- migration -------------------------------------------------------- */
 
-/* The identity bytes are the class's: a stream for another device fails. */
+/*
+ * The stream's config space may differ from this device's only where
+ * the guest can write (wmask, w1cmask) or the device itself sets bits
+ * (the interrupt status, MSI pending bits): anything else (IDs, BAR
+ * types, capability layout) means another device or a forged stream.
+ */
 static bool pci_config_check(void *opaque, const VMStateField *f,
                              Error **errp)
 {
     PCIDevice *d = opaque;
-    const PCIDeviceClass *pc = (const PCIDeviceClass *)d->qdev.dc;
-    uint16_t vendor = d->config[PCI_VENDOR_ID] |
-                      d->config[PCI_VENDOR_ID + 1] << 8;
-    uint16_t device = d->config[PCI_DEVICE_ID] |
-                      d->config[PCI_DEVICE_ID + 1] << 8;
+    uint16_t vendor = pci_get_word(d->config_in + PCI_VENDOR_ID);
+    uint16_t device = pci_get_word(d->config_in + PCI_DEVICE_ID);
+    uint16_t my_vendor = pci_get_word(d->config + PCI_VENDOR_ID);
+    uint16_t my_device = pci_get_word(d->config + PCI_DEVICE_ID);
+    uint8_t dev_bits[PCI_CONFIG_SPACE_SIZE] = { 0 };
 
-    if (vendor != pc->vendor_id || device != pc->device_id) {
+    if (vendor != my_vendor || device != my_device) {
         error_setg(errp, "device %04x:%04x, this one is %04x:%04x", vendor,
-                   device, pc->vendor_id, pc->device_id);
+                   device, my_vendor, my_device);
         return false;
     }
+    dev_bits[PCI_STATUS] = PCI_STATUS_INTERRUPT;
+    msi_device_bits(d, dev_bits);
+    for (unsigned i = 0; i < PCI_CONFIG_SPACE_SIZE; i++) {
+        uint8_t ro = ~(d->wmask[i] | d->w1cmask[i] | dev_bits[i]);
+
+        if ((d->config_in[i] ^ d->config[i]) & ro) {
+            error_setg(errp, "byte 0x%02x is 0x%02x, but its read-only bits "
+                       "are 0x%02x here (mask 0x%02x)", i, d->config_in[i],
+                       d->config[i] & ro, ro);
+            return false;
+        }
+    }
+    memcpy(d->config, d->config_in, sizeof(d->config));
     return true;
+}
+
+static int pci_pre_save(void *opaque)
+{
+    PCIDevice *d = opaque;
+
+    memcpy(d->config_in, d->config, sizeof(d->config));
+    return 0;
 }
 
 static bool pci_post_load(void *opaque, unsigned version, Error **errp)
@@ -545,10 +571,16 @@ const VMStateDescription vmstate_pci_device = {
     .name = "pci-device",
     .version = 1,
     .minimum_version = 1,
+    .pre_save = pci_pre_save,
     .post_load = pci_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_BUFFER(PCIDevice, config, .check = pci_config_check),
+        { .name = "config", .offset = offsetof(PCIDevice, config_in),
+          .type = VMS_BUFFER, .count = 1, .size = PCI_CONFIG_SPACE_SIZE,
+          .check = pci_config_check },
         VMSTATE_INT(PCIDevice, intx_level, VMS_RANGE(0, 1)),
         VMSTATE_END
+    },
+    .subsections = (const VMStateDescription *const[]) {
+        &vmstate_pci_msix, NULL
     },
 };

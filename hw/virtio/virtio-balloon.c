@@ -24,6 +24,7 @@
 #include "hw/boards.h"
 #include "hw/virtio/virtio-balloon.h"
 #include "hw/virtio/virtio-pci.h"
+#include "migration/vmstate.h"
 #include "monitor/monitor.h"
 #include "qapi/qapi-commands.h"
 #include "qemu/log.h"
@@ -538,6 +539,30 @@ static const Property virtio_balloon_pci_props[] = {
     PROP_END,
 };
 
+/* --- migration --- */
+
+/*
+ * The statistics buffer the driver left here is popped again on the
+ * destination (which reads the figures from it once more).
+ */
+static const VMStateDescription vmstate_virtio_balloon_pci = {
+    .name = "virtio-balloon-pci",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(VirtIOBalloonPCI, proxy, VirtIOPCIProxy,
+                       vmstate_virtio_pci),
+        VMSTATE_U32(VirtIOBalloonPCI, num_pages),
+        VMSTATE_U32(VirtIOBalloonPCI, actual),
+        VMSTATE_I64(VirtIOBalloonPCI, stats_interval,
+                    VMS_RANGE(0, UINT32_MAX)),
+        VMSTATE_U64_ARRAY(VirtIOBalloonPCI, stats, BALLOON_NSTATS),
+        VMSTATE_I64(VirtIOBalloonPCI, stats_last_update),
+        VMSTATE_TIMER(VirtIOBalloonPCI, stats_timer),
+        VMSTATE_END
+    },
+};
+
 const PCIDeviceClass virtio_balloon_pci_device_class = {
     .parent = {
         .name = "virtio-balloon-pci",
@@ -545,6 +570,7 @@ const PCIDeviceClass virtio_balloon_pci_device_class = {
         .instance_size = sizeof(VirtIOBalloonPCI),
         .props = virtio_balloon_pci_props,
         .user_creatable = true,
+        .vmsd = &vmstate_virtio_balloon_pci,
         PCI_DEVICE_CLASS_INIT,
     },
     .vendor_id = PCI_VENDOR_ID_REDHAT_QUMRANET,

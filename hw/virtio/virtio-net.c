@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hw/virtio/virtio-pci.h"
+#include "migration/vmstate.h"
 #include "net/net.h"
 #include "qemu/log.h"
 
@@ -76,6 +77,7 @@ typedef struct VirtIONetPCI {
     bool uni_overflow, multi_overflow;
     uint8_t mac_table[MAC_TABLE_ENTRIES][ETH_ALEN];
     uint8_t *tx_buf;                /* NET_MAX_PACKET */
+    bool link_up;                   /* migration: the link as the guest saw it */
 } VirtIONetPCI;
 
 static VirtQueue *rx_vq(VirtIONetPCI *n, unsigned pair)
@@ -663,6 +665,74 @@ static const Property virtio_net_pci_props[] = {
     PROP_END,
 };
 
+/* --- migration ----------------------------------------------------------- */
+
+static int net_pre_save(void *opaque)
+{
+    VirtIONetPCI *n = opaque;
+
+    n->link_up = !n->nc->link_down;
+    return 0;
+}
+
+static bool net_pairs_check(void *opaque, const VMStateField *f,
+                            Error **errp)
+{
+    VirtIONetPCI *n = opaque;
+
+    if (n->curr_pairs < 1 || n->curr_pairs > n->max_pairs) {
+        error_setg(errp, "%u queue pairs, the device has 1..%u",
+                   n->curr_pairs, n->max_pairs);
+        return false;
+    }
+    return true;
+}
+
+static bool net_table_check(void *opaque, const VMStateField *f,
+                            Error **errp)
+{
+    VirtIONetPCI *n = opaque;
+
+    if (n->uni_count > MAC_TABLE_ENTRIES ||
+        n->multi_count > MAC_TABLE_ENTRIES - n->uni_count) {
+        error_setg(errp, "%u unicast and %u multicast entries in a table of "
+                   "%u", n->uni_count, n->multi_count, MAC_TABLE_ENTRIES);
+        return false;
+    }
+    return true;
+}
+
+/* The link follows the stream, as it did for the guest on the source. */
+static bool net_post_load(void *opaque, unsigned version, Error **errp)
+{
+    VirtIONetPCI *n = opaque;
+
+    n->nc->link_down = !n->link_up;
+    return true;
+}
+
+static const VMStateDescription vmstate_virtio_net_pci = {
+    .name = "virtio-net-pci",
+    .version = 1,
+    .minimum_version = 1,
+    .pre_save = net_pre_save,
+    .post_load = net_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(VirtIONetPCI, proxy, VirtIOPCIProxy,
+                       vmstate_virtio_pci),
+        VMSTATE_U8_ARRAY(VirtIONetPCI, mac, ETH_ALEN),
+        VMSTATE_BOOL(VirtIONetPCI, link_up),
+        VMSTATE_UINT(VirtIONetPCI, curr_pairs, .check = net_pairs_check),
+        VMSTATE_BOOL_ARRAY(VirtIONetPCI, rx_mode, RX_MODES),
+        VMSTATE_UINT(VirtIONetPCI, uni_count),
+        VMSTATE_UINT(VirtIONetPCI, multi_count, .check = net_table_check),
+        VMSTATE_BOOL(VirtIONetPCI, uni_overflow),
+        VMSTATE_BOOL(VirtIONetPCI, multi_overflow),
+        VMSTATE_BUFFER(VirtIONetPCI, mac_table),
+        VMSTATE_END
+    },
+};
+
 const PCIDeviceClass virtio_net_pci_device_class = {
     .parent = {
         .name = "virtio-net-pci",
@@ -670,6 +740,7 @@ const PCIDeviceClass virtio_net_pci_device_class = {
         .instance_size = sizeof(VirtIONetPCI),
         .props = virtio_net_pci_props,
         .user_creatable = true,
+        .vmsd = &vmstate_virtio_net_pci,
         PCI_DEVICE_CLASS_INIT,
     },
     .vendor_id = PCI_VENDOR_ID_REDHAT_QUMRANET,

@@ -30,6 +30,7 @@
 
 #include "hw/pci/msix.h"
 #include "hw/virtio/virtio-pci.h"
+#include "migration/vmstate.h"
 #include "qemu/log.h"
 #include "system/cpus.h"
 #include "system/main-loop.h"
@@ -470,6 +471,7 @@ bool virtio_pci_realize(VirtIOPCIProxy *p, unsigned default_vectors,
                                              MSIX_CAP_OFFSET, errp)) {
         return false;
     }
+    vdev->nvectors = msix_nr_vectors(d);
     memory_region_init_container(&p->modern_bar, "virtio-pci",
                                  MODERN_BAR_SIZE);
     memory_region_init_io(&p->common, "virtio-pci-common", &common_ops, p,
@@ -520,3 +522,35 @@ void virtio_pci_reset(VirtIOPCIProxy *p)
     p->queue_sel = 0;
     pci_set_irq(&p->pci, 0);
 }
+
+/* --- migration ----------------------------------------------------------- */
+
+static bool proxy_post_load(void *opaque, unsigned version, Error **errp)
+{
+    VirtIOPCIProxy *p = opaque;
+    uint64_t gf = (uint64_t)p->guest_features[1] << 32 | p->guest_features[0];
+
+    if ((gf & p->vdev.host_features) != p->vdev.guest_features) {
+        error_setg(errp, "field 'guest_features': 0x%" PRIx64 " does not "
+                   "match the negotiated 0x%" PRIx64, gf,
+                   p->vdev.guest_features);
+        return false;
+    }
+    return true;
+}
+
+const VMStateDescription vmstate_virtio_pci = {
+    .name = "virtio-pci",
+    .version = 1,
+    .minimum_version = 1,
+    .post_load = proxy_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(VirtIOPCIProxy, pci, PCIDevice, vmstate_pci_device),
+        VMSTATE_U32(VirtIOPCIProxy, dfselect),
+        VMSTATE_U32(VirtIOPCIProxy, gfselect),
+        VMSTATE_U32_ARRAY(VirtIOPCIProxy, guest_features, 2),
+        VMSTATE_U16(VirtIOPCIProxy, queue_sel),
+        VMSTATE_STRUCT(VirtIOPCIProxy, vdev, VirtIODevice, vmstate_virtio),
+        VMSTATE_END
+    },
+};

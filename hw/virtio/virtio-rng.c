@@ -7,7 +7,10 @@
  * max-bytes per period (ms of virtual time) limits the rate as QEMU's
  * does; chains wait while the quota is used up. No config.
  */
+#include <inttypes.h>
+
 #include "hw/virtio/virtio-pci.h"
+#include "migration/vmstate.h"
 #include "qemu/timer.h"
 #include "system/rng.h"
 
@@ -194,6 +197,33 @@ static const Property virtio_rng_pci_props[] = {
     PROP_END,
 };
 
+static bool rng_quota_check(void *opaque, const VMStateField *f,
+                            Error **errp)
+{
+    VirtIORngPCI *s = opaque;
+
+    if (s->quota > s->max_bytes) {
+        error_setg(errp, "%" PRIu64 " bytes left of a quota of %" PRIu64,
+                   s->quota, s->max_bytes);
+        return false;
+    }
+    return true;
+}
+
+/* A chain waiting for the backend is popped again on the destination. */
+static const VMStateDescription vmstate_virtio_rng_pci = {
+    .name = "virtio-rng-pci",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(VirtIORngPCI, proxy, VirtIOPCIProxy,
+                       vmstate_virtio_pci),
+        VMSTATE_U64(VirtIORngPCI, quota, .check = rng_quota_check),
+        VMSTATE_TIMER(VirtIORngPCI, rate_timer),
+        VMSTATE_END
+    },
+};
+
 const PCIDeviceClass virtio_rng_pci_device_class = {
     .parent = {
         .name = "virtio-rng-pci",
@@ -202,6 +232,7 @@ const PCIDeviceClass virtio_rng_pci_device_class = {
         .instance_size = sizeof(VirtIORngPCI),
         .props = virtio_rng_pci_props,
         .user_creatable = true,
+        .vmsd = &vmstate_virtio_rng_pci,
         PCI_DEVICE_CLASS_INIT,
     },
     .vendor_id = PCI_VENDOR_ID_REDHAT_QUMRANET,

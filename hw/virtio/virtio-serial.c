@@ -35,6 +35,7 @@
 #include "hw/bus.h"
 #include "hw/virtio/virtio-pci.h"
 #include "hw/virtio/virtio-serial.h"
+#include "migration/vmstate.h"
 #include "qapi/qapi-commands.h"
 #include "qemu/log.h"
 
@@ -78,6 +79,11 @@ typedef struct VirtIOSerialPort {
     VirtQueueElement *rx;       /* a receive buffer, waiting for bytes */
     VirtQueueElement *tx;       /* a transmit chain not yet taken whole */
     size_t tx_done;             /* ...and how much of it was */
+    /*
+     * Migration: how much of the held transmit chain the source had
+     * written (the destination pops it again and skips that much).
+     */
+    uint64_t tx_skip;
 } VirtIOSerialPort;
 
 struct VirtIOSerial {
@@ -200,6 +206,7 @@ static void port_drop_rx(VirtIOSerialPort *port)
     port->rx = NULL;
     virtqueue_element_free(port->tx);
     port->tx = NULL;
+    port->tx_skip = 0;
 }
 
 static bool port_guest_open(const VirtIOSerialPort *port)
@@ -333,6 +340,7 @@ static bool port_flush_tx(VirtIOSerialPort *port, VirtQueue *vq)
         port->tx_done += w;
     }
     port->tx = NULL;
+    port->tx_skip = 0;
     virtqueue_push(vq, e, 0);
     return true;
 }
@@ -349,7 +357,7 @@ static void port_tx_run(VirtIOSerialPort *port)
     for (;;) {
         if (!port->tx) {
             port->tx = virtqueue_pop(vq);
-            port->tx_done = 0;
+            port->tx_done = port->tx ? port->tx_skip : 0;
         }
         if (!port->tx || !port_flush_tx(port, vq)) {
             break;
@@ -648,6 +656,22 @@ static const Property virtio_serial_pci_props[] = {
     PROP_END,
 };
 
+/*
+ * The ports' own sections carry what each knows; a receive or transmit
+ * chain a port holds is popped again on the destination. Control
+ * messages not yet taken by the driver do not travel.
+ */
+static const VMStateDescription vmstate_virtio_serial_pci = {
+    .name = "virtio-serial-pci",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(VirtIOSerialPCI, proxy, VirtIOPCIProxy,
+                       vmstate_virtio_pci),
+        VMSTATE_END
+    },
+};
+
 const PCIDeviceClass virtio_serial_pci_device_class = {
     .parent = {
         .name = "virtio-serial-pci",
@@ -656,6 +680,7 @@ const PCIDeviceClass virtio_serial_pci_device_class = {
         .instance_size = sizeof(VirtIOSerialPCI),
         .props = virtio_serial_pci_props,
         .user_creatable = true,
+        .vmsd = &vmstate_virtio_serial_pci,
         PCI_DEVICE_CLASS_INIT,
     },
     .vendor_id = PCI_VENDOR_ID_REDHAT_QUMRANET,
@@ -772,6 +797,41 @@ static const Property port_props[] = {
     PROP_END,
 };
 
+/* --- port migration --- */
+
+static int port_pre_save(void *opaque)
+{
+    VirtIOSerialPort *port = opaque;
+
+    port->tx_skip = port->tx ? port->tx_done : 0;
+    return 0;
+}
+
+/* The chardev hears that the guest has the port open, as on the source. */
+static bool port_post_load(void *opaque, unsigned version, Error **errp)
+{
+    VirtIOSerialPort *port = opaque;
+
+    if (!port->is_console && port->guest_connected) {
+        qemu_chr_fe_set_open(&port->chr, true);
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_virtio_serial_port = {
+    .name = "virtio-serial-port",
+    .version = 1,
+    .minimum_version = 1,
+    .pre_save = port_pre_save,
+    .post_load = port_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(VirtIOSerialPort, guest_ready),
+        VMSTATE_BOOL(VirtIOSerialPort, guest_connected),
+        VMSTATE_U64(VirtIOSerialPort, tx_skip),
+        VMSTATE_END
+    },
+};
+
 const DeviceClass virtconsole_device_class = {
     .name = "virtconsole",
     .parent = "virtio-serial-port",
@@ -779,6 +839,7 @@ const DeviceClass virtconsole_device_class = {
     .instance_size = sizeof(VirtIOSerialPort),
     .props = port_props,
     .user_creatable = true,
+    .vmsd = &vmstate_virtio_serial_port,
     .realize = port_realize,
     .unrealize = port_unrealize,
 };
@@ -790,6 +851,7 @@ const DeviceClass virtserialport_device_class = {
     .instance_size = sizeof(VirtIOSerialPort),
     .props = port_props,
     .user_creatable = true,
+    .vmsd = &vmstate_virtio_serial_port,
     .realize = port_realize,
     .unrealize = port_unrealize,
 };

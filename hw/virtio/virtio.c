@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hw/virtio/virtio.h"
+#include "migration/vmstate.h"
 #include "qemu/log.h"
 
 #define VRING_DESC_SIZE         16
@@ -111,6 +112,7 @@ void virtio_init(VirtIODevice *vdev, const char *name,
 
 void virtio_cleanup(VirtIODevice *vdev)
 {
+    g_clear_pointer(&vdev->resume_timer, timer_free);
     g_free(vdev->vq);
     g_free(vdev->config);
     vdev->vq = NULL;
@@ -143,6 +145,7 @@ void virtio_reset(VirtIODevice *vdev)
         vq->last_avail_idx = vq->used_idx = 0;
         vq->signalled_used = 0;
         vq->signalled_used_valid = false;
+        vq->inuse = 0;
     }
     if (vdev->ops->reset) {
         vdev->ops->reset(vdev);
@@ -399,6 +402,7 @@ VirtQueueElement *virtqueue_pop(VirtQueue *vq)
     }
     vq->last_avail_idx++;
     vq->popped++;
+    vq->inuse++;
     if (virtio_has_feature(vdev, VIRTIO_F_RING_EVENT_IDX)) {
         ring_write16(vdev, vq->used + VRING_USED_RING +
                      VRING_USED_ELEM_SIZE * vq->num, vq->last_avail_idx);
@@ -428,6 +432,7 @@ void virtqueue_unpop(VirtQueue *vq, VirtQueueElement *elem)
     virtqueue_element_free(elem);
     vq->last_avail_idx--;
     vq->popped--;
+    vq->inuse--;
 }
 
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len)
@@ -449,6 +454,9 @@ void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len)
         left -= n;
     }
     virtqueue_element_free(elem);
+    if (vq->inuse) {
+        vq->inuse--;
+    }
     if (vdev->broken) {
         return;
     }
@@ -534,3 +542,193 @@ size_t virtqueue_buf_to(const VirtQueueBuf *bufs, unsigned n, size_t offset,
 {
     return bufs_copy(bufs, n, offset, dst, len, false);
 }
+
+/* --- migration ----------------------------------------------------------- */
+
+static bool vq_num_check(void *opaque, const VMStateField *f, Error **errp)
+{
+    VirtQueue *vq = opaque;
+
+    if (!vq->num || vq->num > vq->num_max || (vq->num & (vq->num - 1))) {
+        error_setg(errp, "queue size %u (a power of 2, at most %u)", vq->num,
+                   vq->num_max);
+        return false;
+    }
+    return true;
+}
+
+static bool vq_enabled_check(void *opaque, const VMStateField *f,
+                             Error **errp)
+{
+    VirtQueue *vq = opaque;
+
+    if (vq->enabled && !vq->num) {
+        error_setg(errp, "an enabled queue without a size");
+        return false;
+    }
+    return true;
+}
+
+/* An enabled queue's rings lie in guest RAM (a disabled one's may not). */
+static bool vq_ring_check(void *opaque, const VMStateField *f, Error **errp)
+{
+    VirtQueue *vq = opaque;
+    uint64_t addr = *(uint64_t *)((uint8_t *)opaque + f->offset);
+    uint64_t len = !strcmp(f->name, "desc") ? 16ull * vq->num
+                   : !strcmp(f->name, "avail") ? 6 + 2ull * vq->num
+                   : 6 + 8ull * vq->num;
+
+    if (vq->enabled && !address_space_ram_ptr(vq->vdev->as, addr, len)) {
+        error_setg(errp, "ring at 0x%" PRIx64 " (%" PRIu64 " bytes) is not "
+                   "in guest RAM", addr, len);
+        return false;
+    }
+    return true;
+}
+
+static bool vector_ok(const VirtIODevice *vdev, uint16_t vector,
+                      Error **errp)
+{
+    if (vector != VIRTIO_NO_VECTOR && vector >= vdev->nvectors) {
+        error_setg(errp, "MSI-X vector %u, the device has %u", vector,
+                   vdev->nvectors);
+        return false;
+    }
+    return true;
+}
+
+static bool vq_vector_check(void *opaque, const VMStateField *f,
+                            Error **errp)
+{
+    VirtQueue *vq = opaque;
+
+    return vector_ok(vq->vdev, vq->vector, errp);
+}
+
+/* The driver's avail index is at most a queue ahead of the device's. */
+static bool vq_avail_idx_check(void *opaque, const VMStateField *f,
+                               Error **errp)
+{
+    VirtQueue *vq = opaque;
+    uint8_t *p;
+    uint16_t avail_idx;
+
+    if (!vq->enabled) {
+        return true;
+    }
+    p = address_space_ram_ptr(vq->vdev->as, vq->avail + 2, 2);
+    avail_idx = p[0] | p[1] << 8;
+    if ((uint16_t)(avail_idx - vq->last_avail_idx) > vq->num) {
+        error_setg(errp, "%u, but the driver's avail index is %u (queue size "
+                   "%u)", vq->last_avail_idx, avail_idx, vq->num);
+        return false;
+    }
+    return true;
+}
+
+static bool vq_inuse_check(void *opaque, const VMStateField *f,
+                           Error **errp)
+{
+    VirtQueue *vq = opaque;
+
+    if (vq->inuse > vq->num) {
+        error_setg(errp, "%u chains held in a queue of %u", vq->inuse,
+                   vq->num);
+        return false;
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_virtqueue = {
+    .name = "virtqueue",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U16(VirtQueue, num, .check = vq_num_check),
+        VMSTATE_BOOL(VirtQueue, enabled, .check = vq_enabled_check),
+        VMSTATE_U64(VirtQueue, desc, .check = vq_ring_check),
+        VMSTATE_U64(VirtQueue, avail, .check = vq_ring_check),
+        VMSTATE_U64(VirtQueue, used, .check = vq_ring_check),
+        VMSTATE_U16(VirtQueue, vector, .check = vq_vector_check),
+        VMSTATE_U16(VirtQueue, last_avail_idx, .check = vq_avail_idx_check),
+        VMSTATE_U16(VirtQueue, used_idx),
+        VMSTATE_U16(VirtQueue, signalled_used),
+        VMSTATE_BOOL(VirtQueue, signalled_used_valid),
+        VMSTATE_U16(VirtQueue, inuse, .check = vq_inuse_check),
+        VMSTATE_END
+    },
+};
+
+static bool features_check(void *opaque, const VMStateField *f, Error **errp)
+{
+    VirtIODevice *vdev = opaque;
+    uint64_t extra = vdev->guest_features & ~vdev->host_features;
+
+    if (extra) {
+        error_setg(errp, "features 0x%" PRIx64 " that the device does not "
+                   "offer", extra);
+        return false;
+    }
+    return true;
+}
+
+static bool config_vector_check(void *opaque, const VMStateField *f,
+                                Error **errp)
+{
+    VirtIODevice *vdev = opaque;
+
+    return vector_ok(vdev, vdev->config_vector, errp);
+}
+
+/* The guest runs: the chains the source held are popped again. */
+static void virtio_resume(void *opaque)
+{
+    VirtIODevice *vdev = opaque;
+
+    for (unsigned i = 0; i < vdev->nvqs; i++) {
+        virtio_queue_notify(vdev, i);
+    }
+}
+
+static bool virtio_post_load(void *opaque, unsigned version, Error **errp)
+{
+    VirtIODevice *vdev = opaque;
+    bool held = false;
+
+    for (unsigned i = 0; i < vdev->nvqs; i++) {
+        VirtQueue *vq = &vdev->vq[i];
+
+        held |= vq->inuse != 0;
+        vq->last_avail_idx -= vq->inuse;
+        vq->inuse = 0;
+        vq->popped = 0;
+    }
+    if (held && (vdev->status & VIRTIO_CONFIG_S_DRIVER_OK)) {
+        if (!vdev->resume_timer) {
+            vdev->resume_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                              virtio_resume, vdev);
+        }
+        timer_mod(vdev->resume_timer,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    }
+    return true;
+}
+
+const VMStateDescription vmstate_virtio = {
+    .name = "virtio",
+    .version = 1,
+    .minimum_version = 1,
+    .post_load = virtio_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_U8(VirtIODevice, status),
+        VMSTATE_U8(VirtIODevice, isr, VMS_RANGE(0, 3)),
+        VMSTATE_U8(VirtIODevice, config_generation),
+        VMSTATE_BOOL(VirtIODevice, broken),
+        VMSTATE_U64(VirtIODevice, guest_features, .check = features_check),
+        VMSTATE_U16(VirtIODevice, config_vector,
+                    .check = config_vector_check),
+        VMSTATE_STRUCT_VARRAY_POINTER(VirtIODevice, vq, nvqs, VirtQueue,
+                                      vmstate_virtqueue),
+        VMSTATE_END
+    },
+};

@@ -228,5 +228,12 @@ void blk_io_unplug(void);
 
 /* Wait for every request in flight (device reset, exit). */
 void blk_drain_all(void);
+/*
+ * Drain, then flush every writable image to stable storage (the VM
+ * stopped for a migration's switch-over: the destination reads what
+ * the guest wrote). Registered as the run state's drain hook when the
+ * first backend is made.
+ */
+bool blk_drain_flush_all(Error **errp);
 
 #endif

@@ -113,6 +113,11 @@ void qemu_chr_fe_set_write_ready(CharBackend *be, void (*ready)(void *));
  * shows it from then on instead of "handlers are set".
  */
 void qemu_chr_fe_set_open(CharBackend *be, bool open);
+/*
+ * The oldest descriptor the peer of a unix socket chardev sent with
+ * its bytes (SCM_RIGHTS), now the caller's; -1 when there is none.
+ */
+int qemu_chr_fe_get_msgfd(CharBackend *be);
 /* Drop the connected client (a socket server then accepts a new one). */
 void qemu_chr_fe_disconnect(CharBackend *be);
 

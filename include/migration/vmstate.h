@@ -10,6 +10,8 @@
  *   array            count elements of the element type
  *   struct           the nested table's encoding, count times
  *   timer            s64: the absolute expiry on its clock, -1: not armed
+ *   variable count   u32 count first (it must match this side's), then
+ *                    the elements
  * then the subsections: u8 how many, each as
  *   u8 name length, name, u32 version, u32 payload length, payload.
  * A field added in version N is present only in streams of version >= N.
@@ -38,6 +40,11 @@ typedef enum VMStateType {
 
 #define VMS_F_POINTER   (1u << 0)   /* offset holds a pointer to the data */
 #define VMS_F_RANGE     (1u << 1)   /* integers: min <= value <= max */
+/*
+ * The element count is the unsigned at vcount_offset in the same struct
+ * (an array the device allocated at realize: queues, MSI-X vectors).
+ */
+#define VMS_F_VCOUNT    (1u << 2)
 
 typedef struct VMStateDescription VMStateDescription;
 typedef struct VMStateField VMStateField;
@@ -47,6 +54,7 @@ struct VMStateField {
     size_t offset;
     VMStateType type;
     unsigned count;             /* array elements, 1 for a scalar */
+    size_t vcount_offset;       /* with VMS_F_VCOUNT */
     size_t size;                /* buffer bytes; struct element bytes */
     unsigned version;           /* the version that added it (0: first) */
     unsigned flags;             /* VMS_F_* */
@@ -121,6 +129,20 @@ struct VMStateDescription {
     { .name = #f, .offset = VMS_TYPED(S, f, t *), .type = VMS_STRUCT, \
       .count = 1, .size = sizeof(t), .vmsd = &(desc), \
       .flags = VMS_F_POINTER, __VA_ARGS__ }
+/*
+ * A pointer to *n elements of type t (n an unsigned field of S): the
+ * array was allocated for this device's configuration, which both sides
+ * must share.
+ */
+#define VMSTATE_VARRAY_POINTER(S, f, n, T, t, desc, ...) \
+    { .name = #f, .offset = VMS_TYPED(S, f, t *), .type = T, \
+      .count = 1, .size = sizeof(t), .vmsd = desc, \
+      .flags = VMS_F_POINTER | VMS_F_VCOUNT, \
+      .vcount_offset = VMS_TYPED(S, n, unsigned), __VA_ARGS__ }
+#define VMSTATE_STRUCT_VARRAY_POINTER(S, f, n, t, desc, ...) \
+    VMSTATE_VARRAY_POINTER(S, f, n, VMS_STRUCT, t, &(desc), __VA_ARGS__)
+#define VMSTATE_U8_VARRAY_POINTER(S, f, n, ...) \
+    VMSTATE_VARRAY_POINTER(S, f, n, VMS_U8, uint8_t, NULL, __VA_ARGS__)
 /* Options for the field macros. */
 #define VMS_RANGE(lo, hi)   .flags = VMS_F_RANGE, .min = (lo), .max = (hi)
 #define VMS_SINCE(v)        .version = (v)

@@ -17,6 +17,16 @@ bool monitor_init_hmp(Chardev *chr, Error **errp);
 void monitor_cleanup(void);
 
 /*
+ * Descriptors named by getfd (monitor/qmp-cmds-fd.c). monitor_fd_take()
+ * hands the one named name to the caller (closing it is then the
+ * caller's business), or -1. monitor_fd_set_source() says which
+ * chardev's received descriptors a getfd being dispatched takes.
+ */
+int monitor_fd_take(const char *name);
+void monitor_fd_set_source(CharBackend *be);
+void monitor_fds_cleanup(void);
+
+/*
  * Send an event to every QMP monitor that finished capabilities
  * negotiation: {"event": NAME, "data": DATA, "timestamp": {...}}.
  * data may be NULL (then "data" is omitted); it is consumed.

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "qapi/qapi-types.h"
+#include "qemu/error.h"
 
 /*
  * RunState (RUN_STATE_*) and ShutdownCause (SHUTDOWN_CAUSE_*, the
@@ -51,6 +52,14 @@ void runstate_set_notify(void (*notify)(void));
  */
 void vm_stop(RunState state);
 void vm_start(void);
+/*
+ * With the vCPUs stopped: complete every I/O request in flight and
+ * flush the images (the block layer sets the hook when it has a
+ * backend). A migration runs it before it saves the device state;
+ * true when there is nothing to do.
+ */
+void runstate_set_drain_hook(bool (*drain)(Error **errp));
+bool runstate_drain(Error **errp);
 
 /*
  * Told of every vm_start() (running, RUN_STATE_RUNNING; before the

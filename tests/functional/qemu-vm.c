@@ -763,3 +763,16 @@ void vm_expect_linux_resumed_poweroff(QemuVm *vm)
     g_assert_null(strstr(out, "Linux version"));
     g_free(out);
 }
+
+uint32_t vm_crc32c(const uint8_t *p, size_t len)
+{
+    uint32_t crc = ~0u;
+
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
+        }
+    }
+    return ~crc;
+}

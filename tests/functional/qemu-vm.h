@@ -190,4 +190,7 @@ void vm_run_free(VmRun *r);
  */
 void vm_run_expect_lines(const VmRun *r, const char *const *lines);
 
+/* CRC32C (Castagnoli), as the migration stream's sections carry it. */
+uint32_t vm_crc32c(const uint8_t *p, size_t len);
+
 #endif

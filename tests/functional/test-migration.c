@@ -570,19 +570,6 @@ static void test_linux(void)
 
 /* --- bad streams -------------------------------------------------------- */
 
-static uint32_t crc32c(const uint8_t *p, size_t len)
-{
-    uint32_t crc = ~0u;
-
-    while (len--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-        }
-    }
-    return ~crc;
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
@@ -756,7 +743,7 @@ static void test_bad_streams(void)
     off = find_state(copy, offs, "isa-pit", &plen);
     name_len = copy[off + 1];
     copy[off + 2 + name_len + 12] = 7;
-    crc = crc32c(copy + off, 2 + name_len + 12 + plen);
+    crc = vm_crc32c(copy + off, 2 + name_len + 12 + plen);
     for (int i = 0; i < 4; i++) {
         copy[off + 2 + name_len + 12 + plen + i] = crc >> (8 * i);
     }

@@ -4,7 +4,9 @@
  * region "ram-below-4g" is registered as the pc machine's would be; the
  * state sections meet the loader's lookups (no devices, no vCPUs: each is
  * refused by name), and every state payload is also loaded into a scratch
- * vCPU with the software CPU's field table, the largest one. A crash, a
+ * vCPU with the software CPU's field table, the largest one, and into a
+ * scratch virtio device with the virtio core's (queues in that RAM, kicked
+ * when the load succeeds). A crash, a
  * leak, UB or a hang is a bug; a refusal is the expected answer.
  */
 #include <string.h>
@@ -13,6 +15,7 @@
 
 #include <glib.h>
 
+#include "hw/virtio/virtio.h"
 #include "migration/ram.h"
 #include "migration/savevm.h"
 #include "migration/stream.h"
@@ -26,11 +29,49 @@ static uint8_t *ram;
 static MemoryRegion ram_mr;
 static X86CPU *cpu;
 
+static const VirtioDeviceOps fuzz_virtio_ops = {
+    .device_id = VIRTIO_ID_RNG,
+};
+
+static void fuzz_virtio_handle(VirtIODevice *vdev, VirtQueue *vq)
+{
+    VirtQueueElement *e;
+
+    while ((e = virtqueue_pop(vq))) {
+        virtqueue_push(vq, e, 0);
+    }
+}
+
+/*
+ * A section's payload as the virtio core's state (two queues, three
+ * vectors, rings in the 1 MiB of RAM), then the queues kicked.
+ */
+static void load_virtio(const uint8_t *data, size_t len)
+{
+    VirtIODevice vdev = { 0 };
+    Error *err = NULL;
+
+    virtio_init(&vdev, "fuzz-virtio", &fuzz_virtio_ops, NULL, 2);
+    vdev.nvectors = 3;
+    virtio_add_queue(&vdev, 0, 64, fuzz_virtio_handle);
+    virtio_add_queue(&vdev, 1, 8, fuzz_virtio_handle);
+    if (vmstate_load(&vmstate_virtio, &vdev, 1, data, len,
+                     "virtio instance 0", &err)) {
+        virtio_queue_notify(&vdev, 0);
+        virtio_queue_notify(&vdev, 1);
+    } else {
+        g_assert(err && error_get_pretty(err)[0]);
+        error_free(err);
+    }
+    virtio_cleanup(&vdev);
+}
+
 static void setup(void)
 {
     ram = g_malloc0(RAM_SIZE);
     memory_region_init_ram_ptr(&ram_mr, "ram-below-4g", RAM_SIZE, ram);
     ram_migration_register(&ram_mr);
+    address_space_map_region(&address_space_memory, &ram_mr, 0, NULL);
     cpu = g_new0(X86CPU, 1);
     cpu->env.cpu = cpu;
 }
@@ -58,6 +99,7 @@ static void load_states(const uint8_t *data, size_t size)
                               len, "cpu instance 0", &err)) {
                 error_free(err);
             }
+            load_virtio(data + off + hdr, len);
         }
         off += hdr + len + 4;
     }

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 
+#include "chardev/char.h"
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/os-posix.h"
@@ -33,6 +34,12 @@ int os_cachestat(int fd, OsCacheStat *cs)
 JsonArray *cpus_query_fast(void)
 {
     return json_array_new();
+}
+
+/* No chardev here sends descriptors. */
+int qemu_chr_fe_get_msgfd(CharBackend *be)
+{
+    return -1;
 }
 
 bool vcpus_dump(int index, GString *out)

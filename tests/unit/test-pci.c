@@ -3,7 +3,10 @@
  * INTx swizzle and PIRQ routing (hw/pci-host/piix3.c), and MSI's
  * multiple messages and per-vector masking (hw/pci/msi.c) on a device
  * that is only a config space, its messages landing in RAM; MSI-X's
- * table, PBA and masking the same way.
+ * table, PBA and masking the same way; the migratable state of such a
+ * device (vmstate_pci_device with its MSI-X subsection): a round trip,
+ * and a stream refused for a read-only byte that differs, a vector
+ * pending past the table, another table size.
  */
 #include <glib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
+#include "migration/vmstate.h"
 #include "system/memory.h"
 
 /* Slot S pin P drives PIRQ (S + P - 1) mod 4, as on QEMU's pc. */
@@ -202,9 +206,124 @@ static void test_msix(void)
     memory_cleanup();
 }
 
+/* A config-space-only device with MSI-X of n vectors at 0x60. */
+static PCIDevice *mig_dev(unsigned n)
+{
+    PCIDevice *d = g_new0(PCIDevice, 1);
+    Error *err = NULL;
+
+    d->qdev.dc = &msi_test_class.parent;
+    for (int i = 0; i < PCI_NUM_REGIONS; i++) {
+        d->io_regions[i].addr = PCI_BAR_UNMAPPED;
+    }
+    pci_set_word(d->config + PCI_VENDOR_ID, 0x1af4);
+    pci_set_word(d->config + PCI_DEVICE_ID, 0x1044);
+    pci_set_word(d->wmask + PCI_COMMAND, PCI_COMMAND_MASTER);
+    d->wmask[PCI_INTERRUPT_LINE] = 0xff;
+    g_assert_true(msix_init_exclusive_bar(d, n, 1, 0x60, &err));
+    return d;
+}
+
+static void mig_dev_free(PCIDevice *d)
+{
+    msix_uninit(d);
+    g_free(d);
+}
+
+static GByteArray *mig_save(PCIDevice *d)
+{
+    GByteArray *out = g_byte_array_new();
+
+    vmstate_save(&vmstate_pci_device, d, out);
+    return out;
+}
+
+/* Load out into a fresh device of n vectors: the error, or NULL. */
+static char *mig_load(GByteArray *out, unsigned n)
+{
+    PCIDevice *b = mig_dev(n);
+    Error *err = NULL;
+    char *msg = NULL;
+
+    if (!vmstate_load(&vmstate_pci_device, b, 1, out->data, out->len,
+                      "pci-test instance 0", &err)) {
+        msg = g_strdup(error_get_pretty(err));
+        error_free(err);
+    }
+    mig_dev_free(b);
+    return msg;
+}
+
+static void test_migration(void)
+{
+    PCIDevice *a = mig_dev(3), *b = mig_dev(3);
+    AddressSpace *as = &address_space_memory;
+    Error *err = NULL;
+    GByteArray *out;
+    char *field = NULL, *msg;
+
+    g_assert_true(address_space_map_region(as, a->io_regions[1].mr,
+                                           MSIX_BAR_ADDR, &err));
+    cfg_write(a, PCI_COMMAND, PCI_COMMAND_MASTER, 2);
+    cfg_write(a, PCI_INTERRUPT_LINE, 11, 1);
+    cfg_write(a, 0x62, 0x8000, 2);                  /* MSI-X on */
+    address_space_write_sized(as, MSIX_BAR_ADDR + 16, 0xfee00000, 4);
+    address_space_write_sized(as, MSIX_BAR_ADDR + 24, 0x41, 4);
+    msix_notify(a, 1);                              /* masked: pending */
+    address_space_unmap_region(a->io_regions[1].mr);
+
+    out = mig_save(a);
+    g_assert_true(vmstate_load(&vmstate_pci_device, b, 1, out->data,
+                               out->len, "pci-test instance 0", &err));
+    g_assert_true(vmstate_equal(&vmstate_pci_device, a, b, &field));
+    g_assert_true(msix_enabled(b));
+    g_assert_cmpuint(b->config[PCI_INTERRUPT_LINE], ==, 11);
+    g_assert_true(address_space_map_region(as, b->io_regions[1].mr,
+                                           MSIX_BAR_ADDR, &err));
+    g_assert_cmphex(address_space_read_sized(as, MSIX_BAR_ADDR + 24, 4), ==,
+                    0x41);
+    g_assert_cmphex(address_space_read_sized(as, MSIX_BAR_ADDR + 0x800, 4),
+                    ==, 1u << 1);
+    address_space_unmap_region(b->io_regions[1].mr);
+
+    /* Another table size is another device (its read-only size bits). */
+    msg = mig_load(out, 4);
+    g_assert_cmpstr(msg, ==, "pci-test instance 0: field 'config': byte "
+                    "0x62 is 0x02, but its read-only bits are 0x03 here "
+                    "(mask 0xff)");
+    g_free(msg);
+    g_byte_array_free(out, TRUE);
+
+    /* A read-only byte (the capability's table offset) that differs. */
+    a->config[0x64] = 0x11;
+    out = mig_save(a);
+    msg = mig_load(out, 3);
+    g_assert_cmpstr(msg, ==, "pci-test instance 0: field 'config': byte "
+                    "0x64 is 0x11, but its read-only bits are 0x01 here "
+                    "(mask 0xff)");
+    g_free(msg);
+    g_byte_array_free(out, TRUE);
+    a->config[0x64] = 0x01;
+
+    /* A vector pending past the table. */
+    out = mig_save(a);
+    /* The PBA's first byte: 8 bytes and two subsection counts from the end. */
+    out->data[out->len - 10] |= 1u << 5;
+    msg = mig_load(out, 3);
+    g_assert_cmpstr(msg, ==, "pci-test instance 0: field 'msix.pba': vector "
+                    "5 is pending, the table has 3");
+    g_free(msg);
+    g_byte_array_free(out, TRUE);
+
+    mig_dev_free(a);
+    mig_dev_free(b);
+    memory_cleanup();
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/pci/migration", test_migration);
     g_test_add_func("/pci/piix3/swizzle", test_swizzle);
     g_test_add_func("/pci/piix3/route", test_route);
     g_test_add_func("/pci/msi/masking", test_msi_masking);

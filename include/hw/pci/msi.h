@@ -25,6 +25,11 @@ void msi_notify(PCIDevice *d, unsigned vector);
 void msi_write_config(PCIDevice *d, uint32_t addr, unsigned len);
 void msi_reset(PCIDevice *d);
 /*
+ * Set in mask (a config-space-sized array) the bits the device itself
+ * changes: the pending bits (migration accepts any value there).
+ */
+void msi_device_bits(const PCIDevice *d, uint8_t *mask);
+/*
  * A message as the device writes it (MSI and MSI-X): into the APICs'
  * window an interrupt through the accelerator, elsewhere a DMA write;
  * nothing while bus mastering is off.

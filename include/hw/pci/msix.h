@@ -32,5 +32,11 @@ void msix_counts(const PCIDevice *d, uint64_t *by_irqfd, uint64_t *direct,
                  uint64_t *irqfds_made);
 void msix_write_config(PCIDevice *d, uint32_t addr, unsigned len);
 void msix_reset(PCIDevice *d);
+/*
+ * The vector table (addresses, data, masks) and the pending bits, a
+ * subsection of vmstate_pci_device saved while the device has MSI-X.
+ */
+struct VMStateDescription;
+extern const struct VMStateDescription vmstate_pci_msix;
 
 #endif

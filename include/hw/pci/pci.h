@@ -116,6 +116,8 @@ struct PCIDevice {
     uint8_t config[PCI_CONFIG_SPACE_SIZE];
     uint8_t wmask[PCI_CONFIG_SPACE_SIZE];
     uint8_t w1cmask[PCI_CONFIG_SPACE_SIZE];
+    /* A migration stream's config space, checked before it is taken. */
+    uint8_t config_in[PCI_CONFIG_SPACE_SIZE];
     PCIIORegion io_regions[PCI_NUM_REGIONS];
     int intx_level;             /* what the device asserts on its pin */
     /* MSI (hw/pci/msi.c): the capability's offset (0: none). */

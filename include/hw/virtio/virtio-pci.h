@@ -78,4 +78,11 @@ bool virtio_pci_realize(VirtIOPCIProxy *proxy, unsigned default_vectors,
 void virtio_pci_exit(VirtIOPCIProxy *proxy);
 void virtio_pci_reset(VirtIOPCIProxy *proxy);
 
+/*
+ * The proxy's migratable state (PCI config and MSI-X, the transport's
+ * selectors, the virtio core's), for each device's own table to start
+ * with.
+ */
+extern const struct VMStateDescription vmstate_virtio_pci;
+
 #endif

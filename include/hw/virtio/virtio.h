@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qemu/timer.h"
 #include "system/memory.h"
 
 #define VIRTIO_CONFIG_S_ACKNOWLEDGE     0x01
@@ -71,6 +72,13 @@ struct VirtQueue {
     uint16_t signalled_used;
     bool signalled_used_valid;
     /*
+     * Chains popped and not yet pushed (held by the device). They are
+     * the last popped: a migration stream carries the count and the
+     * destination pops them again (virtio 1.x lets a device re-read
+     * available buffers it has not used).
+     */
+    uint16_t inuse;
+    /*
      * Chains popped since the last kick: at most num per kick, so a
      * driver whose rings overlap (each used entry re-publishing an
      * available one) cannot keep the device busy for ever.
@@ -114,6 +122,9 @@ struct VirtIODevice {
     uint8_t *config;
     VirtQueue *vq;
     unsigned nvqs;
+    unsigned nvectors;          /* the transport's MSI-X vectors */
+    /* After a migration: look at the queues once the guest runs. */
+    QEMUTimer *resume_timer;
 };
 
 void virtio_init(VirtIODevice *vdev, const char *name,
@@ -157,6 +168,18 @@ void virtqueue_unpop(VirtQueue *vq, VirtQueueElement *elem);
 void virtqueue_push(VirtQueue *vq, VirtQueueElement *elem, uint32_t len);
 /* Interrupt the driver for vq unless it asked not to (event index). */
 void virtio_notify(VirtIODevice *vdev, VirtQueue *vq);
+
+/*
+ * The core's migratable state (status, features, config generation and
+ * vector, each queue's layout and indices), opaque a VirtIODevice, for
+ * the transport's table. Loading checks what a driver could not have
+ * set: queue sizes, rings outside RAM, an avail index more than a queue
+ * ahead, vectors beyond the transport's, features not offered. After
+ * loading, held chains are available again (last_avail_idx moves back
+ * by inuse); the device pops them when it next looks.
+ */
+struct VMStateDescription;
+extern const struct VMStateDescription vmstate_virtio;
 
 /* Copy into an element's in buffers from offset; returns bytes copied. */
 size_t virtqueue_buf_from(const VirtQueueBuf *bufs, unsigned n,
