@@ -112,15 +112,23 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
 
 BlockBackend *blk_find(const char *name)
 {
-    BlockDriverState *bs;
-    BlockBackend *blk;
-
     for (guint i = 0; backends && i < backends->len; i++) {
         BlockBackend *blk = g_ptr_array_index(backends, i);
 
         if (!strcmp(blk->name, name)) {
             return blk;
         }
+    }
+    return NULL;
+}
+
+BlockBackend *blk_find_for_device(const char *name)
+{
+    BlockBackend *blk = blk_find(name);
+    BlockDriverState *bs;
+
+    if (blk) {
+        return blk;
     }
     /* A -blockdev node gets an unnamed backend when a device takes it. */
     bs = bdrv_find_node(name);

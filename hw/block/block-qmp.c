@@ -279,7 +279,7 @@ bool qmp_block_resize(const q_obj_block_resize_arg *args, JsonNode **ret,
     BlockBackend *blk = NULL;
 
     if (args->device) {
-        /* A named backend only: blk_find() would make one for a node. */
+        /* A named backend only, not one a device made for a node. */
         FindUser f = { NULL, NULL, args->device };
 
         blk_foreach(find_named, &f);

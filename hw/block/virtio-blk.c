@@ -449,7 +449,7 @@ static bool virtio_blk_pci_realize(PCIDevice *d, Error **errp)
         error_setg(errp, "drive property not set");
         return false;
     }
-    s->blk = blk_find(s->drive);
+    s->blk = blk_find_for_device(s->drive);
     if (!s->blk) {
         error_setg(errp, "Property 'virtio-blk-device.drive' can't find "
                    "value '%s'", s->drive);

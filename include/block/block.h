@@ -114,13 +114,16 @@ void bdrv_remove(BlockDriverState *bs);
 void bdrv_close_all(void);
 
 /*
- * Named backends: the root node a device uses. blk_find() looks for a
- * -drive id, then a node name.
+ * Named backends: the root node a device uses. blk_find() looks up a
+ * backend (a -drive id, or a node a device already took) and changes
+ * nothing; blk_find_for_device() is what a device's drive= does: that,
+ * or else a new unnamed backend over the node of that name.
  */
 typedef struct BlockBackend BlockBackend;
 BlockBackend *blk_new(const char *name, BlockDriverState *root,
                       Error **errp);
 BlockBackend *blk_find(const char *name);
+BlockBackend *blk_find_for_device(const char *name);
 /*
  * A device takes the backend (dev: its DeviceState, kept for query-block)
  * with the permissions it needs and shares (BLK_PERM_*); false (with
