@@ -795,6 +795,15 @@ static bool virtio_net_pci_realize(PCIDevice *d, Error **errp)
     }
     n->nc = n->ncs[0];
     g_free(name);
+    for (unsigned i = n->max_pairs; i < queues; i++) {
+        /* Without mq=on: no flows to tap queues nobody reads. */
+        Error *err = NULL;
+
+        if (!qemu_set_queue_enabled(qemu_net_backend_queue(peer, i), false,
+                                    &err)) {
+            warn_report_err(err);
+        }
+    }
     qemu_set_info_str(n->nc, "model=virtio-net-pci,macaddr="
                       "%02x:%02x:%02x:%02x:%02x:%02x", n->conf_mac[0],
                       n->conf_mac[1], n->conf_mac[2], n->conf_mac[3],

@@ -1246,8 +1246,8 @@ static void rig_init_mq(Rig *r, const char *netdev)
  * 32 UDP flows from the host into the interface; how many reached each
  * receive queue. The kernel spreads flows over the attached queues.
  */
-static void mq_flows(Rig *r, int fd, int ifindex, uint64_t addr[2][256],
-                     unsigned got_on[2])
+static void mq_flows(Rig *r, int nq, int fd, int ifindex,
+                     uint64_t addr[2][256], unsigned got_on[2])
 {
     struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6,
                               .sll_ifindex = ifindex };
@@ -1256,7 +1256,7 @@ static void mq_flows(Rig *r, int fd, int ifindex, uint64_t addr[2][256],
     unsigned seen = 0;
 
     /* 40 more buffers each; addr by head descriptor, across calls. */
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < nq; q++) {
         for (int i = 0; i < 40; i++) {
             uint64_t a = buf_alloc(r, RX_BUF_LEN);
             uint16_t head = qvirtqueue_add(&r->dev, vqs[q], a, RX_BUF_LEN,
@@ -1275,7 +1275,7 @@ static void mq_flows(Rig *r, int fd, int ifindex, uint64_t addr[2][256],
                                sizeof(to)), ==, len);
     }
     for (int i = 0; i < 3000 && seen < 32; i++) {
-        for (int q = 0; q < 2; q++) {
+        for (int q = 0; q < nq; q++) {
             uint32_t id, ulen;
 
             while (qvirtqueue_get_buf(&r->dev, vqs[q], &id, &ulen)) {
@@ -1297,7 +1297,7 @@ static void mq_flows(Rig *r, int fd, int ifindex, uint64_t addr[2][256],
 /*
  * queues=2 with mq=on: two pairs; with both in use traffic goes both
  * ways on pair 2 (the tap's second queue), with one the second queue is
- * detached and everything comes on the first.
+ * detached and everything comes on the first; so without mq=on.
  */
 static void test_tap_mq(void)
 {
@@ -1337,15 +1337,26 @@ static void test_tap_mq(void)
     g_assert_cmpint(n, ==, sizeof(frame));
     g_assert_cmpmem(got, n, frame, sizeof(frame));
     /* Host to guest: spread over both pairs. */
-    mq_flows(&r, fd, ifindex, addr, on);
+    mq_flows(&r, 2, fd, ifindex, addr, on);
     g_assert_cmpuint(on[0], >, 0);
     g_assert_cmpuint(on[1], >, 0);
     /* One pair: the tap's second queue detached, all on the first. */
     g_assert_cmpuint(ctrl_cmd(&r, 4, 0, "\1\0", 2), ==, 0);
-    mq_flows(&r, fd, ifindex, addr, on);
+    mq_flows(&r, 2, fd, ifindex, addr, on);
     g_assert_cmpuint(on[1], ==, 0);
     close(fd);
     close(rx_fd);
+    rig_end(&r);
+
+    /* Without mq=on one pair, and the second queue gets no flows. */
+    rig_init(&r, netdev, NULL, BASE_FEATURES);
+    g_assert_cmpuint(qpci_bar_read(r.s, &r.dev.bar, r.dev.device + 8, 2),
+                     ==, 1);
+    fd = tap_host_side_for(ifname, 0x0800, false, &ifindex);
+    g_assert_cmpint(fd, >=, 0);
+    memset(addr, 0, sizeof(addr));
+    mq_flows(&r, 1, fd, ifindex, addr, on);
+    close(fd);
     rig_end(&r);
 }
 
