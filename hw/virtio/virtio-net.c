@@ -14,11 +14,12 @@
  * one's-complement sum from csum_start to the end, stored at
  * csum_start + csum_offset) before the frame leaves.
  * A peer with a virtio-net header (tap vnet_hdr) is asked for the 12-byte
- * one, and then GUEST_CSUM, HOST/GUEST_TSO4/6 and HOST/GUEST_ECN are
- * offered too: the header goes through unchanged both ways (a transmit
+ * one, and then GUEST_CSUM, HOST/GUEST_TSO4/6, HOST/GUEST_ECN and
+ * CTRL_GUEST_OFFLOADS are offered too: the header goes through unchanged both ways (a transmit
  * header is checked against what was negotiated first), and what the
  * driver accepts (GUEST_*) is told to the peer at FEATURES_OK
- * (TUNSETOFFLOAD). No UFO: Linux no longer produces it.
+ * (TUNSETOFFLOAD), and again on CTRL_GUEST_OFFLOADS_SET. No UFO: Linux
+ * no longer produces it.
  *
  * Multiqueue (mq=on on a tap with queues=N): N pairs, pair i on the
  * tap's queue i; VQ_PAIRS_SET attaches the first pairs' tap queues and
@@ -27,7 +28,7 @@
  *
  * The control queue takes RX modes (promiscuous, all/no multicast,
  * all/no unicast, no broadcast), the MAC table, the MAC address and
- * VQ_PAIRS_SET; a change of the filter sends NIC_RX_FILTER_CHANGED.
+ * VQ_PAIRS_SET and GUEST_OFFLOADS_SET; a change of the filter sends NIC_RX_FILTER_CHANGED.
  * A header or chain that makes no sense breaks the device.
  */
 #include <string.h>
@@ -38,6 +39,7 @@
 
 #define VIRTIO_NET_F_CSUM           0
 #define VIRTIO_NET_F_GUEST_CSUM     1
+#define VIRTIO_NET_F_CTRL_GUEST_OFFLOADS 2
 #define VIRTIO_NET_F_MAC            5
 #define VIRTIO_NET_F_GUEST_TSO4     7
 #define VIRTIO_NET_F_GUEST_TSO6     8
@@ -66,6 +68,12 @@
 #define VIRTIO_NET_CTRL_MAC_ADDR_SET  1
 #define VIRTIO_NET_CTRL_MQ          4
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
+#define VIRTIO_NET_CTRL_GUEST_OFFLOADS 5
+#define VIRTIO_NET_CTRL_GUEST_OFFLOADS_SET 0
+#define GUEST_OFFLOADS  (1ULL << VIRTIO_NET_F_GUEST_CSUM | \
+                         1ULL << VIRTIO_NET_F_GUEST_TSO4 | \
+                         1ULL << VIRTIO_NET_F_GUEST_TSO6 | \
+                         1ULL << VIRTIO_NET_F_GUEST_ECN)
 #define VIRTIO_NET_OK               0
 #define VIRTIO_NET_ERR              1
 
@@ -91,6 +99,7 @@ typedef struct VirtIONetPCI {
     NetClientState *nc;             /* ncs[0] */
     NetClientState **ncs;           /* one per queue pair */
     bool vnet_hdr;                  /* the peer carries our header */
+    uint64_t guest_offloads;        /* GUEST_* bits the driver takes now */
     uint8_t conf_mac[ETH_ALEN];     /* the property's (or the default) */
     uint8_t mac[ETH_ALEN];          /* the guest's (MAC_ADDR_SET) */
     unsigned max_pairs, curr_pairs;
@@ -130,12 +139,12 @@ static const unsigned offload_features[] = {
 /* Tell the peer's queues what the driver accepts (all off at reset). */
 static void net_set_offloads(VirtIONetPCI *n)
 {
-    VirtIODevice *vdev = &n->proxy.vdev;
+    uint64_t f = n->guest_offloads;
     NetOffloads o = {
-        .csum = virtio_has_feature(vdev, VIRTIO_NET_F_GUEST_CSUM),
-        .tso4 = virtio_has_feature(vdev, VIRTIO_NET_F_GUEST_TSO4),
-        .tso6 = virtio_has_feature(vdev, VIRTIO_NET_F_GUEST_TSO6),
-        .ecn = virtio_has_feature(vdev, VIRTIO_NET_F_GUEST_ECN),
+        .csum = f >> VIRTIO_NET_F_GUEST_CSUM & 1,
+        .tso4 = f >> VIRTIO_NET_F_GUEST_TSO4 & 1,
+        .tso6 = f >> VIRTIO_NET_F_GUEST_TSO6 & 1,
+        .ecn = f >> VIRTIO_NET_F_GUEST_ECN & 1,
     };
 
     for (unsigned i = 0; n->vnet_hdr && i < n->max_pairs; i++) {
@@ -190,6 +199,7 @@ static void net_reset(VirtIODevice *vdev)
     n->uni_overflow = n->multi_overflow = false;
     memcpy(n->mac, n->conf_mac, ETH_ALEN);
     n->curr_pairs = 1;
+    n->guest_offloads = 0;
     if (n->ncs) {               /* not in virtio_init's reset */
         net_set_queue_pairs(n);
         net_set_offloads(n);
@@ -201,7 +211,9 @@ static void net_set_status(VirtIODevice *vdev, uint8_t status)
     VirtIONetPCI *n = vdev->opaque;
 
     if (status & VIRTIO_CONFIG_S_FEATURES_OK) {
-        net_set_offloads(n);    /* the features are final now */
+        /* The features are final now. */
+        n->guest_offloads = vdev->guest_features & GUEST_OFFLOADS;
+        net_set_offloads(n);
     }
     if (status & VIRTIO_CONFIG_S_DRIVER_OK) {
         /* Buffers added before DRIVER_OK came without a usable kick. */
@@ -277,7 +289,7 @@ static ssize_t net_receive(NetClientState *nc, const uint8_t *buf,
             return len;
         }
         memcpy(hdr, buf, VIRTIO_NET_HDR_LEN - 2);
-        if (!virtio_has_feature(vdev, VIRTIO_NET_F_GUEST_CSUM)) {
+        if (!(n->guest_offloads & 1ULL << VIRTIO_NET_F_GUEST_CSUM)) {
             hdr[0] = 0;         /* no DATA_VALID the driver cannot take */
         }
         buf += VIRTIO_NET_HDR_LEN;
@@ -579,6 +591,22 @@ static uint8_t ctrl_command(VirtIONetPCI *n, uint8_t cls, uint8_t cmd,
             rx_filter_changed(n);
         }
         return ack;
+    case VIRTIO_NET_CTRL_GUEST_OFFLOADS: {
+        /* le64: a subset of the negotiated GUEST_* offloads. */
+        uint64_t want = 0;
+
+        for (size_t i = 0; len == 8 && i < 8; i++) {
+            want |= (uint64_t)d[i] << 8 * i;
+        }
+        if (cmd != VIRTIO_NET_CTRL_GUEST_OFFLOADS_SET || len != 8 ||
+            !virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_GUEST_OFFLOADS) ||
+            (want & ~(vdev->guest_features & GUEST_OFFLOADS))) {
+            return VIRTIO_NET_ERR;
+        }
+        n->guest_offloads = want;
+        net_set_offloads(n);
+        return VIRTIO_NET_OK;
+    }
     case VIRTIO_NET_CTRL_MQ: {
         uint16_t pairs = len == 2 ? get_le16(d) : 0;
 
@@ -769,6 +797,9 @@ static bool virtio_net_pci_realize(PCIDevice *d, Error **errp)
     virtio_add_queue(vdev, ctrl_index(n), 64, net_handle_ctrl);
     if (n->csum) {
         vdev->host_features |= 1ULL << VIRTIO_NET_F_CSUM;
+    }
+    if (n->vnet_hdr) {
+        vdev->host_features |= 1ULL << VIRTIO_NET_F_CTRL_GUEST_OFFLOADS;
     }
     for (size_t i = 0; n->vnet_hdr && i < G_N_ELEMENTS(offload_features);
          i++) {

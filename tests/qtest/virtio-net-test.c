@@ -34,6 +34,7 @@
 
 #define F_CSUM          (1ULL << 0)
 #define F_GUEST_CSUM    (1ULL << 1)
+#define F_CTRL_GUEST_OFFLOADS (1ULL << 2)
 #define F_MAC           (1ULL << 5)
 #define F_GUEST_TSO4    (1ULL << 7)
 #define F_GUEST_TSO6    (1ULL << 8)
@@ -42,7 +43,8 @@
 #define F_HOST_TSO6     (1ULL << 12)
 #define F_HOST_ECN      (1ULL << 13)
 #define OFFLOADS        (F_GUEST_CSUM | F_GUEST_TSO4 | F_GUEST_TSO6 | \
-                         F_GUEST_ECN | F_HOST_TSO4 | F_HOST_TSO6 | F_HOST_ECN)
+                         F_GUEST_ECN | F_HOST_TSO4 | F_HOST_TSO6 | \
+                         F_HOST_ECN | F_CTRL_GUEST_OFFLOADS)
 #define F_MRG_RXBUF     (1ULL << 15)
 #define F_STATUS        (1ULL << 16)
 #define F_CTRL_VQ       (1ULL << 17)
@@ -1076,6 +1078,19 @@ static void test_tap_vnet_hdr(void)
     /* A reset takes the offloads back. */
     qvirtio_reset(&r.dev);
     g_assert_false(ethtool_get(ifname, ETHTOOL_GTSO));
+    rig_end(&r);
+
+    /* GUEST_OFFLOADS_SET: a subset of what was negotiated, no more. */
+    rig_init(&r, on, NULL, BASE_FEATURES | F_GUEST_CSUM | F_GUEST_TSO4 |
+             F_CTRL_GUEST_OFFLOADS);
+    g_assert_true(ethtool_get(ifname, ETHTOOL_GTSO));
+    g_assert_cmpuint(ctrl_cmd(&r, 5, 0, "\2\0\0\0\0\0\0\0", 8), ==, 0);
+    g_assert_true(ethtool_get(ifname, ETHTOOL_GTXCSUM));
+    g_assert_false(ethtool_get(ifname, ETHTOOL_GTSO));
+    g_assert_cmpuint(ctrl_cmd(&r, 5, 0, "\0\1\0\0\0\0\0\0", 8), ==, 1);
+    g_assert_cmpuint(ctrl_cmd(&r, 5, 0, "\x82\0\0\0\0\0\0\0", 8), ==,
+                     0);
+    g_assert_true(ethtool_get(ifname, ETHTOOL_GTSO));
     rig_end(&r);
 
     rig_init(&r, off, NULL, 0);
