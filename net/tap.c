@@ -45,6 +45,7 @@
 #define DEFAULT_DOWNSCRIPT      "/etc/qemu-ifdown"
 #define TAP_MAX_QUEUES          256     /* the kernel's MAX_TAP_QUEUES */
 #define TAP_VNET_HDR_LEN        10      /* IFF_VNET_HDR's until set */
+#define TAP_MAX_HDR_LEN         16      /* what tap_receive can pad */
 
 typedef struct NetTap {
     NetClientState *nc;
@@ -123,7 +124,7 @@ static gboolean tap_writable(gint fd, GIOCondition cond, gpointer opaque)
 static ssize_t tap_receive(NetClientState *nc, const uint8_t *buf, size_t len)
 {
     NetTap *t = nc->opaque;
-    static const uint8_t zero_hdr[16];
+    static const uint8_t zero_hdr[TAP_MAX_HDR_LEN];
     struct iovec iov[2] = {
         { (void *)zero_hdr, t->hdr_len }, { (void *)buf, len }
     };
@@ -197,7 +198,8 @@ static void tap_set_vnet_hdr_len(NetClientState *nc, int len)
 {
     NetTap *t = nc->opaque;
 
-    if (len && ioctl(t->fd, TUNSETVNETHDRSZ, &len) < 0) {
+    if (len && (len > TAP_MAX_HDR_LEN ||
+                ioctl(t->fd, TUNSETVNETHDRSZ, &len) < 0)) {
         /* Every kernel with IFF_VNET_HDR since 2.6.35 has it. */
         warn_report("tap %s: TUNSETVNETHDRSZ %d: %s", t->ifname, len,
                     g_strerror(errno));
@@ -335,7 +337,12 @@ static NetTap *tap_new_queue(int fd, const char *ifname, short flags,
     t->fd = fd;
     g_strlcpy(t->ifname, ifname, sizeof(t->ifname));
     t->vnet_hdr = flags & IFF_VNET_HDR;
-    t->hdr_len = TAP_VNET_HDR_LEN;
+    /* A caller's descriptor may have another size set already. */
+    if (t->vnet_hdr && (ioctl(fd, TUNGETVNETHDRSZ, &t->hdr_len) < 0 ||
+                        t->hdr_len > TAP_MAX_HDR_LEN)) {
+        t->hdr_len = TAP_VNET_HDR_LEN;
+        ioctl(fd, TUNSETVNETHDRSZ, &t->hdr_len);
+    }
     t->multiqueue = flags & IFF_MULTI_QUEUE;
     t->enabled = true;
     t->nc = qemu_new_net_client(&net_tap_info, peer, id, t);
