@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/ethtool.h>
 #include <linux/if_packet.h>
+#include <linux/if_tun.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -1375,6 +1376,104 @@ static void test_tap_mq(void)
     rig_end(&r);
 }
 
+/* One queue of the multiqueue tap ifname, opened here (inherited). */
+static int tap_queue_open(const char *ifname, short flags)
+{
+    struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | flags };
+    int fd = open("/dev/net/tun", O_RDWR);
+
+    g_assert_cmpint(fd, >=, 0);
+    g_strlcpy(ifr.ifr_name, ifname, IFNAMSIZ);
+    g_assert_cmpint(ioctl(fd, TUNSETIFF, &ifr), ==, 0);
+    return fd;
+}
+
+/*
+ * The emulator with args, fds inherited (libqtest closes them), QMP on
+ * stdin given qmp; its exit status, stderr in *err.
+ */
+static int run_with_fds(const char *args, const char *qmp, char **err)
+{
+    g_autofree char *cmd = g_strdup_printf("%s %s -display none -qmp stdio",
+                                           g_getenv("QTEST_QEMU_BINARY"),
+                                           args);
+    g_auto(GStrv) argv = g_strsplit(cmd, " ", 0);
+    int in[2], errp[2], status;
+    GString *out = g_string_new(NULL);
+    char buf[512];
+    ssize_t n;
+    pid_t pid;
+
+    g_assert_cmpint(pipe(in), ==, 0);
+    g_assert_cmpint(pipe(errp), ==, 0);
+    pid = fork();
+    if (!pid) {
+        dup2(in[0], 0);
+        dup2(errp[1], 1);
+        dup2(errp[1], 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(in[0]);
+    close(errp[1]);
+    g_assert_cmpint(write(in[1], qmp, strlen(qmp)), ==, strlen(qmp));
+    while ((n = read(errp[0], buf, sizeof(buf))) > 0) {
+        g_string_append_len(out, buf, n);
+    }
+    close(in[1]);
+    close(errp[0]);
+    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+    *err = g_string_free(out, FALSE);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * fds=A:B, the caller's descriptors of one multiqueue tap (libvirt's
+ * way): taken for the two queues of a mq=on NIC; descriptors that differ
+ * in IFF_VNET_HDR refused as QEMU refuses them.
+ */
+static void test_tap_fds(void)
+{
+    char ifname[IFNAMSIZ];
+    g_autofree char *unused = tap_netdev(ifname, "");
+    g_autofree char *args = NULL, *want = NULL;
+    char *out;
+    int fds[3];
+
+    if (!tap_usable()) {
+        return;
+    }
+    if (!g_getenv("QTEST_QEMU_BINARY")) {
+        g_test_skip("QTEST_QEMU_BINARY is not set");
+        return;
+    }
+    fds[0] = tap_queue_open(ifname, IFF_MULTI_QUEUE | IFF_VNET_HDR);
+    fds[1] = tap_queue_open(ifname, IFF_MULTI_QUEUE | IFF_VNET_HDR);
+    /* IFF_VNET_HDR is the interface's: the odd one is another one. */
+    ifname[0] = 'r';
+    fds[2] = tap_queue_open(ifname, IFF_MULTI_QUEUE);
+    args = g_strdup_printf("-nodefaults -machine pc,accel=qtest -netdev "
+                           "tap,id=n0,fds=%d:%d -device virtio-net-pci,"
+                           "netdev=n0,mq=on", fds[0], fds[1]);
+    g_assert_cmpint(run_with_fds(args, "{\"execute\": \"qmp_capabilities\"}"
+                                 "{\"execute\": \"quit\"}", &out), ==, 0);
+    g_assert_null(strstr(out, "qemu-system-x86_64:"));
+    g_assert_nonnull(strstr(out, "\"return\""));
+    g_free(out);
+    g_free(args);
+    args = g_strdup_printf("-nodefaults -machine pc,accel=qtest -netdev "
+                           "tap,id=n0,fds=%d:%d", fds[0], fds[2]);
+    want = g_strdup_printf("qemu-system-x86_64: -netdev tap,id=n0,"
+                           "fds=%d:%d: vnet_hdr not consistent across "
+                           "given tap fds\n", fds[0], fds[2]);
+    g_assert_cmpint(run_with_fds(args, "", &out), ==, 1);
+    g_assert_nonnull(strstr(out, want));
+    g_free(out);
+    for (int i = 0; i < 3; i++) {
+        close(fds[i]);
+    }
+}
+
 static void test_tap_errors(void)
 {
     static const char *const cases[][2] = {
@@ -1462,6 +1561,7 @@ int main(int argc, char **argv)
     qtest_add_func("/virtio-net/tap/tx-tso", test_tap_tx_tso);
     qtest_add_func("/virtio-net/tap/rx-offload", test_tap_rx_offload);
     qtest_add_func("/virtio-net/tap/mq", test_tap_mq);
+    qtest_add_func("/virtio-net/tap/fds", test_tap_fds);
     qtest_add_func("/virtio-net/user/dhcp", test_user_dhcp);
     qtest_add_func("/virtio-net/user/hostfwd", test_user_hostfwd);
     qtest_add_data_func("/virtio-net/user/nic",
