@@ -1,8 +1,8 @@
 /*
  * object-add and object-del: the objects -object makes (secrets, memory
- * and entropy backends), at run time. object-add's arguments arrive checked against
- * the schema's ObjectOptions; they are turned back into the option form
- * the object code takes.
+ * and entropy backends), at run time. object-add's arguments arrive
+ * checked against the schema's ObjectOptions; they are turned back into
+ * the option form the object code takes.
  */
 #include <string.h>
 

@@ -13,13 +13,13 @@
  * the device finishes a partial checksum itself (NEEDS_CSUM: the 16-bit
  * one's-complement sum from csum_start to the end, stored at
  * csum_start + csum_offset) before the frame leaves.
- * A peer with a virtio-net header (tap vnet_hdr) is asked for the 12-byte
- * one, and then GUEST_CSUM, HOST/GUEST_TSO4/6, HOST/GUEST_ECN and
- * CTRL_GUEST_OFFLOADS are offered too: the header goes through unchanged both ways (a transmit
- * header is checked against what was negotiated first), and what the
- * driver accepts (GUEST_*) is told to the peer at FEATURES_OK
- * (TUNSETOFFLOAD), and again on CTRL_GUEST_OFFLOADS_SET. No UFO: Linux
- * no longer produces it.
+ * A peer with a virtio-net header (tap vnet_hdr) is asked for the
+ * 12-byte one, and then GUEST_CSUM, HOST/GUEST_TSO4/6, HOST/GUEST_ECN
+ * and CTRL_GUEST_OFFLOADS are offered too: the header goes through
+ * unchanged both ways (a transmit header is checked against what was
+ * negotiated first), and what the driver accepts (GUEST_*) is told to
+ * the peer at FEATURES_OK (TUNSETOFFLOAD), and again on
+ * GUEST_OFFLOADS_SET. No UFO: Linux no longer produces it.
  *
  * Multiqueue (mq=on on a tap with queues=N): N pairs, pair i on the
  * tap's queue i; VQ_PAIRS_SET attaches the first pairs' tap queues and
@@ -28,7 +28,8 @@
  *
  * The control queue takes RX modes (promiscuous, all/no multicast,
  * all/no unicast, no broadcast), the MAC table, the MAC address and
- * VQ_PAIRS_SET and GUEST_OFFLOADS_SET; a change of the filter sends NIC_RX_FILTER_CHANGED.
+ * VQ_PAIRS_SET and GUEST_OFFLOADS_SET; a change of the filter sends
+ * NIC_RX_FILTER_CHANGED.
  * A header or chain that makes no sense breaks the device.
  */
 #include <string.h>
