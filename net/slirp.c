@@ -188,22 +188,50 @@ static void user_remove_polls(NetUser *u)
     g_array_set_size(u->pollfds, 0);
 }
 
+static bool same_polls(GArray *a, GArray *b)
+{
+    if (a->len != b->len) {
+        return false;
+    }
+    for (guint i = 0; i < a->len; i++) {
+        GPollFD *x = &g_array_index(a, GPollFD, i);
+        GPollFD *y = &g_array_index(b, GPollFD, i);
+
+        if (x->fd != y->fd || x->events != y->events) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static gboolean user_prepare(GSource *source, gint *timeout)
 {
     NetUser *u = ((SlirpSource *)source)->u;
     uint32_t ms = UINT32_MAX;
 
-    user_remove_polls(u);
     *timeout = -1;
     if (u->nc->paused) {
+        user_remove_polls(u);
         return FALSE;           /* the NIC is full: read nothing */
     }
-    u->fill = u->pollfds;
+    g_array_set_size(u->burst, 0);
+    u->fill = u->burst;
     slirp_pollfds_fill(u->slirp, &ms, user_add_poll, u);
-    /* GPollFDs are held by address: add them once the array is final. */
-    for (guint i = 0; i < u->pollfds->len; i++) {
-        g_source_add_poll(source, &g_array_index(u->pollfds, GPollFD, i));
+    /*
+     * Adding or removing a GPollFD wakes the context (an eventfd write,
+     * and the next poll returns at once): keep the registered ones while
+     * slirp asks for the same fds and events, as it does between packets.
+     */
+    if (!same_polls(u->burst, u->pollfds)) {
+        user_remove_polls(u);
+        g_array_append_vals(u->pollfds, u->burst->data, u->burst->len);
+        /* GPollFDs are held by address: add them once the array is final. */
+        for (guint i = 0; i < u->pollfds->len; i++) {
+            g_source_add_poll(source,
+                              &g_array_index(u->pollfds, GPollFD, i));
+        }
     }
+    u->fill = u->pollfds;
     *timeout = ms == UINT32_MAX ? -1 : (gint)MIN(ms, G_MAXINT);
     return FALSE;
 }
