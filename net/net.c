@@ -557,7 +557,8 @@ void net_check_clients(void)
     for (guint i = 0; net_clients && i < net_clients->len; i++) {
         NetClientState *nc = g_ptr_array_index(net_clients, i);
 
-        if (!nc->peer && !nc->info->is_nic &&
+        /* Claimed without a peer: a tap queue a NIC without mq leaves. */
+        if (!nc->peer && !nc->claimed && !nc->info->is_nic &&
             nc->info != &hub_port_info) {
             warn_report("netdev %s has no peer", nc->name);
         }
