@@ -756,9 +756,12 @@ DEF("netdev", HAS_ARG, QEMU_OPTION_netdev,
     "-netdev socket,id=str,udp=host:port[,localaddr=host:port]\n"
     "                packets as UDP datagrams\n"
     "-netdev tap,id=str[,ifname=name][,script=file|no][,downscript=file|no]\n"
-    "-netdev tap,id=str,fd=h\n"
+    "         [,vnet_hdr=on|off][,queues=n]\n"
+    "-netdev tap,id=str,fd=h|fds=x:y:...:z\n"
     "                a host tap interface (script default /etc/qemu-ifup,\n"
-    "                downscript /etc/qemu-ifdown)\n")
+    "                downscript /etc/qemu-ifdown); vnet_hdr=off: no\n"
+    "                IFF_VNET_HDR (offloads), on: its lack is an error;\n"
+    "                queues=n or fds=: a multiqueue tap\n")
 DOC
 Create a network backend that a NIC names with `netdev=ID`
 (`-device virtio-net-pci,netdev=ID`). `id` is required and unique, and a
@@ -782,7 +785,12 @@ netdev serves one NIC. Types:
   (default `tapN`) or passed in as `fd=N`; `script=` runs with the
   interface's name once it exists (default `/etc/qemu-ifup`),
   `downscript=` at exit (`/etc/qemu-ifdown`); `no` runs nothing.
-  `vnet_hdr=on` and `vhost=on` are refused (docs/net.md).
+  With the kernel's `IFF_VNET_HDR` (used unless `vnet_hdr=off`;
+  `vnet_hdr=on` makes its lack an error) frames carry a virtio-net
+  header, and virtio-net passes checksum and TSO offloads through.
+  `queues=N` opens a multiqueue interface with N queues (`fds=A:B:...`
+  takes one descriptor per queue), which `virtio-net-pci,mq=on` maps to
+  N queue pairs. `vhost=on` is refused (docs/net.md).
 
 ```sh
 qemu-system-x86_64 -netdev user,id=n0,hostfwd=tcp::2222-:22 \

@@ -28,6 +28,7 @@ typedef struct RngRequest {
 struct RngBackend {
     char *id;                   /* NULL for a device's private one */
     char *filename;             /* rng-random; NULL for rng-builtin */
+    unsigned users;             /* devices that use it */
     int fd;
     guint watch;
     bool eof_logged;
@@ -227,6 +228,28 @@ bool rng_backend_create(const QemuOpts *opts, Error **errp)
         rng_backends = g_ptr_array_new();
     }
     g_ptr_array_add(rng_backends, rng);
+    return true;
+}
+
+void rng_backend_set_in_use(RngBackend *rng, bool in_use)
+{
+    rng->users += in_use ? 1 : -1;
+}
+
+bool rng_backend_delete(const char *id, Error **errp)
+{
+    RngBackend *rng = rng_backend_find(id);
+
+    if (!rng) {
+        return false;
+    }
+    /* QEMU 7.2 unparents it under the device; refusing is safer. */
+    if (rng->users) {
+        error_setg(errp, "object '%s' is in use, can not be deleted", id);
+        return true;
+    }
+    g_ptr_array_remove(rng_backends, rng);
+    rng_backend_free(rng);
     return true;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""virtio-net-pci on -netdev socket, driven by the qtest virtio driver
-(build/tests/qtest/net-bench): packets per second and throughput, guest
-to host (tx) and host to guest (rx), for ours (BINARY) and REFERENCE
+"""virtio-net-pci on -netdev socket and -netdev user, driven by the qtest
+virtio driver (build/tests/qtest/net-bench): packets per second and
+throughput, guest to host (tx) and host to guest (rx), for ours (BINARY)
+and REFERENCE
 (default Debian's QEMU 7.2, driven under -accel tcg with a halt BIOS, as
 the qtests do: QTEST_ACCEL=tcg), runs interleaved, medians.
 
@@ -9,9 +10,13 @@ The driver keeps a 256-entry ring published and republishes what the
 device used (one avail write and one kick per round), so what is
 measured is the device, the net layer and the socket backend, not the
 qtest protocol. tx counts frames that reached the test's socket.
+With -netdev user the frames are UDP datagrams: guest to host through
+slirp to a UDP socket of the bench on 127.0.0.1 (counted there), host
+to guest from that socket to a hostfwd=udp port (counted in the guest).
 
 Usage: bench/net.py [--runs N] [--seconds S] [--sizes 64,1500]
-                    [--driver PATH] [--write-doc] BINARY [REFERENCE]
+                    [--backends socket,user] [--driver PATH] [--write-doc]
+                    BINARY [REFERENCE]
 """
 import argparse
 import os
@@ -25,7 +30,8 @@ import tcg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-SECTION = "## Network: virtio-net on -netdev socket"
+SECTION = "## Network: virtio-net on -netdev socket and user"
+MODES = {"socket": ("tx", "rx"), "user": ("user-tx", "user-rx")}
 
 
 def one_run(driver, binary, accel, mode, size, seconds):
@@ -52,6 +58,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--sizes", default="64,1500")
+    ap.add_argument("--backends", default="socket,user")
     ap.add_argument("--driver",
                     default=os.path.join(ROOT, "build/tests/qtest/net-bench"))
     ap.add_argument("--write-doc", action="store_true")
@@ -60,11 +67,12 @@ def main():
                     default="/usr/bin/qemu-system-x86_64")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    modes = [m for be in args.backends.split(",") for m in MODES[be]]
     binaries = [(args.binary, None), (args.reference, "tcg")]
     names = {b: tcg.version(b) for b, _ in binaries}
     results = {}
     for i in range(args.runs):
-        for mode in ("tx", "rx"):
+        for mode in modes:
             for size in sizes:
                 for b, accel in binaries:
                     r = one_run(args.driver, b, accel, mode, size,
@@ -83,13 +91,13 @@ def main():
            "`build/tests/qtest/net-bench MODE SIZE SECONDS`)" % (
                time.strftime("%Y-%m-%d %H:%M"), args.runs, args.seconds),
            "",
-           "| direction | frame, bytes | %s pps | %s MB/s | %s pps | "
+           "| netdev | direction | frame, bytes | %s pps | %s MB/s | %s pps | "
            "%s MB/s | ratio (pps) |" % (names[args.binary],
                                         names[args.binary],
                                         names[args.reference],
                                         names[args.reference]),
-           "|---|---|---|---|---|---|---|"]
-    for mode in ("tx", "rx"):
+           "|---|---|---|---|---|---|---|---|"]
+    for mode in modes:
         for size in sizes:
             ours = median(args.binary, mode, size, "pps")
             ref = median(args.reference, mode, size, "pps")
@@ -103,9 +111,10 @@ def main():
                 else:
                     cells += ["%.0f" % pps, "%.1f" % mbps]
             ratio = "%.2f" % (ours / ref) if ours and ref else "-"
-            out.append("| %s | %d | %s | %s |" % (
-                "guest to host" if mode == "tx" else "host to guest", size,
-                " | ".join(cells), ratio))
+            out.append("| %s | %s | %d | %s | %s |" % (
+                "user" if mode.startswith("user-") else "socket",
+                "guest to host" if mode.endswith("tx") else "host to guest",
+                size, " | ".join(cells), ratio))
     text = "\n".join(out) + "\n"
     print(text, end="")
     if args.write_doc:

@@ -1,8 +1,8 @@
 /*
  * object-add and object-del: the objects -object makes (secrets, memory
- * backends), at run time. object-add's arguments arrive checked against
- * the schema's ObjectOptions; they are turned back into the option form
- * the object code takes.
+ * and entropy backends), at run time. object-add's arguments arrive
+ * checked against the schema's ObjectOptions; they are turned back into
+ * the option form the object code takes.
  */
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "qapi/qapi-commands.h"
 #include "qom/object.h"
 #include "system/hostmem.h"
+#include "system/rng.h"
 #include "system/secret.h"
 #include "system/vm-config.h"
 
@@ -33,6 +34,9 @@ bool qmp_object_add(const ObjectOptions *args, JsonNode **ret, Error **errp)
                    "(type 'container')", args->id);
     } else if (args->qom_type == OBJECT_TYPE_SECRET) {
         ok = secret_create(opts, errp);
+    } else if (args->qom_type == OBJECT_TYPE_RNG_BUILTIN ||
+               args->qom_type == OBJECT_TYPE_RNG_RANDOM) {
+        ok = rng_backend_create(opts, errp);
     } else {
         ok = host_memory_backend_create(opts, &defaults, errp) != NULL;
     }
@@ -50,7 +54,8 @@ bool qmp_object_del(const q_obj_object_del_arg *args, JsonNode **ret,
     if (secret_delete(args->id)) {
         return true;
     }
-    if (host_memory_backend_delete(args->id, &err)) {
+    if (host_memory_backend_delete(args->id, &err) ||
+        rng_backend_delete(args->id, &err)) {
         error_propagate(errp, err);
         return err == NULL;
     }

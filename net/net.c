@@ -171,10 +171,24 @@ NetClientState *qemu_find_netdev(const char *id)
     return find_client(id, false);
 }
 
-NetClientState *qemu_net_claim_netdev(const char *devname, const char *id,
-                                      Error **errp)
+NetClientState *qemu_net_backend_queue(NetClientState *nc, unsigned i)
 {
-    NetClientState *nc = qemu_find_netdev(id);
+    for (guint j = 0; net_clients && j < net_clients->len; j++) {
+        NetClientState *q = g_ptr_array_index(net_clients, j);
+
+        if (!q->info->is_nic && q->queue_index == i &&
+            !g_strcmp0(q->name, nc->name)) {
+            return q;
+        }
+    }
+    return NULL;
+}
+
+NetClientState *qemu_net_claim_netdev(const char *devname, const char *id,
+                                      unsigned *queues, Error **errp)
+{
+    NetClientState *nc = qemu_find_netdev(id), *q;
+    unsigned n = 0;
 
     if (!nc) {
         error_setg(errp, "Property '%s.netdev' can't find value '%s'",
@@ -186,8 +200,39 @@ NetClientState *qemu_net_claim_netdev(const char *devname, const char *id,
                    "it's in use", devname, id);
         return NULL;
     }
-    nc->claimed = true;
+    while ((q = qemu_net_backend_queue(nc, n))) {
+        q->claimed = true;
+        n++;
+    }
+    *queues = n;
     return nc;
+}
+
+bool qemu_has_vnet_hdr(NetClientState *nc)
+{
+    return nc && nc->info->has_vnet_hdr && nc->info->has_vnet_hdr(nc);
+}
+
+void qemu_set_vnet_hdr_len(NetClientState *nc, int len)
+{
+    if (qemu_has_vnet_hdr(nc) && nc->info->set_vnet_hdr_len) {
+        nc->info->set_vnet_hdr_len(nc, len);
+    }
+}
+
+void qemu_set_offload(NetClientState *nc, const NetOffloads *o)
+{
+    if (qemu_has_vnet_hdr(nc) && nc->info->set_offload) {
+        nc->info->set_offload(nc, o);
+    }
+}
+
+bool qemu_set_queue_enabled(NetClientState *nc, bool enabled, Error **errp)
+{
+    if (!nc || !nc->info->set_queue_enabled) {
+        return true;
+    }
+    return nc->info->set_queue_enabled(nc, enabled, errp);
 }
 
 void qemu_net_rx_filter_changed(NetClientState *nc)
@@ -513,7 +558,8 @@ void net_check_clients(void)
     for (guint i = 0; net_clients && i < net_clients->len; i++) {
         NetClientState *nc = g_ptr_array_index(net_clients, i);
 
-        if (!nc->peer && !nc->info->is_nic &&
+        /* Claimed without a peer: a tap queue a NIC without mq leaves. */
+        if (!nc->peer && !nc->claimed && !nc->info->is_nic &&
             nc->info != &hub_port_info) {
             warn_report("netdev %s has no peer", nc->name);
         }
@@ -580,8 +626,9 @@ bool qmp_query_rx_filter(const q_obj_query_rx_filter_arg *args,
     for (guint i = 0; net_clients && i < net_clients->len; i++) {
         NetClientState *nc = g_ptr_array_index(net_clients, i);
 
-        if (args->name && g_strcmp0(nc->name, args->name)) {
-            continue;
+        if ((args->name && g_strcmp0(nc->name, args->name)) ||
+            nc->queue_index) {
+            continue;           /* a NIC's other queues: listed once */
         }
         if (!nc->info->is_nic) {
             if (args->name) {

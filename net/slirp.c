@@ -36,6 +36,8 @@ typedef struct NetUser {
     Slirp *slirp;
     GSource *source;
     GArray *pollfds;            /* of GPollFD, this iteration's */
+    GArray *burst;              /* of GPollFD, a burst round's */
+    GArray *fill;               /* which of the two slirp fills */
 } NetUser;
 
 static const QemuOptDesc user_desc[] = {
@@ -149,6 +151,8 @@ static const SlirpCb user_callbacks = {
 
 /* --- the main loop's GSource --- */
 
+#define USER_BURST      64      /* extra poll rounds per dispatch */
+
 static int user_add_poll(int fd, int events, void *opaque)
 {
     NetUser *u = opaque;
@@ -159,14 +163,14 @@ static int user_add_poll(int fd, int events, void *opaque)
                  (events & SLIRP_POLL_PRI ? G_IO_PRI : 0) |
                  (events & SLIRP_POLL_ERR ? G_IO_ERR : 0) |
                  (events & SLIRP_POLL_HUP ? G_IO_HUP : 0);
-    g_array_append_val(u->pollfds, pfd);
-    return u->pollfds->len - 1;
+    g_array_append_val(u->fill, pfd);
+    return u->fill->len - 1;
 }
 
 static int user_get_revents(int idx, void *opaque)
 {
     NetUser *u = opaque;
-    GPollFD *pfd = &g_array_index(u->pollfds, GPollFD, idx);
+    GPollFD *pfd = &g_array_index(u->fill, GPollFD, idx);
 
     return (pfd->revents & G_IO_IN ? SLIRP_POLL_IN : 0) |
            (pfd->revents & G_IO_OUT ? SLIRP_POLL_OUT : 0) |
@@ -184,21 +188,50 @@ static void user_remove_polls(NetUser *u)
     g_array_set_size(u->pollfds, 0);
 }
 
+static bool same_polls(GArray *a, GArray *b)
+{
+    if (a->len != b->len) {
+        return false;
+    }
+    for (guint i = 0; i < a->len; i++) {
+        GPollFD *x = &g_array_index(a, GPollFD, i);
+        GPollFD *y = &g_array_index(b, GPollFD, i);
+
+        if (x->fd != y->fd || x->events != y->events) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static gboolean user_prepare(GSource *source, gint *timeout)
 {
     NetUser *u = ((SlirpSource *)source)->u;
     uint32_t ms = UINT32_MAX;
 
-    user_remove_polls(u);
     *timeout = -1;
     if (u->nc->paused) {
+        user_remove_polls(u);
         return FALSE;           /* the NIC is full: read nothing */
     }
+    g_array_set_size(u->burst, 0);
+    u->fill = u->burst;
     slirp_pollfds_fill(u->slirp, &ms, user_add_poll, u);
-    /* GPollFDs are held by address: add them once the array is final. */
-    for (guint i = 0; i < u->pollfds->len; i++) {
-        g_source_add_poll(source, &g_array_index(u->pollfds, GPollFD, i));
+    /*
+     * Adding or removing a GPollFD wakes the context (an eventfd write,
+     * and the next poll returns at once): keep the registered ones while
+     * slirp asks for the same fds and events, as it does between packets.
+     */
+    if (!same_polls(u->burst, u->pollfds)) {
+        user_remove_polls(u);
+        g_array_append_vals(u->pollfds, u->burst->data, u->burst->len);
+        /* GPollFDs are held by address: add them once the array is final. */
+        for (guint i = 0; i < u->pollfds->len; i++) {
+            g_source_add_poll(source,
+                              &g_array_index(u->pollfds, GPollFD, i));
+        }
     }
+    u->fill = u->pollfds;
     *timeout = ms == UINT32_MAX ? -1 : (gint)MIN(ms, G_MAXINT);
     return FALSE;
 }
@@ -221,6 +254,23 @@ static gboolean user_dispatch(GSource *source, GSourceFunc cb, gpointer data)
     NetUser *u = ((SlirpSource *)source)->u;
 
     slirp_pollfds_poll(u->slirp, 0, user_get_revents, u);
+    /*
+     * slirp takes one datagram per socket per poll: take what else is
+     * waiting now, a burst at most, rather than one per main loop
+     * iteration (host to guest UDP ran at half QEMU's rate).
+     */
+    for (int i = 0; i < USER_BURST && !u->nc->paused; i++) {
+        uint32_t ms = UINT32_MAX;
+
+        g_array_set_size(u->burst, 0);
+        u->fill = u->burst;
+        slirp_pollfds_fill(u->slirp, &ms, user_add_poll, u);
+        if (g_poll((GPollFD *)u->burst->data, u->burst->len, 0) <= 0) {
+            break;
+        }
+        slirp_pollfds_poll(u->slirp, 0, user_get_revents, u);
+    }
+    u->fill = u->pollfds;
     return G_SOURCE_CONTINUE;
 }
 
@@ -255,6 +305,7 @@ static void user_cleanup(NetClientState *nc)
     g_source_unref(u->source);
     slirp_cleanup(u->slirp);
     g_array_unref(u->pollfds);
+    g_array_unref(u->burst);
     g_free(u);
 }
 
@@ -579,6 +630,8 @@ NetClientState *net_init_user(const QemuOpts *opts, const char *id,
         error_setg(errp, "could not start the user network (slirp)");
         return NULL;
     }
+    u->burst = g_array_new(FALSE, FALSE, sizeof(GPollFD));
+    u->fill = u->pollfds;
     u->source = g_source_new(&user_source_funcs, sizeof(SlirpSource));
     ((SlirpSource *)u->source)->u = u;
     u->nc = qemu_new_net_client(&net_user_info, peer, id, u);

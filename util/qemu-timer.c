@@ -85,7 +85,14 @@ void timer_mod(QEMUTimer *t, int64_t expire_ns)
     t->expire = expire_ns < 0 ? 0 : expire_ns;
     active[t->type] = g_list_insert_sorted(active[t->type], t,
                                            compare_expiry);
-    g_main_context_wakeup(NULL);
+    /*
+     * The main loop's own thread computes the next timeout before it
+     * polls again: only another thread has to wake it (an eventfd write
+     * per packet when slirp re-arms its timers).
+     */
+    if (!g_main_context_is_owner(NULL)) {
+        g_main_context_wakeup(NULL);
+    }
 }
 
 void timer_del(QEMUTimer *t)

@@ -7,16 +7,29 @@
  * csum_offset (2), num_buffers (2)}. Config: mac (6), status (2),
  * max_virtqueue_pairs (2), mtu (2).
  *
- * Offloads: the backends here (socket, user) carry plain Ethernet
- * frames, no virtio header, so nothing is offered that the device
- * would have to pass on: no TSO/UFO either way, no GUEST_CSUM. CSUM is
- * offered because the device finishes a partial checksum itself
- * (NEEDS_CSUM: the 16-bit one's-complement sum from csum_start to the
- * end, stored at csum_start + csum_offset) before the frame leaves.
+ * Offloads: socket and user carry plain Ethernet frames, no virtio
+ * header, so with them nothing is offered that the device would have
+ * to pass on: no TSO either way, no GUEST_CSUM. CSUM is offered because
+ * the device finishes a partial checksum itself (NEEDS_CSUM: the 16-bit
+ * one's-complement sum from csum_start to the end, stored at
+ * csum_start + csum_offset) before the frame leaves.
+ * A peer with a virtio-net header (tap vnet_hdr) is asked for the
+ * 12-byte one, and then GUEST_CSUM, HOST/GUEST_TSO4/6, HOST/GUEST_ECN
+ * and CTRL_GUEST_OFFLOADS are offered too: the header goes through
+ * unchanged both ways (a transmit header is checked against what was
+ * negotiated first), and what the driver accepts (GUEST_*) is told to
+ * the peer at FEATURES_OK (TUNSETOFFLOAD), and again on
+ * GUEST_OFFLOADS_SET. No UFO: Linux no longer produces it.
+ *
+ * Multiqueue (mq=on on a tap with queues=N): N pairs, pair i on the
+ * tap's queue i; VQ_PAIRS_SET attaches the first pairs' tap queues and
+ * detaches the others. A driver that does not take MQ finds the control
+ * queue at 2, as the spec puts it.
  *
  * The control queue takes RX modes (promiscuous, all/no multicast,
  * all/no unicast, no broadcast), the MAC table, the MAC address and
- * VQ_PAIRS_SET; a change of the filter sends NIC_RX_FILTER_CHANGED.
+ * VQ_PAIRS_SET and GUEST_OFFLOADS_SET; a change of the filter sends
+ * NIC_RX_FILTER_CHANGED.
  * A header or chain that makes no sense breaks the device.
  */
 #include <string.h>
@@ -27,8 +40,15 @@
 #include "qemu/log.h"
 
 #define VIRTIO_NET_F_CSUM           0
+#define VIRTIO_NET_F_GUEST_CSUM     1
+#define VIRTIO_NET_F_CTRL_GUEST_OFFLOADS 2
 #define VIRTIO_NET_F_MAC            5
+#define VIRTIO_NET_F_GUEST_TSO4     7
+#define VIRTIO_NET_F_GUEST_TSO6     8
+#define VIRTIO_NET_F_GUEST_ECN      9
 #define VIRTIO_NET_F_HOST_TSO4      11
+#define VIRTIO_NET_F_HOST_TSO6      12
+#define VIRTIO_NET_F_HOST_ECN       13
 #define VIRTIO_NET_F_STATUS         16
 #define VIRTIO_NET_F_CTRL_VQ        17
 #define VIRTIO_NET_F_CTRL_RX        18
@@ -39,6 +59,9 @@
 
 #define VIRTIO_NET_HDR_F_NEEDS_CSUM 1
 #define VIRTIO_NET_HDR_GSO_NONE     0
+#define VIRTIO_NET_HDR_GSO_TCPV4    1
+#define VIRTIO_NET_HDR_GSO_TCPV6    4
+#define VIRTIO_NET_HDR_GSO_ECN      0x80
 #define VIRTIO_NET_HDR_LEN          12
 
 #define VIRTIO_NET_CTRL_RX          0
@@ -47,6 +70,12 @@
 #define VIRTIO_NET_CTRL_MAC_ADDR_SET  1
 #define VIRTIO_NET_CTRL_MQ          4
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
+#define VIRTIO_NET_CTRL_GUEST_OFFLOADS 5
+#define VIRTIO_NET_CTRL_GUEST_OFFLOADS_SET 0
+#define GUEST_OFFLOADS  (1ULL << VIRTIO_NET_F_GUEST_CSUM | \
+                         1ULL << VIRTIO_NET_F_GUEST_TSO4 | \
+                         1ULL << VIRTIO_NET_F_GUEST_TSO6 | \
+                         1ULL << VIRTIO_NET_F_GUEST_ECN)
 #define VIRTIO_NET_OK               0
 #define VIRTIO_NET_ERR              1
 
@@ -66,9 +95,13 @@ typedef struct VirtIONetPCI {
     char *mac_str;
     bool mq;
     bool csum;
+    bool offload_props[7];          /* as offload_features[] */
     uint16_t rx_queue_size, tx_queue_size;
     /* State. */
-    NetClientState *nc;
+    NetClientState *nc;             /* ncs[0] */
+    NetClientState **ncs;           /* one per queue pair */
+    bool vnet_hdr;                  /* the peer carries our header */
+    uint64_t guest_offloads;        /* GUEST_* bits the driver takes now */
     uint8_t conf_mac[ETH_ALEN];     /* the property's (or the default) */
     uint8_t mac[ETH_ALEN];          /* the guest's (MAC_ADDR_SET) */
     unsigned max_pairs, curr_pairs;
@@ -88,6 +121,51 @@ static VirtQueue *rx_vq(VirtIONetPCI *n, unsigned pair)
 static unsigned ctrl_index(VirtIONetPCI *n)
 {
     return 2 * n->max_pairs;
+}
+
+static unsigned vq_pair(VirtIONetPCI *n, VirtQueue *vq)
+{
+    return (vq - n->proxy.vdev.vq) / 2;
+}
+
+/* The features a header-carrying peer adds (properties of these names). */
+static const unsigned offload_features[] = {
+    VIRTIO_NET_F_GUEST_CSUM,    /* guest_csum */
+    VIRTIO_NET_F_GUEST_TSO4,    /* guest_tso4 */
+    VIRTIO_NET_F_GUEST_TSO6,    /* guest_tso6 */
+    VIRTIO_NET_F_GUEST_ECN,     /* guest_ecn */
+    VIRTIO_NET_F_HOST_TSO4,     /* host_tso4 */
+    VIRTIO_NET_F_HOST_TSO6,     /* host_tso6 */
+    VIRTIO_NET_F_HOST_ECN,      /* host_ecn */
+};
+
+/* Tell the peer's queues what the driver accepts (all off at reset). */
+static void net_set_offloads(VirtIONetPCI *n)
+{
+    uint64_t f = n->guest_offloads;
+    NetOffloads o = {
+        .csum = f >> VIRTIO_NET_F_GUEST_CSUM & 1,
+        .tso4 = f >> VIRTIO_NET_F_GUEST_TSO4 & 1,
+        .tso6 = f >> VIRTIO_NET_F_GUEST_TSO6 & 1,
+        .ecn = f >> VIRTIO_NET_F_GUEST_ECN & 1,
+    };
+
+    for (unsigned i = 0; n->vnet_hdr && i < n->max_pairs; i++) {
+        qemu_set_offload(n->ncs[i]->peer, &o);
+    }
+}
+
+/* The tap queues of the pairs in use attached, the others detached. */
+static void net_set_queue_pairs(VirtIONetPCI *n)
+{
+    for (unsigned i = 0; i < n->max_pairs; i++) {
+        Error *err = NULL;
+
+        if (!qemu_set_queue_enabled(n->ncs[i]->peer, i < n->curr_pairs,
+                                    &err)) {
+            warn_report_err(err);
+        }
+    }
 }
 
 static void net_get_config(VirtIODevice *vdev, uint8_t *c)
@@ -124,15 +202,27 @@ static void net_reset(VirtIODevice *vdev)
     n->uni_overflow = n->multi_overflow = false;
     memcpy(n->mac, n->conf_mac, ETH_ALEN);
     n->curr_pairs = 1;
+    n->guest_offloads = 0;
+    if (n->ncs) {               /* not in virtio_init's reset */
+        net_set_queue_pairs(n);
+        net_set_offloads(n);
+    }
 }
 
 static void net_set_status(VirtIODevice *vdev, uint8_t status)
 {
     VirtIONetPCI *n = vdev->opaque;
 
+    if (status & VIRTIO_CONFIG_S_FEATURES_OK) {
+        /* The features are final now. */
+        n->guest_offloads = vdev->guest_features & GUEST_OFFLOADS;
+        net_set_offloads(n);
+    }
     if (status & VIRTIO_CONFIG_S_DRIVER_OK) {
         /* Buffers added before DRIVER_OK came without a usable kick. */
-        qemu_flush_queued_packets(n->nc);
+        for (unsigned i = 0; i < n->max_pairs; i++) {
+            qemu_flush_queued_packets(n->ncs[i]);
+        }
     }
 }
 
@@ -185,19 +275,31 @@ static ssize_t net_receive(NetClientState *nc, const uint8_t *buf,
 {
     VirtIONetPCI *n = nc->opaque;
     VirtIODevice *vdev = &n->proxy.vdev;
-    VirtQueue *vq = rx_vq(n, 0);
-    static const uint8_t hdr[VIRTIO_NET_HDR_LEN] = { [10] = 1 };
+    VirtQueue *vq = rx_vq(n, nc->queue_index);
+    uint8_t hdr[VIRTIO_NET_HDR_LEN] = { [10] = 1 };
+    size_t room = 0, full = len;
     VirtQueueElement *elem;
-    size_t room = 0;
 
-    if (vdev->broken) {
+    if (vdev->broken || nc->queue_index >= n->curr_pairs) {
         return len;
     }
     if (!(vdev->status & VIRTIO_CONFIG_S_DRIVER_OK) || !vq->enabled) {
         return 0;               /* wait for the driver */
     }
+    if (n->vnet_hdr) {
+        /* The peer's header as it is, but num_buffers (no MRG_RXBUF). */
+        if (len < VIRTIO_NET_HDR_LEN) {
+            return len;
+        }
+        memcpy(hdr, buf, VIRTIO_NET_HDR_LEN - 2);
+        if (!(n->guest_offloads & 1ULL << VIRTIO_NET_F_GUEST_CSUM)) {
+            hdr[0] = 0;         /* no DATA_VALID the driver cannot take */
+        }
+        buf += VIRTIO_NET_HDR_LEN;
+        len -= VIRTIO_NET_HDR_LEN;
+    }
     if (!net_rx_accept(n, buf, len)) {
-        return len;
+        return full;
     }
     elem = virtqueue_pop(vq);
     if (!elem) {
@@ -210,28 +312,34 @@ static ssize_t net_receive(NetClientState *nc, const uint8_t *buf,
         virtio_error(vdev, "receive buffer of %zu bytes with %u "
                      "device-readable parts", room, elem->out_num);
         virtqueue_element_free(elem);
-        return len;
+        return full;
     }
     if (room < VIRTIO_NET_HDR_LEN + len) {
         /* Too big for the guest's buffers (no MRG_RXBUF): drop it. */
         qemu_log_mask(LOG_GUEST_ERROR, "virtio-net: %zu-byte packet in a "
                       "%zu-byte buffer, dropped\n", len, room);
         virtqueue_unpop(vq, elem);
-        return len;
+        return full;
     }
     virtqueue_buf_from(elem->in, elem->in_num, 0, hdr, sizeof(hdr));
     virtqueue_buf_from(elem->in, elem->in_num, VIRTIO_NET_HDR_LEN, buf, len);
     virtqueue_push(vq, elem, VIRTIO_NET_HDR_LEN + len);
     virtio_notify(vdev, vq);
-    return len;
+    return full;
 }
+
+static void net_handle_ctrl(VirtIODevice *vdev, VirtQueue *vq);
 
 /* The guest added receive buffers. */
 static void net_handle_rx(VirtIODevice *vdev, VirtQueue *vq)
 {
     VirtIONetPCI *n = vdev->opaque;
 
-    qemu_flush_queued_packets(n->nc);
+    if (vq == &vdev->vq[2] && !virtio_has_feature(vdev, VIRTIO_NET_F_MQ)) {
+        net_handle_ctrl(vdev, vq);      /* without MQ, 2 is control */
+        return;
+    }
+    qemu_flush_queued_packets(n->ncs[vq_pair(n, vq)]);
 }
 
 /* --- transmit: guest to backend --- */
@@ -267,13 +375,56 @@ static bool net_finish_csum(uint8_t *pkt, size_t len, uint16_t start,
 }
 
 /*
+ * A transmit header for a peer that takes it: what it asks for was
+ * negotiated, and its offsets lie in the packet of len bytes.
+ */
+static bool net_tx_hdr_valid(VirtIODevice *vdev, uint8_t *hdr, size_t len)
+{
+    uint8_t gso = hdr[1] & ~VIRTIO_NET_HDR_GSO_ECN;
+    bool ok;
+
+    switch (gso) {
+    case VIRTIO_NET_HDR_GSO_NONE:
+        ok = !(hdr[1] & VIRTIO_NET_HDR_GSO_ECN);
+        break;
+    case VIRTIO_NET_HDR_GSO_TCPV4:
+        ok = virtio_has_feature(vdev, VIRTIO_NET_F_HOST_TSO4);
+        break;
+    case VIRTIO_NET_HDR_GSO_TCPV6:
+        ok = virtio_has_feature(vdev, VIRTIO_NET_F_HOST_TSO6);
+        break;
+    default:
+        ok = false;             /* UDP (UFO) is not offered */
+        break;
+    }
+    if ((hdr[1] & VIRTIO_NET_HDR_GSO_ECN) &&
+        !virtio_has_feature(vdev, VIRTIO_NET_F_HOST_ECN)) {
+        ok = false;
+    }
+    if (gso != VIRTIO_NET_HDR_GSO_NONE &&
+        (!get_le16(hdr + 4) || get_le16(hdr + 2) > len)) {
+        ok = false;             /* no gso_size, or hdr_len past the end */
+    }
+    if (!ok) {
+        virtio_error(vdev, "gso_type 0x%x (gso_size %u, hdr_len %u) not "
+                     "negotiated or malformed", hdr[1], get_le16(hdr + 4),
+                     get_le16(hdr + 2));
+        return false;
+    }
+    hdr[0] &= VIRTIO_NET_HDR_F_NEEDS_CSUM;  /* the only one a driver sets */
+    hdr[10] = hdr[11] = 0;
+    return true;
+}
+
+/*
  * Check and send one chain's packet: false when the device broke.
  * *sent is false when the backend queued it (stop until resume).
  */
-static bool net_tx_one(VirtIONetPCI *n, VirtQueueElement *elem, bool *sent)
+static bool net_tx_one(VirtIONetPCI *n, unsigned pair, VirtQueueElement *elem,
+                       bool *sent)
 {
     VirtIODevice *vdev = &n->proxy.vdev;
-    uint8_t hdr[VIRTIO_NET_HDR_LEN];
+    uint8_t *hdr = n->tx_buf, *pkt = n->tx_buf + VIRTIO_NET_HDR_LEN;
     size_t total = 0, len;
 
     for (unsigned i = 0; i < elem->out_num; i++) {
@@ -285,40 +436,49 @@ static bool net_tx_one(VirtIONetPCI *n, VirtQueueElement *elem, bool *sent)
         return false;
     }
     len = total - VIRTIO_NET_HDR_LEN;
-    if (len > NET_MAX_PACKET) {
+    if (total > NET_MAX_PACKET) {
         virtio_error(vdev, "transmit packet of %zu bytes", len);
         return false;
     }
-    virtqueue_buf_to(elem->out, elem->out_num, 0, hdr, sizeof(hdr));
-    if (hdr[1] != VIRTIO_NET_HDR_GSO_NONE) {
-        virtio_error(vdev, "gso_type %u without a segmentation offload",
-                     hdr[1]);
-        return false;
-    }
-    virtqueue_buf_to(elem->out, elem->out_num, VIRTIO_NET_HDR_LEN,
-                     n->tx_buf, len);
+    virtqueue_buf_to(elem->out, elem->out_num, 0, n->tx_buf, total);
     if (hdr[0] & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
         if (!virtio_has_feature(vdev, VIRTIO_NET_F_CSUM) ||
-            !net_finish_csum(n->tx_buf, len, get_le16(hdr + 6),
-                             get_le16(hdr + 8))) {
+            (size_t)get_le16(hdr + 6) + get_le16(hdr + 8) + 2 > len) {
             virtio_error(vdev, "bad NEEDS_CSUM header (start %u, offset "
                          "%u, packet %zu bytes)", get_le16(hdr + 6),
                          get_le16(hdr + 8), len);
             return false;
         }
     }
-    *sent = qemu_send_packet(n->nc, n->tx_buf, len) != 0;
+    if (n->vnet_hdr) {
+        /* The peer segments and checksums: the header goes with it. */
+        if (!net_tx_hdr_valid(vdev, hdr, len)) {
+            return false;
+        }
+        *sent = qemu_send_packet(n->ncs[pair], n->tx_buf, total) != 0;
+        return true;
+    }
+    if (hdr[1] != VIRTIO_NET_HDR_GSO_NONE) {
+        virtio_error(vdev, "gso_type %u without a segmentation offload",
+                     hdr[1]);
+        return false;
+    }
+    if (hdr[0] & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+        net_finish_csum(pkt, len, get_le16(hdr + 6), get_le16(hdr + 8));
+    }
+    *sent = qemu_send_packet(n->ncs[pair], pkt, len) != 0;
     return true;
 }
 
 static void net_handle_tx(VirtIODevice *vdev, VirtQueue *vq)
 {
     VirtIONetPCI *n = vdev->opaque;
+    unsigned pair = vq_pair(n, vq);
     VirtQueueElement *elem;
     bool pushed = false, sent = true;
 
-    while (sent && !n->nc->paused && (elem = virtqueue_pop(vq))) {
-        if (!net_tx_one(n, elem, &sent)) {
+    while (sent && !n->ncs[pair]->paused && (elem = virtqueue_pop(vq))) {
+        if (!net_tx_one(n, pair, elem, &sent)) {
             virtqueue_element_free(elem);
             return;
         }
@@ -335,9 +495,7 @@ static void net_resume(NetClientState *nc)
 {
     VirtIONetPCI *n = nc->opaque;
 
-    for (unsigned i = 0; i < n->max_pairs; i++) {
-        virtio_queue_notify(&n->proxy.vdev, 2 * i + 1);
-    }
+    virtio_queue_notify(&n->proxy.vdev, 2 * nc->queue_index + 1);
 }
 
 static void net_link_status_changed(NetClientState *nc)
@@ -345,7 +503,7 @@ static void net_link_status_changed(NetClientState *nc)
     VirtIONetPCI *n = nc->opaque;
     VirtIODevice *vdev = &n->proxy.vdev;
 
-    if (virtio_has_feature(vdev, VIRTIO_NET_F_STATUS)) {
+    if (virtio_has_feature(vdev, VIRTIO_NET_F_STATUS) && !nc->queue_index) {
         virtio_notify_config(vdev);
     }
 }
@@ -436,6 +594,22 @@ static uint8_t ctrl_command(VirtIONetPCI *n, uint8_t cls, uint8_t cmd,
             rx_filter_changed(n);
         }
         return ack;
+    case VIRTIO_NET_CTRL_GUEST_OFFLOADS: {
+        /* le64: a subset of the negotiated GUEST_* offloads. */
+        uint64_t want = 0;
+
+        for (size_t i = 0; len == 8 && i < 8; i++) {
+            want |= (uint64_t)d[i] << 8 * i;
+        }
+        if (cmd != VIRTIO_NET_CTRL_GUEST_OFFLOADS_SET || len != 8 ||
+            !virtio_has_feature(vdev, VIRTIO_NET_F_CTRL_GUEST_OFFLOADS) ||
+            (want & ~(vdev->guest_features & GUEST_OFFLOADS))) {
+            return VIRTIO_NET_ERR;
+        }
+        n->guest_offloads = want;
+        net_set_offloads(n);
+        return VIRTIO_NET_OK;
+    }
     case VIRTIO_NET_CTRL_MQ: {
         uint16_t pairs = len == 2 ? get_le16(d) : 0;
 
@@ -445,6 +619,7 @@ static uint8_t ctrl_command(VirtIONetPCI *n, uint8_t cls, uint8_t cmd,
             return VIRTIO_NET_ERR;
         }
         n->curr_pairs = pairs;
+        net_set_queue_pairs(n);
         return VIRTIO_NET_OK;
     }
     default:
@@ -576,12 +751,22 @@ static bool check_queue_size(const char *name, uint16_t size, Error **errp)
     return true;
 }
 
+static void net_del_clients(VirtIONetPCI *n)
+{
+    for (unsigned i = 0; i < n->max_pairs; i++) {
+        qemu_del_net_client(n->ncs[i]);
+    }
+    g_clear_pointer(&n->ncs, g_free);
+    n->nc = NULL;
+}
+
 static bool virtio_net_pci_realize(PCIDevice *d, Error **errp)
 {
     static unsigned count;
     VirtIONetPCI *n = (VirtIONetPCI *)d;
     VirtIODevice *vdev = &n->proxy.vdev;
     NetClientState *peer = NULL;
+    unsigned queues = 1;
     char *name;
 
     if (n->mac_str) {
@@ -598,13 +783,15 @@ static bool virtio_net_pci_realize(PCIDevice *d, Error **errp)
         return false;
     }
     if (n->netdev) {
-        peer = qemu_net_claim_netdev("virtio-net-device", n->netdev, errp);
+        peer = qemu_net_claim_netdev("virtio-net-device", n->netdev,
+                                     &queues, errp);
         if (!peer) {
             return false;
         }
     }
-    /* socket and user have one queue: one pair, as QEMU has with them. */
-    n->max_pairs = 1;
+    /* A pair per backend queue with mq=on (socket and user have one). */
+    n->max_pairs = n->mq ? queues : 1;
+    n->vnet_hdr = qemu_has_vnet_hdr(peer);
     virtio_init(vdev, "virtio-net", &virtio_net_ops, n, 2 * n->max_pairs + 1);
     for (unsigned i = 0; i < n->max_pairs; i++) {
         virtio_add_queue(vdev, 2 * i, n->rx_queue_size, net_handle_rx);
@@ -614,22 +801,50 @@ static bool virtio_net_pci_realize(PCIDevice *d, Error **errp)
     if (n->csum) {
         vdev->host_features |= 1ULL << VIRTIO_NET_F_CSUM;
     }
+    if (n->vnet_hdr) {
+        vdev->host_features |= 1ULL << VIRTIO_NET_F_CTRL_GUEST_OFFLOADS;
+    }
+    for (size_t i = 0; n->vnet_hdr && i < G_N_ELEMENTS(offload_features);
+         i++) {
+        /* Host TSO and ECN need CSUM; guest ones are the driver's say. */
+        if (n->offload_props[i] &&
+            (n->csum || offload_features[i] < VIRTIO_NET_F_HOST_TSO4)) {
+            vdev->host_features |= 1ULL << offload_features[i];
+        }
+    }
     if (n->mq) {
         vdev->host_features |= 1ULL << VIRTIO_NET_F_MQ;
     }
     n->tx_buf = g_malloc(NET_MAX_PACKET);
     name = d->qdev.id ? g_strdup(d->qdev.id)
                       : g_strdup_printf("virtio-net-pci.%u", count++);
-    n->nc = qemu_new_net_client(&net_virtio_info, peer, name, n);
+    n->ncs = g_new0(NetClientState *, n->max_pairs);
+    for (unsigned i = 0; i < n->max_pairs; i++) {
+        n->ncs[i] = qemu_new_net_client(&net_virtio_info,
+                                        i ? qemu_net_backend_queue(peer, i)
+                                          : peer, name, n);
+        n->ncs[i]->queue_index = i;
+        qemu_set_vnet_hdr_len(n->ncs[i]->peer,
+                              n->vnet_hdr ? VIRTIO_NET_HDR_LEN : 0);
+    }
+    n->nc = n->ncs[0];
     g_free(name);
+    for (unsigned i = n->max_pairs; i < queues; i++) {
+        /* Without mq=on: no flows to tap queues nobody reads. */
+        Error *err = NULL;
+
+        if (!qemu_set_queue_enabled(qemu_net_backend_queue(peer, i), false,
+                                    &err)) {
+            warn_report_err(err);
+        }
+    }
     qemu_set_info_str(n->nc, "model=virtio-net-pci,macaddr="
                       "%02x:%02x:%02x:%02x:%02x:%02x", n->conf_mac[0],
                       n->conf_mac[1], n->conf_mac[2], n->conf_mac[3],
                       n->conf_mac[4], n->conf_mac[5]);
     net_reset(vdev);
     if (!virtio_pci_realize(&n->proxy, 2 * n->max_pairs + 2, errp)) {
-        qemu_del_net_client(n->nc);
-        n->nc = NULL;
+        net_del_clients(n);
         g_free(n->tx_buf);
         virtio_cleanup(vdev);
         return false;
@@ -642,8 +857,7 @@ static void virtio_net_pci_exit(PCIDevice *d)
     VirtIONetPCI *n = (VirtIONetPCI *)d;
 
     virtio_pci_exit(&n->proxy);
-    qemu_del_net_client(n->nc);
-    n->nc = NULL;
+    net_del_clients(n);
     g_free(n->tx_buf);
     n->tx_buf = NULL;
 }
@@ -658,6 +872,13 @@ static const Property virtio_net_pci_props[] = {
     DEFINE_PROP_STRING("mac", VirtIONetPCI, mac_str),
     DEFINE_PROP_BOOL("mq", VirtIONetPCI, mq, false),
     DEFINE_PROP_BOOL("csum", VirtIONetPCI, csum, true),
+    DEFINE_PROP_BOOL("guest_csum", VirtIONetPCI, offload_props[0], true),
+    DEFINE_PROP_BOOL("guest_tso4", VirtIONetPCI, offload_props[1], true),
+    DEFINE_PROP_BOOL("guest_tso6", VirtIONetPCI, offload_props[2], true),
+    DEFINE_PROP_BOOL("guest_ecn", VirtIONetPCI, offload_props[3], true),
+    DEFINE_PROP_BOOL("host_tso4", VirtIONetPCI, offload_props[4], true),
+    DEFINE_PROP_BOOL("host_tso6", VirtIONetPCI, offload_props[5], true),
+    DEFINE_PROP_BOOL("host_ecn", VirtIONetPCI, offload_props[6], true),
     DEFINE_PROP_UINT16("rx_queue_size", VirtIONetPCI, rx_queue_size, 256),
     DEFINE_PROP_UINT16("tx_queue_size", VirtIONetPCI, tx_queue_size, 256),
     VIRTIO_PCI_PROPS,

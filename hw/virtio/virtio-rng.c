@@ -132,6 +132,8 @@ static void rng_release(VirtIORngPCI *s)
     rng_drop_request(s);
     if (s->own_rng) {
         rng_backend_free(s->rng);
+    } else if (s->rng) {
+        rng_backend_set_in_use(s->rng, false);
     }
     s->rng = NULL;
     s->own_rng = false;
@@ -157,6 +159,7 @@ static bool virtio_rng_pci_realize(PCIDevice *d, Error **errp)
             error_setg(errp, "Device '%s' not found", s->rng_id);
             return false;
         }
+        rng_backend_set_in_use(s->rng, true);
     } else {
         s->rng = rng_backend_new_builtin();
         s->own_rng = true;

@@ -11,6 +11,16 @@
  * qemu_flush_queued_packets() when it can take packets again (the
  * guest added RX buffers, the socket became writable); once its queue
  * is empty the paused senders resume. Nothing is polled.
+ *
+ * A backend that carries a virtio-net header (tap with IFF_VNET_HDR)
+ * says so with has_vnet_hdr; a NIC that wants it calls
+ * qemu_set_vnet_hdr_len(), and from then on every packet both ways
+ * starts with that header (offload flags, GSO). Until then, and for
+ * every other pair, packets are plain Ethernet frames.
+ *
+ * A multiqueue backend (tap queues=N) is N clients of the same name,
+ * queue_index 0..N-1; a NIC claims them all and peers one of its own
+ * clients with each.
  */
 #ifndef NET_NET_H
 #define NET_NET_H
@@ -31,6 +41,11 @@
 typedef struct NetClientState NetClientState;
 typedef struct _JsonObject JsonObject;
 
+/* Offloads the receiving NIC's driver accepts (virtio GUEST_*). */
+typedef struct NetOffloads {
+    bool csum, tso4, tso6, ecn, ufo;
+} NetOffloads;
+
 typedef struct NetClientInfo {
     const char *type;           /* "socket", "user", "hub", "nic" */
     bool is_nic;
@@ -43,7 +58,17 @@ typedef struct NetClientInfo {
     /* NICs: the receive filter, for query-rx-filter. */
     JsonObject *(*query_rx_filter)(NetClientState *nc);
     void (*cleanup)(NetClientState *nc);
+    /* Backends: frames may carry a virtio-net header. */
+    bool (*has_vnet_hdr)(NetClientState *nc);
+    /* Packets both ways carry a len-byte header (0: none). */
+    void (*set_vnet_hdr_len)(NetClientState *nc, int len);
+    /* What packets to this backend's peer may leave unfinished. */
+    void (*set_offload)(NetClientState *nc, const NetOffloads *o);
+    /* Multiqueue: this queue takes part in the interface's traffic. */
+    bool (*set_queue_enabled)(NetClientState *nc, bool enabled,
+                              Error **errp);
 } NetClientInfo;
+
 
 typedef struct NetPacket NetPacket;
 
@@ -61,6 +86,7 @@ struct NetClientState {
     /* NICs: whether NIC_RX_FILTER_CHANGED may be sent (query re-arms). */
     bool rxfilter_notify;
     char *qom_path;             /* NICs: the device's path */
+    unsigned queue_index;       /* of a multiqueue backend or NIC */
 };
 
 /* A new client, peered with peer when not NULL. */
@@ -81,9 +107,20 @@ bool qemu_net_queue_pending(const NetClientState *nc);
 void qemu_set_info_str(NetClientState *nc, const char *fmt, ...)
     G_GNUC_PRINTF(2, 3);
 
-/* The unclaimed netdev id for a NIC property, claimed for it. */
+/*
+ * The unclaimed netdev id for a NIC property, claimed for it with all
+ * its queues: queue 0, and *queues their number.
+ */
 NetClientState *qemu_net_claim_netdev(const char *devname, const char *id,
-                                      Error **errp);
+                                      unsigned *queues, Error **errp);
+/* Queue i of the multiqueue backend nc is queue 0 of; NULL if none. */
+NetClientState *qemu_net_backend_queue(NetClientState *nc, unsigned i);
+/* The header and offload operations; false/no-op for other clients. */
+bool qemu_has_vnet_hdr(NetClientState *nc);
+void qemu_set_vnet_hdr_len(NetClientState *nc, int len);
+void qemu_set_offload(NetClientState *nc, const NetOffloads *o);
+bool qemu_set_queue_enabled(NetClientState *nc, bool enabled,
+                            Error **errp);
 NetClientState *qemu_find_netdev(const char *id);
 /* A NIC's rx filter changed: the event, throttled until queried. */
 void qemu_net_rx_filter_changed(NetClientState *nc);

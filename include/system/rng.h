@@ -25,6 +25,13 @@ extern const QemuOptDesc rng_builtin_props[];
 /* -object rng-random / rng-builtin: open it now (errors as QEMU's). */
 bool rng_backend_create(const QemuOpts *opts, Error **errp);
 RngBackend *rng_backend_find(const char *id);
+/* A device uses it (in_use true) or no longer (false). */
+void rng_backend_set_in_use(RngBackend *rng, bool in_use);
+/*
+ * object-del: false if id is no rng backend; true with *errp set if a
+ * device uses it, else freed.
+ */
+bool rng_backend_delete(const char *id, Error **errp);
 /* A device's own rng-builtin when it names no backend; free it after. */
 RngBackend *rng_backend_new_builtin(void);
 void rng_backend_free(RngBackend *rng);

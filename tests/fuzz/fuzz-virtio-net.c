@@ -4,10 +4,12 @@
  * as they are). The input fills guest RAM, where the transmit, control
  * and receive rings lie at fixed places (the ring parser itself has
  * fuzz-virtqueue); its first bytes pick the negotiated features,
- * whether the backend takes packets or makes the NIC wait, and a packet
- * for the receive side. The device pops every chain, checks headers,
- * finishes checksums, runs control commands, filters and receives. A
- * crash, leak, UB or hang is a bug; a broken device is a fine answer.
+ * whether the backend takes packets or makes the NIC wait, whether it
+ * carries a virtio-net header (tap vnet_hdr: the header checks and
+ * pass-through, offloads offered), and a packet for the receive side.
+ * The device pops every chain, checks headers, finishes checksums, runs
+ * control commands, filters and receives. A crash, leak, UB or hang is
+ * a bug; a broken device is a fine answer.
  */
 #include <string.h>
 
@@ -24,7 +26,7 @@
 
 static uint8_t ram[RAM_SIZE];
 static MemoryRegion ram_mr;
-static bool sink_full;
+static bool sink_full, sink_vnet_hdr;
 
 static ssize_t sink_receive(NetClientState *nc, const uint8_t *buf,
                             size_t len)
@@ -32,9 +34,20 @@ static ssize_t sink_receive(NetClientState *nc, const uint8_t *buf,
     return sink_full ? 0 : (ssize_t)len;
 }
 
+static bool sink_has_vnet_hdr(NetClientState *nc)
+{
+    return sink_vnet_hdr;
+}
+
+static void sink_set_offload(NetClientState *nc, const NetOffloads *o)
+{
+}
+
 static const NetClientInfo sink_info = {
     .type = "sink",
     .receive = sink_receive,
+    .has_vnet_hdr = sink_has_vnet_hdr,
+    .set_offload = sink_set_offload,
 };
 
 /*
@@ -86,11 +99,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     virtio_add_queue(vdev, 2, QUEUE_SIZE, net_handle_ctrl);
     vdev->host_features |= 1ULL << VIRTIO_NET_F_CSUM |
                            1ULL << VIRTIO_NET_F_MQ;
+    sink_vnet_hdr = data[2] & 2;
     sink = qemu_new_net_client(&sink_info, NULL, "sink", NULL);
+    n->vnet_hdr = qemu_has_vnet_hdr(sink);
+    for (size_t i = 0; n->vnet_hdr && i < G_N_ELEMENTS(offload_features);
+         i++) {
+        vdev->host_features |= 1ULL << offload_features[i];
+    }
     n->nc = qemu_new_net_client(&net_virtio_info, sink, "fuzz", n);
+    n->ncs = &n->nc;
     net_reset(vdev);
-    /* data[0..1]: the driver's features, within what is offered. */
+    /*
+     * data[0..1]: the driver's features 16-31, data[7] 7-14 (TSO, ECN),
+     * data[0] bit 1 GUEST_CSUM; within what is offered.
+     */
     vdev->guest_features = ((uint64_t)(data[0] | data[1] << 8) << 16 |
+                            (uint64_t)data[7] << 7 | (data[0] & 2) |
                             1ULL << VIRTIO_NET_F_CSUM |
                             1ULL << VIRTIO_F_VERSION_1) &
                            (vdev->host_features |
@@ -110,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     virtio_queue_notify(vdev, 1);
     virtio_queue_notify(vdev, 2);
+    net_set_status(vdev, vdev->status);     /* offloads to the sink */
     /* A packet for the guest: data[4..5] its length, from the input. */
     pkt_len = MIN((size_t)(data[4] | data[5] << 8), size - HEAD_BYTES);
     net_receive(n->nc, data + HEAD_BYTES, pkt_len);

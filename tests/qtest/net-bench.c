@@ -1,11 +1,11 @@
 /*
  * The benchmark driver of bench/net.py (not a test): the qtest virtio
- * driver moves frames through virtio-net-pci and -netdev socket for a
- * while and prints what it moved. The same driver runs against any
- * binary: QTEST_QEMU_BINARY names it, QTEST_ACCEL=tcg for one without
- * the qtest accelerator (Debian's QEMU 7.2).
+ * driver moves frames through virtio-net-pci and -netdev socket (or
+ * user) for a while and prints what it moved. The same driver runs
+ * against any binary: QTEST_QEMU_BINARY names it, QTEST_ACCEL=tcg for
+ * one without the qtest accelerator (Debian's QEMU 7.2).
  *
- *   net-bench tx|rx SIZE SECONDS
+ *   net-bench tx|rx|user-tx|user-rx SIZE SECONDS
  *   -> "packets N bytes B seconds S"
  *
  * tx: the guest side keeps the whole TX ring (256 chains, each the
@@ -15,8 +15,15 @@
  * the guest side keeps 256 receive buffers posted. Per round the
  * driver writes one avail index and kicks once, so the qtest protocol
  * costs little next to the device and the backend.
+ *
+ * user-tx: the frames are UDP datagrams from 10.0.2.15 to 10.0.2.2,
+ * which slirp sends from a host socket to the bench's UDP socket on
+ * 127.0.0.1; what arrives there is counted. user-rx: after an ARP
+ * request that tells slirp the guest's MAC, a thread sends datagrams to
+ * a hostfwd=udp port, and slirp delivers them as SIZE-byte frames.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +37,10 @@
 #define HDR_LEN         12
 #define RING            256
 #define F_MAC           (1ULL << 5)
+#define UDP_HDRS        (14 + 20 + 8)
+
+static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t slirp_mac[6] = { 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02 };
 
 typedef struct Bench {
     QTestState *s;
@@ -37,10 +48,87 @@ typedef struct Bench {
     QVirtQueue rx, tx;
     QGuestAlloc alloc;
     int fd;
+    bool user;                  /* -netdev user: UDP datagrams */
     size_t size;
     volatile bool stop;
     uint64_t frames;            /* counted by the socket thread */
 } Bench;
+
+/* A UDP socket on 127.0.0.1 (port 0: any); its port in *port. */
+static int udp_loopback(int *port)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int rcvbuf = 4 << 20;
+
+    /* Beyond rmem_max where allowed (root): fewer drops at the host. */
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+                   sizeof(rcvbuf)) < 0) {
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    }
+    g_assert_cmpint(bind(fd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
+    g_assert_cmpint(getsockname(fd, (struct sockaddr *)&a, &len), ==, 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static uint16_t ip_csum(const uint8_t *p, size_t len)
+{
+    uint32_t sum = 0;
+
+    for (size_t i = 0; i + 1 < len; i += 2) {
+        sum += p[i] << 8 | p[i + 1];
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum;
+}
+
+/* A SIZE-byte UDP frame from 10.0.2.15:5000 to 10.0.2.2:port. */
+static void udp_frame(uint8_t *f, size_t size, int port)
+{
+    static const uint8_t addrs[8] = { 10, 0, 2, 15, 10, 0, 2, 2 };
+    uint8_t *ip = f + 14, *udp = ip + 20;
+    uint16_t c;
+
+    memcpy(f, slirp_mac, 6);
+    memcpy(f + 6, guest_mac, 6);
+    f[12] = 0x08;
+    ip[0] = 0x45;
+    ip[2] = (size - 14) >> 8;
+    ip[3] = size - 14;
+    ip[8] = 64;
+    ip[9] = 17;
+    memcpy(ip + 12, addrs, 8);
+    c = ip_csum(ip, 20);
+    ip[10] = c >> 8;
+    ip[11] = c;
+    udp[0] = 5000 >> 8;
+    udp[1] = 5000 & 0xff;
+    udp[2] = port >> 8;
+    udp[3] = port;
+    udp[4] = (size - 34) >> 8;
+    udp[5] = size - 34;         /* checksum 0: none */
+}
+
+/* ARP "who has 10.0.2.2, tell 10.0.2.15": slirp learns our MAC. */
+static void arp_request(uint8_t *f)
+{
+    static const uint8_t head[8] = { 0, 1, 8, 0, 6, 4, 0, 1 };
+    static const uint8_t ips[2][4] = { { 10, 0, 2, 15 }, { 10, 0, 2, 2 } };
+
+    memset(f, 0xff, 6);
+    memcpy(f + 6, guest_mac, 6);
+    f[12] = 0x08;
+    f[13] = 0x06;
+    memcpy(f + 14, head, 8);
+    memcpy(f + 22, guest_mac, 6);
+    memcpy(f + 28, ips[0], 4);
+    memcpy(f + 38, ips[1], 4);
+}
 
 static int listen_loopback(int *port)
 {
@@ -63,7 +151,13 @@ static gpointer reader(gpointer opaque)
     g_autofree uint8_t *buf = g_malloc(1 << 20);
     size_t have = 0;
 
-    while (!b->stop) {
+    while (b->user && !b->stop) {
+        if (recv(b->fd, buf, 1 << 20, 0) < 0) {
+            break;
+        }
+        __atomic_add_fetch(&b->frames, 1, __ATOMIC_RELAXED);
+    }
+    while (!b->user && !b->stop) {
         ssize_t n = recv(b->fd, buf + have, (1 << 20) - have, 0);
         size_t off = 0;
 
@@ -94,6 +188,13 @@ static gpointer writer(gpointer opaque)
     size_t one = 4 + b->size, n = 64;
     g_autofree uint8_t *buf = g_malloc0(one * n);
 
+    while (b->user && !b->stop) {
+        /* Datagrams to hostfwd; slirp adds the 42 bytes of headers. */
+        if (send(b->fd, buf, b->size - UDP_HDRS, MSG_NOSIGNAL) < 0 &&
+            errno != ENOBUFS && errno != EAGAIN) {
+            break;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         uint8_t *f = buf + i * one;
 
@@ -157,25 +258,59 @@ int main(int argc, char **argv)
     uint16_t seen;
     gint64 t0, t1;
     double seconds;
-    int port, lfd;
+    const char *mode = argv[1];
+    int port, lfd = -1;
 
-    if (argc != 4 || (strcmp(argv[1], "tx") && strcmp(argv[1], "rx"))) {
-        fprintf(stderr, "usage: net-bench tx|rx SIZE SECONDS\n");
+    if (argc != 4 || (strcmp(mode, "tx") && strcmp(mode, "rx") &&
+                      strcmp(mode, "user-tx") && strcmp(mode, "user-rx"))) {
+        fprintf(stderr, "usage: net-bench tx|rx|user-tx|user-rx SIZE "
+                "SECONDS\n");
         return 2;
     }
     b.size = strtoul(argv[2], NULL, 0);
     seconds = strtod(argv[3], NULL);
-    if (b.size < 60 || b.size > 65536 || seconds <= 0) {
-        fprintf(stderr, "net-bench: SIZE 60..65536, SECONDS > 0\n");
+    b.user = g_str_has_prefix(mode, "user-");
+    if (b.size < 60 || b.size > (b.user ? 1514 : 65536) || seconds <= 0) {
+        fprintf(stderr, "net-bench: SIZE 60..65536 (user: ..1514), "
+                "SECONDS > 0\n");
         return 2;
     }
-    lfd = listen_loopback(&port);
-    args = g_strdup_printf("-nodefaults -m 256 -netdev socket,id=n0,"
-                           "connect=127.0.0.1:%d -device virtio-net-pci,"
-                           "netdev=n0,disable-legacy=on,"
-                           "mac=52:54:00:12:34:56", port);
-    b.s = qtest_init(args);
-    b.fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    if (b.user) {
+        mode += 5;
+        b.fd = udp_loopback(&port);
+        if (!strcmp(mode, "rx")) {
+            /* A free port for hostfwd, then the sender's socket. */
+            close(b.fd);
+            b.fd = udp_loopback(&port);
+            close(b.fd);
+            args = g_strdup_printf("-netdev user,id=n0,hostfwd=udp:"
+                                   "127.0.0.1:%d-10.0.2.15:7", port);
+            b.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        } else {
+            args = g_strdup("-netdev user,id=n0");
+        }
+    } else {
+        lfd = listen_loopback(&port);
+        args = g_strdup_printf("-netdev socket,id=n0,connect=127.0.0.1:%d",
+                               port);
+    }
+    {
+        g_autofree char *full = g_strdup_printf(
+            "-nodefaults -m 256 %s -device virtio-net-pci,netdev=n0,"
+            "disable-legacy=on,mac=52:54:00:12:34:56", args);
+
+        b.s = qtest_init(full);
+    }
+    if (!b.user) {
+        b.fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    } else if (!strcmp(mode, "rx")) {
+        struct sockaddr_in to = { .sin_family = AF_INET,
+                                  .sin_port = htons(port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+        g_assert_cmpint(connect(b.fd, (struct sockaddr *)&to, sizeof(to)),
+                        ==, 0);
+    }
     g_assert_cmpint(b.fd, >=, 0);
     qalloc_init(&b.alloc, 0x100000, 0x8000000);
     g_assert_true(qvirtio_pci_find(b.s, NET_DEVICE_ID, &b.dev));
@@ -185,13 +320,17 @@ int main(int argc, char **argv)
     qvirtio_set_driver_ok(&b.dev);
 
     base = qalloc(&b.alloc, (uint64_t)RING * (HDR_LEN + b.size), 4096);
-    if (!strcmp(argv[1], "tx")) {
+    if (!strcmp(mode, "tx")) {
         g_autofree uint8_t *one = g_malloc0(HDR_LEN + b.size);
 
         vq = &b.tx;
-        memset(one + HDR_LEN, 0xff, 6);
-        one[HDR_LEN + 12] = 0x88;
-        one[HDR_LEN + 13] = 0xb5;
+        if (b.user) {
+            udp_frame(one + HDR_LEN, b.size, port);
+        } else {
+            memset(one + HDR_LEN, 0xff, 6);
+            one[HDR_LEN + 12] = 0x88;
+            one[HDR_LEN + 13] = 0xb5;
+        }
         for (unsigned i = 0; i < RING; i++) {
             qtest_memwrite(b.s, base + i * (HDR_LEN + b.size), one,
                            HDR_LEN + b.size);
@@ -200,6 +339,17 @@ int main(int argc, char **argv)
         thread = g_thread_new("reader", reader, &b);
     } else {
         vq = &b.rx;
+        if (b.user) {
+            uint8_t arp[HDR_LEN + 60] = { 0 };
+            uint64_t a = qalloc(&b.alloc, sizeof(arp), 64);
+            uint16_t head;
+
+            arp_request(arp + HDR_LEN);
+            qtest_memwrite(b.s, a, arp, sizeof(arp));
+            head = qvirtqueue_add(&b.dev, &b.tx, a, sizeof(arp), false,
+                                  false);
+            qvirtqueue_kick(&b.dev, &b.tx, head);
+        }
         ring_fill(&b, vq, base, HDR_LEN + b.size, HDR_LEN + b.size, true);
         thread = g_thread_new("writer", writer, &b);
     }
@@ -230,6 +380,8 @@ int main(int argc, char **argv)
            " seconds %.3f\n", packets, packets * b.size, (t1 - t0) / 1e6);
     qtest_quit(b.s);
     close(b.fd);
-    close(lfd);
+    if (lfd >= 0) {
+        close(lfd);
+    }
     return 0;
 }

@@ -6,160 +6,23 @@
  * features, checksum completion, link down/up with the config status
  * and interrupt, the control queue (RX modes, MAC table,
  * NIC_RX_FILTER_CHANGED, query-rx-filter, VQ_PAIRS_SET), malformed
- * chains breaking the device, DHCP from slirp and a hostfwd SYN, and
- * frames both ways through a -netdev tap interface (the test on the
- * host side with a packet socket; skipped where tap cannot be made).
+ * chains breaking the device, DHCP from slirp and a hostfwd SYN.
+ * The -netdev tap cases are in virtio-net-tap-test.c.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_packet.h>
-#include <net/if.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "libqvirtio.h"
+#include "virtio-net-rig.h"
 
-#define NET_DEVICE_ID   0x1041
-#define HDR_LEN         12
-#define RAM_BUFS        0x200000ull
-#define RX_BUF_LEN      2048
-#define MAC             "52:54:00:ab:cd:ef"
-
-#define F_CSUM          (1ULL << 0)
-#define F_GUEST_CSUM    (1ULL << 1)
-#define F_MAC           (1ULL << 5)
-#define F_GUEST_TSO4    (1ULL << 7)
-#define F_HOST_TSO4     (1ULL << 11)
-#define F_HOST_TSO6     (1ULL << 12)
-#define F_MRG_RXBUF     (1ULL << 15)
-#define F_STATUS        (1ULL << 16)
-#define F_CTRL_VQ       (1ULL << 17)
-#define F_CTRL_RX       (1ULL << 18)
-#define F_MQ            (1ULL << 22)
-#define F_CTRL_MAC_ADDR (1ULL << 23)
-#define BASE_FEATURES   (QVIRTIO_F_VERSION_1 | F_MAC | F_STATUS | F_CTRL_VQ | \
-                         F_CTRL_RX | F_CTRL_MAC_ADDR | F_CSUM)
-
-typedef struct Rig {
-    QTestState *s;
-    QVirtioDev dev;
-    QVirtQueue rx, tx, ctrl;
-    QGuestAlloc alloc;
-    int listen_fd, fd;          /* the test's end of -netdev socket */
-    uint64_t next_buf;
-} Rig;
-
-static int listen_loopback(int type, int *port)
-{
-    struct sockaddr_in a = { .sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t len = sizeof(a);
-    int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
-
-    g_assert_cmpint(fd, >=, 0);
-    g_assert_cmpint(bind(fd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
-    if (type == SOCK_STREAM) {
-        g_assert_cmpint(listen(fd, 1), ==, 0);
-    }
-    g_assert_cmpint(getsockname(fd, (struct sockaddr *)&a, &len), ==, 0);
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
-static void rig_init(Rig *r, const char *netdev, const char *dev_opts,
-                     uint64_t features)
-{
-    g_autofree char *args = NULL, *sock = NULL;
-    int port = 0;
-
-    r->listen_fd = r->fd = -1;
-    if (!netdev) {
-        r->listen_fd = listen_loopback(SOCK_STREAM, &port);
-        sock = g_strdup_printf("socket,id=n0,connect=127.0.0.1:%d", port);
-        netdev = sock;
-    }
-    if (netdev[0] == '-') {
-        /* A whole network command line (-nic, -net). */
-        args = g_strdup_printf("-nodefaults %s", netdev);
-    } else {
-        args = g_strdup_printf("-nodefaults -netdev %s -device "
-                               "virtio-net-pci,netdev=n0,id=nic0,mac=" MAC
-                               "%s", netdev, dev_opts ? dev_opts : "");
-    }
-    qpci_alloc_reset();
-    r->s = qtest_init(args);
-    if (sock) {
-        r->fd = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        g_assert_cmpint(r->fd, >=, 0);
-    }
-    qalloc_init(&r->alloc, 0x100000, 0x1000000);
-    r->next_buf = RAM_BUFS;
-    g_assert_true(qvirtio_pci_find(r->s, NET_DEVICE_ID, &r->dev));
-    if (!features) {
-        return;
-    }
-    g_assert_true(qvirtio_negotiate(&r->dev, features));
-    qvirtqueue_setup(&r->dev, &r->rx, &r->alloc, 0, 0);
-    qvirtqueue_setup(&r->dev, &r->tx, &r->alloc, 1, 0);
-    qvirtqueue_setup(&r->dev, &r->ctrl, &r->alloc, 2, 0);
-    qvirtio_set_driver_ok(&r->dev);
-}
 
 static void rig_start(Rig *r, uint64_t features)
 {
     rig_init(r, NULL, NULL, features);
-}
-
-static void rig_end(Rig *r)
-{
-    qtest_quit(r->s);
-    if (r->fd >= 0) {
-        close(r->fd);
-    }
-    if (r->listen_fd >= 0) {
-        close(r->listen_fd);
-    }
-}
-
-static bool wait_used(Rig *r, QVirtQueue *vq, uint32_t *id, uint32_t *len)
-{
-    for (int i = 0; i < 3000; i++) {
-        if (qvirtqueue_get_buf(&r->dev, vq, id, len)) {
-            return true;
-        }
-        g_usleep(1000);
-    }
-    return false;
-}
-
-static uint64_t buf_alloc(Rig *r, size_t len)
-{
-    uint64_t a = r->next_buf;
-
-    r->next_buf += (len + 63) & ~63ull;
-    return a;
-}
-
-/* Send one frame (header of zeros but flags/gso) through the TX queue. */
-static void tx_frame(Rig *r, const uint8_t *hdr, const uint8_t *frame,
-                     size_t len)
-{
-    static const uint8_t zero_hdr[HDR_LEN];
-    uint64_t h = buf_alloc(r, HDR_LEN), d = buf_alloc(r, len);
-    uint16_t head;
-    uint32_t ulen;
-
-    qtest_memwrite(r->s, h, hdr ? hdr : zero_hdr, HDR_LEN);
-    qtest_memwrite(r->s, d, frame, len);
-    head = qvirtqueue_add(&r->dev, &r->tx, h, HDR_LEN, false, true);
-    qvirtqueue_add(&r->dev, &r->tx, d, len, false, false);
-    qvirtqueue_kick(&r->dev, &r->tx, head);
-    g_assert_true(wait_used(r, &r->tx, NULL, &ulen));
 }
 
 static bool read_full(int fd, void *buf, size_t len, int timeout_ms)
@@ -205,33 +68,6 @@ static void sock_send_frame(Rig *r, const uint8_t *frame, size_t len)
 
     g_assert_cmpint(write(r->fd, l, 4), ==, 4);
     g_assert_cmpint(write(r->fd, frame, len), ==, (ssize_t)len);
-}
-
-/* Post one writable receive buffer; returns its guest address. */
-static uint64_t rx_post(Rig *r, uint32_t len)
-{
-    uint64_t a = buf_alloc(r, len);
-    uint16_t head;
-
-    qtest_memset(r->s, a, 0xee, len);
-    head = qvirtqueue_add(&r->dev, &r->rx, a, len, true, false);
-    qvirtqueue_kick(&r->dev, &r->rx, head);
-    return a;
-}
-
-static void make_frame(uint8_t *f, size_t len, const char *dst, uint8_t tag)
-{
-    static const uint8_t src[6] = { 0x52, 0x54, 0x00, 0x99, 0x99, 0x99 };
-
-    for (int i = 0; i < 6; i++) {
-        f[i] = strtoul(dst + 3 * i, NULL, 16);
-    }
-    memcpy(f + 6, src, 6);
-    f[12] = 0x88;
-    f[13] = 0xb5;               /* local experimental ethertype */
-    for (size_t i = 14; i < len; i++) {
-        f[i] = tag + i;
-    }
 }
 
 static void test_features(void)
@@ -428,28 +264,6 @@ static void test_link(void)
     g_assert_true(qtest_qmp_has_error(rsp));
     json_node_unref(rsp);
     rig_end(&r);
-}
-
-/* A control command: class, cmd, data; returns the ack. */
-static uint8_t ctrl_cmd(Rig *r, uint8_t cls, uint8_t cmd, const void *data,
-                        size_t len)
-{
-    uint64_t h = buf_alloc(r, 2), d = buf_alloc(r, len + 1);
-    uint64_t ack = buf_alloc(r, 1);
-    uint8_t hdr[2] = { cls, cmd };
-    uint16_t head;
-
-    qtest_memwrite(r->s, h, hdr, 2);
-    qtest_writeb(r->s, ack, 0xff);
-    head = qvirtqueue_add(&r->dev, &r->ctrl, h, 2, false, true);
-    if (len) {
-        qtest_memwrite(r->s, d, data, len);
-        qvirtqueue_add(&r->dev, &r->ctrl, d, len, false, true);
-    }
-    qvirtqueue_add(&r->dev, &r->ctrl, ack, 1, true, false);
-    qvirtqueue_kick(&r->dev, &r->ctrl, head);
-    g_assert_true(wait_used(r, &r->ctrl, NULL, NULL));
-    return qtest_readb(r->s, ack);
 }
 
 static JsonObject *rx_filter(Rig *r)
@@ -677,19 +491,6 @@ static void test_udp(void)
 
 /* --- -netdev user (slirp) --- */
 
-static uint16_t ip_csum(const uint8_t *p, size_t len)
-{
-    uint32_t sum = 0;
-
-    for (size_t i = 0; i < len; i += 2) {
-        sum += p[i] << 8 | p[i + 1];
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return ~sum;
-}
-
 /* A DHCPDISCOVER from MAC, as a broadcast frame; returns its length. */
 static size_t dhcp_discover(uint8_t *f)
 {
@@ -819,145 +620,6 @@ static void test_user_hostfwd(void)
     rig_end(&r);
 }
 
-/* The interface up, and a packet socket on it; -1 when not allowed. */
-static int tap_host_side(const char *ifname, int *ifindex)
-{
-    struct ifreq ifr = { 0 };
-    struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-                               .sll_protocol = htons(0x88b5) };
-    int ctl = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    int fd;
-
-    g_autofree char *v6 = g_strdup_printf("/proc/sys/net/ipv6/conf/%s/"
-                                          "disable_ipv6", ifname);
-
-    /* No IPv6 chatter (router solicitations, MLD) into the guest. */
-    g_file_set_contents(v6, "1", 1, NULL);
-    g_strlcpy(ifr.ifr_name, ifname, IFNAMSIZ);
-    if (ctl < 0 || ioctl(ctl, SIOCGIFFLAGS, &ifr) < 0) {
-        return -1;
-    }
-    ifr.ifr_flags |= IFF_UP;
-    if (ioctl(ctl, SIOCSIFFLAGS, &ifr) < 0) {
-        close(ctl);
-        return -1;
-    }
-    close(ctl);
-    *ifindex = if_nametoindex(ifname);
-    sll.sll_ifindex = *ifindex;
-    fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(0x88b5));
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-        return -1;
-    }
-    return fd;
-}
-
-static void test_tap(void)
-{
-    g_autofree char *ifname = g_strdup_printf("qtap%d", getpid() % 100000);
-    g_autofree char *netdev = g_strdup_printf("tap,id=n0,ifname=%s,"
-                                              "script=no,downscript=no",
-                                              ifname);
-    struct sockaddr_ll to = { .sll_family = AF_PACKET, .sll_halen = 6 };
-    uint8_t frame[300], got[2048];
-    int tun = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-    int fd, ifindex;
-    uint64_t buf;
-    ssize_t n = -1;
-    Rig r;
-
-    if (tun < 0 || getuid() != 0) {
-        g_test_skip("no /dev/net/tun, or not root");
-        if (tun >= 0) {
-            close(tun);
-        }
-        return;
-    }
-    close(tun);
-    rig_init(&r, netdev, NULL, BASE_FEATURES);
-    fd = tap_host_side(ifname, &ifindex);
-    if (fd < 0) {
-        g_test_skip("the tap interface cannot be brought up here");
-        rig_end(&r);
-        return;
-    }
-    /* Guest to host: the frame comes out of the interface. */
-    make_frame(frame, sizeof(frame), "ff:ff:ff:ff:ff:ff", 5);
-    tx_frame(&r, NULL, frame, sizeof(frame));
-    for (int i = 0; i < 100 && n != sizeof(frame); i++) {
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-
-        if (poll(&p, 1, 50) == 1) {
-            n = recv(fd, got, sizeof(got), 0);
-        }
-    }
-    g_assert_cmpint(n, ==, sizeof(frame));
-    g_assert_cmpmem(got, n, frame, sizeof(frame));
-    /*
-     * Host to guest; what else the host stack sends out of a new
-     * interface goes to the guest too, so buffers are posted until ours
-     * arrives.
-     */
-    make_frame(frame, sizeof(frame), MAC, 9);
-    to.sll_ifindex = ifindex;
-    memcpy(to.sll_addr, frame, 6);
-    g_assert_cmpint(sendto(fd, frame, sizeof(frame), 0,
-                           (struct sockaddr *)&to, sizeof(to)), ==,
-                    sizeof(frame));
-    for (int i = 0; i < 16; i++) {
-        uint32_t ulen;
-
-        buf = rx_post(&r, RX_BUF_LEN);
-        g_assert_true(wait_used(&r, &r.rx, NULL, &ulen));
-        qtest_memread(r.s, buf, got, MIN(ulen, sizeof(got)));
-        if (ulen == HDR_LEN + sizeof(frame) &&
-            !memcmp(got + HDR_LEN, frame, sizeof(frame))) {
-            break;
-        }
-        g_assert_cmpint(i, <, 15);
-    }
-    close(fd);
-    rig_end(&r);
-    /* The interface went with the emulator. */
-    g_assert_cmpuint(if_nametoindex(ifname), ==, 0);
-}
-
-static void test_tap_errors(void)
-{
-    static const char *const cases[][2] = {
-        { "-netdev tap,id=n0,fd=3,ifname=x",
-          "qemu-system-x86_64: -netdev tap,id=n0,fd=3,ifname=x: ifname=, "
-          "script=, downscript=, vnet_hdr=, helper=, queues=, fds=, and "
-          "vhostfds= are invalid with fd=\n" },
-        { "-netdev tap,id=n0,vhost=on",
-          "qemu-system-x86_64: -netdev tap,id=n0,vhost=on: vhost-net is not "
-          "supported\n" },
-        { "-netdev tap,id=n0,fd=9999",
-          "qemu-system-x86_64: -netdev tap,id=n0,fd=9999: Invalid file "
-          "descriptor number '9999'\n" },
-        { "-netdev tap,id=n0,ifname=x,script=/nonexistent,downscript=no",
-          NULL },
-    };
-
-    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-        g_autofree char *args = g_strdup_printf("-nodefaults %s",
-                                                cases[i][0]);
-        QTestState *s = qtest_init_without_qmp_handshake(args);
-        int status = qtest_wait_exit(s);
-
-        g_assert_true(WIFEXITED(status));
-        g_assert_cmpint(WEXITSTATUS(status), ==, 1);
-        if (cases[i][1]) {
-            g_assert_cmpstr(qtest_stderr(s), ==, cases[i][1]);
-        } else {
-            g_assert_true(strstr(qtest_stderr(s), "network script "
-                                 "/nonexistent") ||
-                          strstr(qtest_stderr(s), "/dev/net/tun"));
-        }
-        qtest_quit(s);
-    }
-}
-
 int main(int argc, char **argv)
 {
     static const struct {
@@ -989,8 +651,6 @@ int main(int argc, char **argv)
 
         qtest_add_data_func(path, bad[i].fn, test_bad);
     }
-    qtest_add_func("/virtio-net/tap", test_tap);
-    qtest_add_func("/virtio-net/tap-errors", test_tap_errors);
     qtest_add_func("/virtio-net/user/dhcp", test_user_dhcp);
     qtest_add_func("/virtio-net/user/hostfwd", test_user_hostfwd);
     qtest_add_data_func("/virtio-net/user/nic",

@@ -483,6 +483,91 @@ static void test_builtin(void)
     qtest_quit(r.s);
 }
 
+/* A QMP command's error description; NULL when it succeeded. */
+static char *qmp_error(QTestState *s, const char *cmd)
+{
+    JsonNode *reply = qtest_qmp(s, "%s", cmd);
+    char *desc = NULL;
+
+    if (qtest_qmp_has_error(reply)) {
+        desc = g_strdup(json_object_get_string_member(
+            qdict_get_qdict(reply, "error"), "desc"));
+    }
+    json_node_unref(reply);
+    return desc;
+}
+
+/* Whether /objects lists id as type. */
+static bool object_listed(QTestState *s, const char *id, const char *type)
+{
+    JsonNode *reply = qtest_qmp(s, "{\"execute\": \"qom-list\", "
+                                "\"arguments\": {\"path\": \"/objects\"}}");
+    JsonArray *a = json_object_get_array_member(json_node_get_object(reply),
+                                                "return");
+    g_autofree char *want = g_strdup_printf("child<%s>", type);
+    bool found = false;
+
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+        JsonObject *p = json_array_get_object_element(a, i);
+
+        found |= !strcmp(json_object_get_string_member(p, "name"), id) &&
+                 !strcmp(json_object_get_string_member(p, "type"), want);
+    }
+    json_node_unref(reply);
+    return found;
+}
+
+/*
+ * object-add makes rng-random and rng-builtin at run time, object-del
+ * removes them, but not one a device uses.
+ */
+static void test_object_add(void)
+{
+    g_autofree char *path = pattern_file();
+    g_autofree char *add = g_strdup_printf(
+        "{\"execute\": \"object-add\", \"arguments\": {\"qom-type\": "
+        "\"rng-random\", \"id\": \"r1\", \"filename\": \"%s\"}}", path);
+    QTestState *s = qtest_init("-nodefaults -object rng-builtin,id=used "
+                               "-device virtio-rng-pci,rng=used");
+    char *err;
+
+    g_assert_null(qmp_error(s, add));
+    g_assert_true(object_listed(s, "r1", "rng-random"));
+    err = qmp_error(s, add);
+    g_assert_cmpstr(err, ==, "attempt to add duplicate property 'r1' to "
+                    "object (type 'container')");
+    g_free(err);
+    g_assert_null(qmp_error(s, "{\"execute\": \"object-add\", \"arguments\": "
+                            "{\"qom-type\": \"rng-builtin\", \"id\": "
+                            "\"b1\"}}"));
+    g_assert_true(object_listed(s, "b1", "rng-builtin"));
+    err = qmp_error(s, "{\"execute\": \"object-add\", \"arguments\": "
+                    "{\"qom-type\": \"rng-random\", \"id\": \"r2\", "
+                    "\"filename\": \"/nonexistent\"}}");
+    g_assert_cmpstr(err, ==, "Could not open '/nonexistent': No such file "
+                    "or directory");
+    g_free(err);
+    g_assert_false(object_listed(s, "r2", "rng-random"));
+    /* The device's backend stays; the unused ones go. */
+    err = qmp_error(s, "{\"execute\": \"object-del\", \"arguments\": "
+                    "{\"id\": \"used\"}}");
+    g_assert_cmpstr(err, ==, "object 'used' is in use, can not be deleted");
+    g_free(err);
+    g_assert_true(object_listed(s, "used", "rng-builtin"));
+    g_assert_null(qmp_error(s, "{\"execute\": \"object-del\", \"arguments\": "
+                            "{\"id\": \"r1\"}}"));
+    g_assert_null(qmp_error(s, "{\"execute\": \"object-del\", \"arguments\": "
+                            "{\"id\": \"b1\"}}"));
+    g_assert_false(object_listed(s, "r1", "rng-random"));
+    g_assert_false(object_listed(s, "b1", "rng-builtin"));
+    err = qmp_error(s, "{\"execute\": \"object-del\", \"arguments\": "
+                    "{\"id\": \"b1\"}}");
+    g_assert_cmpstr(err, ==, "object 'b1' not found");
+    g_free(err);
+    qtest_quit(s);
+    unlink(path);
+}
+
 /*
  * max-bytes=16,period=1000: a period gives 16 bytes, the rest waits
  * for the virtual clock (which only clock_step moves under qtest).
@@ -552,6 +637,7 @@ int main(int argc, char **argv)
     qtest_add_func("virtio-rng/backend/random-file", test_random_file);
     qtest_add_func("virtio-rng/backend/random-fifo", test_random_fifo);
     qtest_add_func("virtio-rng/backend/builtin", test_builtin);
+    qtest_add_func("virtio-rng/backend/object-add", test_object_add);
     qtest_add_func("virtio-rng/rate-limit", test_rate_limit);
     qtest_add_start_errors("virtio-rng/bad-args", bad_args,
                            G_N_ELEMENTS(bad_args));

@@ -10,6 +10,7 @@
 #include "system/cpus.h"
 #include "system/hostmem.h"
 #include "system/os-posix.h"
+#include "system/rng.h"
 #include "system/seccomp.h"
 #include "system/secret.h"
 #include "system/vm-config.h"
@@ -84,6 +85,17 @@ HostMemoryBackend *host_memory_backend_create(const QemuOpts *opts,
 }
 
 bool host_memory_backend_delete(const char *id, Error **errp)
+{
+    return false;
+}
+
+bool rng_backend_create(const QemuOpts *opts, Error **errp)
+{
+    error_setg(errp, "no rng backends in this test");
+    return false;
+}
+
+bool rng_backend_delete(const char *id, Error **errp)
 {
     return false;
 }
