@@ -923,18 +923,45 @@ static bool net_table_check(void *opaque, const VMStateField *f,
     return true;
 }
 
-/* The link follows the stream, as it did for the guest on the source. */
+/* The offloads the driver takes: a subset of what it negotiated. */
+static bool net_offloads_check(void *opaque, const VMStateField *f,
+                               Error **errp)
+{
+    VirtIONetPCI *n = opaque;
+    uint64_t allowed = n->proxy.vdev.guest_features & GUEST_OFFLOADS;
+
+    if (n->guest_offloads & ~allowed) {
+        error_setg(errp, "offloads 0x%" G_GINT64_MODIFIER "x beyond the "
+                   "negotiated 0x%" G_GINT64_MODIFIER "x",
+                   n->guest_offloads, allowed);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * The link follows the stream, as it did for the guest on the source;
+ * so do the tap's offloads and attached queues, which the source set
+ * when its driver wrote them.
+ */
 static bool net_post_load(void *opaque, unsigned version, Error **errp)
 {
     VirtIONetPCI *n = opaque;
 
     n->nc->link_down = !n->link_up;
+    if (version < 2) {
+        n->guest_offloads = n->proxy.vdev.guest_features & GUEST_OFFLOADS;
+    }
+    if (n->vnet_hdr) {
+        net_set_offloads(n);
+    }
+    net_set_queue_pairs(n);
     return true;
 }
 
 static const VMStateDescription vmstate_virtio_net_pci = {
     .name = "virtio-net-pci",
-    .version = 1,
+    .version = 2,
     .minimum_version = 1,
     .pre_save = net_pre_save,
     .post_load = net_post_load,
@@ -950,6 +977,8 @@ static const VMStateDescription vmstate_virtio_net_pci = {
         VMSTATE_BOOL(VirtIONetPCI, uni_overflow),
         VMSTATE_BOOL(VirtIONetPCI, multi_overflow),
         VMSTATE_BUFFER(VirtIONetPCI, mac_table),
+        VMSTATE_U64(VirtIONetPCI, guest_offloads, .version = 2,
+                    .check = net_offloads_check),
         VMSTATE_END
     },
 };
