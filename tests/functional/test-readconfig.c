@@ -348,13 +348,17 @@ static void test_user_config(void)
     char *argv[] = { (char *)"unshare", (char *)"-m", (char *)"sh",
                      (char *)"-c", NULL, NULL };
 
+    char *unshare = g_find_program_in_path("unshare");
+
     if (getuid() != 0 || !g_file_test(parent, G_FILE_TEST_IS_DIR) ||
-        !g_find_program_in_path("unshare")) {
+        !unshare) {
         g_test_skip("needs root, unshare and the directory "
                     "above " CONFIG_QEMU_CONFDIR);
+        g_free(unshare);
         g_free(parent);
         return;
     }
+    g_free(unshare);
     script = g_strdup_printf(
         "mount --make-rprivate / && mount -t tmpfs none %s && "
         "mkdir -p %s && printf '[foo]\\n' > %s/qemu.conf || exit 99; "
