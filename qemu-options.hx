@@ -683,11 +683,40 @@ Do not create the devices the machine adds by default (serial port, monitor,
 display, parallel port, ...); only the ones the command line asks for exist.
 ENDDOC
 
-DEF("no-user-config", 0, QEMU_OPTION_no_user_config,
-    "-no-user-config  do not read configuration files\n")
+DEF("readconfig", HAS_ARG, QEMU_OPTION_readconfig,
+    "-readconfig file\n"
+    "                read options from file, in QEMU's config file format\n")
 DOC
-Do not read configuration files. This build reads none, so the option only
-exists for command lines written for QEMU.
+Read options from `file`, as if they were given at this place on the command
+line. Each `[group]` or `[group "id"]` header starts one option, its
+`key = "value"` lines are that option's parameters (the id becomes `id=`),
+and lines starting with `#` are comments:
+
+```
+[machine]
+  type = "pc"
+[memory]
+  size = "256M"
+[drive "disk0"]
+  if = "none"
+  file = "disk.img"
+```
+
+The groups are those of QEMU: `accel`, `boot-opts` (`-boot`), `chardev`,
+`device`, `drive`, `global`, `machine`, `memory` (`-m`), `mon`, `msg`,
+`name`, `net`, `netdev`, `object`, `overcommit`, `rtc`, `sandbox` and
+`smp-opts` (`-smp`). An error is reported as `FILE:LINE: message`, at the
+last parameter line of the group it concerns. As in QEMU 7.2 there is no
+`-writeconfig`.
+ENDDOC
+
+DEF("no-user-config", 0, QEMU_OPTION_no_user_config,
+    "-no-user-config  do not read the default configuration file\n")
+DOC
+Do not read the default configuration file, `qemu.conf` in the configuration
+directory (`/usr/local/etc/qemu` unless meson's `prefix` or `sysconfdir` say
+otherwise), which is otherwise read before the command line as with
+`-readconfig`. A missing file is not an error.
 ENDDOC
 
 DEF("S", 0, QEMU_OPTION_S,

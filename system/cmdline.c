@@ -13,6 +13,7 @@
 #include "hw/boards.h"
 #include "hw/qdev.h"
 #include "net/net.h"
+#include "qemu/config-file.h"
 #include "qemu/error.h"
 #include "qemu/log.h"
 #include "qemu/option.h"
@@ -623,6 +624,8 @@ static void set_string(char **dst, const char *value)
     *dst = g_strdup(value);
 }
 
+static bool read_config_file(const char *file, bool optional, Error **errp);
+
 /* Handle one option; the current location is already set. */
 static bool handle_option(const QEMUOption *popt, const char *optarg,
                           Error **errp)
@@ -779,8 +782,10 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_nodefaults:
         cfg->nodefaults = true;
         return true;
+    case QEMU_OPTION_readconfig:
+        return read_config_file(optarg, false, errp);
     case QEMU_OPTION_no_user_config:
-        /* There is no user configuration file to skip. */
+        /* cmdline_parse() looked for it before the other options. */
         return true;
     case QEMU_OPTION_S:
         autostart = false;
@@ -807,8 +812,112 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     return false;
 }
 
+/* The -readconfig groups, by QEMU's names, and the option each one feeds. */
+static const struct {
+    const char *group;
+    int option;
+} config_groups[] = {
+    { "accel", QEMU_OPTION_accel },
+    { "boot-opts", QEMU_OPTION_boot },
+    { "chardev", QEMU_OPTION_chardev },
+    { "device", QEMU_OPTION_device },
+    { "drive", QEMU_OPTION_drive },
+    { "global", QEMU_OPTION_global },
+    { "machine", QEMU_OPTION_machine },
+    { "memory", QEMU_OPTION_m },
+    { "mon", QEMU_OPTION_mon },
+    { "msg", QEMU_OPTION_msg },
+    { "name", QEMU_OPTION_name },
+    { "net", QEMU_OPTION_net },
+    { "netdev", QEMU_OPTION_netdev },
+    { "object", QEMU_OPTION_object },
+    { "overcommit", QEMU_OPTION_overcommit },
+    { "rtc", QEMU_OPTION_rtc },
+    { "sandbox", QEMU_OPTION_sandbox },
+    { "smp-opts", QEMU_OPTION_smp },
+};
+
+/*
+ * A config file group is handled as its option with the group's keys
+ * (and id=) as the argument, so both take the same checks.
+ */
+static bool handle_config_group(const ConfigGroup *group, void *opaque,
+                                Error **errp)
+{
+    const QEMUOption *popt = NULL;
+    QemuOpts *opts;
+    char *arg;
+    bool ok;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(config_groups); i++) {
+        if (!strcmp(config_groups[i].group, group->name)) {
+            for (popt = qemu_options;
+                 popt->index != config_groups[i].option; popt++) {
+            }
+            break;
+        }
+    }
+    if (!popt) {
+        error_setg(errp, "There is no option group '%s'", group->name);
+        return false;
+    }
+    opts = qemu_opts_new();
+    if (group->id) {
+        qemu_opts_set(opts, "id", group->id);
+    }
+    for (unsigned i = 0; i < group->keys->len; i++) {
+        const char *key = g_ptr_array_index(group->keys, i);
+
+        /* "a=b" would be read back as key a; QEMU knows no such key. */
+        if (!*key || strchr(key, '=')) {
+            error_setg(errp, "Invalid parameter '%s'", key);
+            qemu_opts_free(opts);
+            return false;
+        }
+        qemu_opts_set(opts, key, g_ptr_array_index(group->values, i));
+    }
+    arg = qemu_opts_to_string(opts);
+    qemu_opts_free(opts);
+    ok = handle_option(popt, arg, errp);
+    g_free(arg);
+    return ok;
+}
+
+/* -readconfig FILE; optional: the default file, which need not exist. */
+static bool read_config_file(const char *file, bool optional, Error **errp)
+{
+    FILE *f = fopen(file, "r");
+    GString *text;
+    char buf[4096];
+    size_t n;
+    bool ok;
+
+    if (!f) {
+        if (optional && errno == ENOENT) {
+            return true;
+        }
+        error_setg(errp, "Could not open '%s': %s", file, strerror(errno));
+        return false;
+    }
+    text = g_string_new(NULL);
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        g_string_append_len(text, buf, n);
+    }
+    if (ferror(f)) {
+        error_setg(errp, "error reading file");
+        ok = false;
+    } else {
+        ok = config_file_parse(text->str, text->len, file,
+                               handle_config_group, NULL, errp);
+    }
+    fclose(f);
+    g_string_free(text, TRUE);
+    return ok;
+}
+
 bool cmdline_parse(int argc, char **argv, VmConfig *config, Error **errp)
 {
+    bool user_config = true;
     const char *optarg;
     int optind;
 
@@ -816,9 +925,19 @@ bool cmdline_parse(int argc, char **argv, VmConfig *config, Error **errp)
 
     /* First pass: every word must be a known option with its argument. */
     for (optind = 1; optind < argc;) {
-        if (!lookup_opt(argc, argv, &optind, &optarg, errp)) {
+        const QEMUOption *popt = lookup_opt(argc, argv, &optind, &optarg,
+                                            errp);
+
+        if (!popt) {
             return false;
         }
+        user_config &= popt->index != QEMU_OPTION_no_user_config;
+    }
+    /* As QEMU, the default file comes before the command line. */
+    loc_clear();
+    if (user_config &&
+        !read_config_file(CONFIG_QEMU_CONFDIR "/qemu.conf", true, errp)) {
+        return false;
     }
     for (optind = 1; optind < argc;) {
         const QEMUOption *popt = lookup_opt(argc, argv, &optind, &optarg,

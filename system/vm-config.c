@@ -342,12 +342,12 @@ bool cpu_parse(const char *arg, CpuOptions *cpu, Error **errp)
     return true;
 }
 
-static bool boot_drives_valid(const char *name, const char *drives,
-                              Error **errp)
+/* Boot devices: QEMU's letters a to p, each at most once. */
+static bool boot_drives_valid(const char *drives, Error **errp)
 {
     for (const char *p = drives; *p; p++) {
         if (*p < 'a' || *p > 'p') {
-            error_setg(errp, "Invalid boot device for '%s': '%c'", name, *p);
+            error_setg(errp, "Invalid boot device '%c'", *p);
             return false;
         }
         if (strchr(p + 1, *p)) {
@@ -358,7 +358,49 @@ static bool boot_drives_valid(const char *name, const char *drives,
     return true;
 }
 
-/* -boot [order=]drives[,once=drives][,menu=on|off][,splash=file]... */
+/* An integer -boot key in [min, max]; the messages are QEMU 7.2's. */
+static bool boot_get_int(const QemuOpts *opts, const char *name,
+                         int64_t min, int64_t max, const char *range_msg,
+                         uint64_t *value, bool *set, Error **errp)
+{
+    const char *s = qemu_opt_get(opts, name);
+    char *end;
+    int64_t v;
+
+    if (!s) {
+        return true;
+    }
+    errno = 0;
+    v = g_ascii_strtoll(s, &end, 0);
+    if (!*s || *end || errno) {
+        error_setg(errp, "Parameter 'boot.%s' expects integer", name);
+        return false;
+    }
+    if (v < min || v > max) {
+        error_setg(errp, "%s", range_msg);
+        return false;
+    }
+    *value = (uint64_t)v;
+    *set = true;
+    return true;
+}
+
+static bool boot_get_bool(const QemuOpts *opts, const char *name,
+                          bool *value, Error **errp)
+{
+    const char *s = qemu_opt_get(opts, name);
+    char *qname = g_strdup_printf("boot.%s", name);
+    bool ok = !s || qemu_parse_bool(qname, s, value, errp);
+
+    g_free(qname);
+    return ok;
+}
+
+/*
+ * -boot [order=]drives[,once=drives][,menu=on|off][,splash=file]
+ *       [,splash-time=ms][,reboot-timeout=ms][,strict=on|off]
+ * drives are QEMU's letters: a, b floppy, c disk, d CD-ROM, n-p network.
+ */
 bool boot_parse(const char *arg, BootOptions *boot, Error **errp)
 {
     static const char *const keys[] = {
@@ -367,7 +409,6 @@ bool boot_parse(const char *arg, BootOptions *boot, Error **errp)
     };
     QemuOpts *opts = qemu_opts_parse(arg, "order", errp);
     const char *s;
-    int64_t rt;
     bool ok = false;
 
     if (!opts) {
@@ -385,14 +426,14 @@ bool boot_parse(const char *arg, BootOptions *boot, Error **errp)
         }
     }
     if ((s = qemu_opt_get(opts, "order"))) {
-        if (!boot_drives_valid("order", s, errp)) {
+        if (!boot_drives_valid(s, errp)) {
             goto out;
         }
         g_free(boot->order);
         boot->order = g_strdup(s);
     }
     if ((s = qemu_opt_get(opts, "once"))) {
-        if (!boot_drives_valid("once", s, errp)) {
+        if (!boot_drives_valid(s, errp)) {
             goto out;
         }
         g_free(boot->once);
@@ -402,29 +443,17 @@ bool boot_parse(const char *arg, BootOptions *boot, Error **errp)
         g_free(boot->splash);
         boot->splash = g_strdup(s);
     }
-    if (!qemu_opt_get_bool(opts, "menu", &boot->menu, errp) ||
-        !qemu_opt_get_bool(opts, "strict", &boot->strict, errp) ||
-        !qemu_opt_get_number(opts, "splash-time", &boot->splash_time, errp)) {
+    if (!boot_get_bool(opts, "menu", &boot->menu, errp) ||
+        !boot_get_bool(opts, "strict", &boot->strict, errp) ||
+        !boot_get_int(opts, "splash-time", 0, 0xffff,
+                      "splash-time is invalid,it should be a value between "
+                      "0 and 65535", &boot->splash_time,
+                      &boot->splash_time_set, errp) ||
+        !boot_get_int(opts, "reboot-timeout", -1, 0xffff,
+                      "reboot timeout is invalid,it should be a value "
+                      "between -1 and 65535", &boot->reboot_timeout,
+                      &boot->reboot_timeout_set, errp)) {
         goto out;
-    }
-    boot->splash_time_set |= qemu_opt_get(opts, "splash-time") != NULL;
-    if (boot->splash_time > 0xffff) {
-        error_setg(errp, "splash-time is invalid, it should be a value "
-                   "between 0 and 65535");
-        goto out;
-    }
-    if ((s = qemu_opt_get(opts, "reboot-timeout"))) {
-        char *end;
-
-        errno = 0;
-        rt = g_ascii_strtoll(s, &end, 0);
-        if (*end || !*s || errno || rt < -1 || rt > 0xffff) {
-            error_setg(errp, "reboot timeout is invalid, it should be a "
-                       "value between -1 and 65535");
-            goto out;
-        }
-        boot->reboot_timeout = (uint64_t)rt;
-        boot->reboot_timeout_set = true;
     }
     ok = true;
 out:

@@ -132,6 +132,13 @@ void loc_set_cmdline(const char *opt, const char *arg)
     cur_loc.arg = g_strdup(arg);
 }
 
+void loc_set_file(const char *file, unsigned line)
+{
+    loc_clear();
+    cur_loc.file = g_strdup(file);
+    cur_loc.line = line;
+}
+
 void loc_clear(void)
 {
     loc_free(&cur_loc);
@@ -141,17 +148,25 @@ void loc_save(Location *loc)
 {
     loc->opt = g_strdup(cur_loc.opt);
     loc->arg = g_strdup(cur_loc.arg);
+    loc->file = g_strdup(cur_loc.file);
+    loc->line = cur_loc.line;
 }
 
 void loc_restore(const Location *loc)
 {
-    loc_set_cmdline(loc->opt, loc->arg);
+    if (loc->file) {
+        loc_set_file(loc->file, loc->line);
+    } else {
+        loc_set_cmdline(loc->opt, loc->arg);
+    }
 }
 
 void loc_free(Location *loc)
 {
     g_clear_pointer(&loc->opt, g_free);
     g_clear_pointer(&loc->arg, g_free);
+    g_clear_pointer(&loc->file, g_free);
+    loc->line = 0;
 }
 
 void error_report_set_timestamp(bool on)
@@ -181,7 +196,12 @@ static void vreport(const char *kind, const char *fmt, va_list ap)
     if (msg_guest_name) {
         g_string_append_printf(line, "%s ", msg_guest_name);
     }
-    g_string_append_printf(line, "%s: ", error_prog_name);
+    /* QEMU writes a file location without a blank after the name. */
+    g_string_append_printf(line, "%s:", error_prog_name);
+    if (cur_loc.file) {
+        g_string_append_printf(line, "%s:%u:", cur_loc.file, cur_loc.line);
+    }
+    g_string_append_c(line, ' ');
     if (cur_loc.opt) {
         g_string_append(line, cur_loc.opt);
         if (cur_loc.arg) {

@@ -13,9 +13,15 @@ static MemoryRegion none_ram_region;
 
 static bool none_machine_init(MachineState *ms, Error **errp)
 {
+    /*
+     * QEMU 7.2 refuses -cpu here too: its none machine creates the CPU
+     * but gives it no APIC ID, which an x86 CPU cannot be without. Its
+     * message comes first, for scripts that look for it.
+     */
     if (ms->cfg->cpu.model) {
         loc_restore(&ms->cfg->cpu.loc);
-        error_setg(errp, "machine 'none' runs no vCPU in this release yet");
+        error_setg(errp, "apic-id property was not initialized properly "
+                   "(machine 'none' has no x86 vCPU, as in QEMU 7.2)");
         return false;
     }
     if (!ms->ram_size) {

@@ -83,6 +83,8 @@ typedef struct PCMachineState {
     GByteArray *acpi_tables;        /* placed at acpi_base */
     uint64_t acpi_base;
     uint64_t acpi_rsdp;             /* guest address of the RSDP */
+    DeviceState *rtc;               /* its CMOS holds the boot order */
+    bool boot_once;                 /* -boot once= until the first reset */
 } PCMachineState;
 
 PCRamLayout pc_ram_layout(uint64_t ram_size)
@@ -203,11 +205,66 @@ static void pc_fw_cfg_machine_items(FWCfgState *fw, const MachineState *ms)
     }
 }
 
-/* The PC BIOS's memory-size and CPU-count bytes of the CMOS, as QEMU's. */
-static void pc_cmos_init(PCMachineState *pcms, DeviceState *rtc,
-                         const MachineState *ms)
+/*
+ * The boot order in the CMOS, as the PC BIOS reads it and QEMU's pc
+ * writes it: the first device in the low nibble of 0x3d, the second in
+ * its high nibble, the third in the high nibble of 0x38 (whose bit 0,
+ * left clear, keeps the floppy boot signature check). Devices: 1 floppy
+ * (a, b), 2 hard disk (c), 3 CD-ROM (d), 4 network (n).
+ */
+static bool pc_cmos_boot_order(DeviceState *rtc, const char *order,
+                               Error **errp)
+{
+    uint8_t dev[3] = { 0 };
+
+    if (strlen(order) > G_N_ELEMENTS(dev)) {
+        error_setg(errp, "Too many boot devices for PC");
+        return false;
+    }
+    for (size_t i = 0; order[i]; i++) {
+        switch (order[i]) {
+        case 'a':
+        case 'b':
+            dev[i] = 1;
+            break;
+        case 'c':
+            dev[i] = 2;
+            break;
+        case 'd':
+            dev[i] = 3;
+            break;
+        case 'n':
+            dev[i] = 4;
+            break;
+        default:
+            error_setg(errp, "Invalid boot device for PC: '%c'", order[i]);
+            return false;
+        }
+    }
+    if (rtc) {
+        rtc_set_memory(rtc, 0x3d, dev[1] << 4 | dev[0]);
+        rtc_set_memory(rtc, 0x38, dev[2] << 4);
+    }
+    return true;
+}
+
+/*
+ * The PC BIOS's memory-size, CPU-count and boot-order bytes of the CMOS,
+ * as QEMU's. -boot once= is the order until the first system_reset.
+ */
+static bool pc_cmos_init(PCMachineState *pcms, DeviceState *rtc,
+                         const MachineState *ms, Error **errp)
 {
     uint64_t below = pcms->layout.below_4g, val;
+    const BootOptions *boot = &ms->cfg->boot;
+
+    if (!pc_cmos_boot_order(NULL, boot->order, errp) ||
+        !pc_cmos_boot_order(rtc, boot->once ? boot->once : boot->order,
+                            errp)) {
+        return false;
+    }
+    pcms->rtc = rtc;
+    pcms->boot_once = boot->once != NULL;
 
     val = MIN(below / 1024, 640);
     rtc_set_memory(rtc, 0x15, val);
@@ -227,6 +284,7 @@ static void pc_cmos_init(PCMachineState *pcms, DeviceState *rtc,
     rtc_set_memory(rtc, 0x5c, val >> 8);
     rtc_set_memory(rtc, 0x5d, val >> 16);
     rtc_set_memory(rtc, 0x5f, ms->smp_cpus ? ms->smp_cpus - 1 : 0);
+    return true;
 }
 
 /* The "etc/e820" fw_cfg file: packed little-endian {addr, len, type}. */
@@ -366,6 +424,11 @@ static void pc_reset(void *opaque)
     Error *err = NULL;
     bool loaded = false;
 
+    if (pcms->boot_once) {
+        /* The order was checked at startup. */
+        pc_cmos_boot_order(pcms->rtc, pcms->cfg->boot.order, NULL);
+        pcms->boot_once = false;
+    }
     x86_boot_state_init(&st);
     pc_place_acpi(pcms);
     if (pcms->cfg->kernel) {
@@ -566,7 +629,9 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     if (!rtc) {
         return false;
     }
-    pc_cmos_init(pcms, rtc, ms);
+    if (!pc_cmos_init(pcms, rtc, ms, errp)) {
+        return false;
+    }
     if (!pc_init_pit(pcms, errp)) {
         return false;
     }

@@ -37,11 +37,15 @@ void error_free_or_abort(Error **errp);
  * prefixes it ("-m 512Q: ..."). A NULL option clears it.
  */
 void loc_set_cmdline(const char *opt, const char *arg);
+/* A line of a file (-readconfig): "prog:FILE:LINE: message". */
+void loc_set_file(const char *file, unsigned line);
 void loc_clear(void);
 /* Saved locations, so a later stage can report against an option. */
 typedef struct Location {
     char *opt;      /* "-m", including the dash as the user typed it */
     char *arg;      /* its argument, or NULL */
+    char *file;     /* or a file and line, when opt is NULL */
+    unsigned line;
 } Location;
 void loc_save(Location *loc);
 void loc_restore(const Location *loc);

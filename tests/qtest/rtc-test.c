@@ -676,6 +676,59 @@ static void test_cmos_memory(void)
     check_memory("-machine pc -m 8M", m8, G_N_ELEMENTS(m8));
 }
 
+/*
+ * -boot order= in CMOS 0x3d (first device, second in the high nibble)
+ * and 0x38 (third, high nibble): 1 floppy, 2 disk, 3 CD-ROM, 4 network.
+ * The values are QEMU 7.2's pc, read on it with HMP "i /b 0x71".
+ */
+static void test_cmos_boot_order(void)
+{
+    static const struct {
+        const char *boot;
+        uint8_t r3d, r38;
+    } cases[] = {
+        { "", 0x12, 0x30 },             /* QEMU's default: cad */
+        { "-boot order=c", 0x02, 0x00 },
+        { "-boot order=d", 0x03, 0x00 },
+        { "-boot order=n", 0x04, 0x00 },
+        { "-boot order=a", 0x01, 0x00 },
+        { "-boot order=b", 0x01, 0x00 },
+        { "-boot order=ncd", 0x24, 0x30 },
+        { "-boot once=d", 0x03, 0x00 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *args = g_strdup_printf("-machine pc %s", cases[i].boot);
+        const uint8_t expect[][2] = {
+            { 0x3d, cases[i].r3d }, { 0x38, cases[i].r38 },
+        };
+
+        check_memory(args, expect, G_N_ELEMENTS(expect));
+        g_free(args);
+    }
+}
+
+static void system_reset(QTestState *s)
+{
+    JsonNode *r = qtest_qmp(s, "{\"execute\": \"system_reset\"}");
+
+    g_assert_false(qtest_qmp_has_error(r));
+    json_node_unref(r);
+}
+
+/* once= is the order until the first system_reset, as on QEMU 7.2. */
+static void test_cmos_boot_once(void)
+{
+    QTestState *s = qtest_init("-machine pc -boot order=dc,once=n");
+
+    g_assert_cmphex(cmos_read_on(s, 0x3d), ==, 0x04);
+    system_reset(s);
+    g_assert_cmphex(cmos_read_on(s, 0x3d), ==, 0x23);
+    system_reset(s);
+    g_assert_cmphex(cmos_read_on(s, 0x3d), ==, 0x23);
+    qtest_quit(s);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
@@ -710,6 +763,8 @@ int main(int argc, char **argv)
     qtest_add_func("rtc/misc/index-nmi-bit", test_index_nmi_bit);
     qtest_add_func("rtc/misc/fuzz-registers", test_fuzz_registers);
     qtest_add_func("rtc/cmos-memory", test_cmos_memory);
+    qtest_add_func("rtc/cmos-boot-order", test_cmos_boot_order);
+    qtest_add_func("rtc/cmos-boot-once", test_cmos_boot_once);
 
     ret = g_test_run();
     qtest_quit(qts);
