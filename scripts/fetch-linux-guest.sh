@@ -6,9 +6,13 @@
 #   build/guest-linux/initramfs.cpio  busybox, /init printing markers
 #   build/guest-linux/busybox         busybox-static's binary (to remake
 #                                     the initramfs when its script changes)
-#   build/guest-linux/modules.cpio    the kernel's virtio and ext4 modules,
-#                                     to append to the initramfs
-# Cached: a second run with all three present does nothing.
+#   build/guest-linux/modules.cpio    the kernel's virtio, ext4, ACPI button
+#                                     and evdev modules, to append to the
+#                                     initramfs
+#   build/guest-linux/MODULES         the module list modules.cpio was made
+#                                     from
+# Cached: a second run with all of them present (and the same module list)
+# does nothing.
 # Needs apt-get, dpkg-deb and python3 (its lzma module unpacks Debian 12's
 # XZ-compressed kernel; zstd(1) is used only for a ZSTD one).
 # Usage: scripts/fetch-linux-guest.sh [OUTDIR]
@@ -20,12 +24,14 @@ out=$(cd "$out" && pwd)
 
 # The kernel's own modules the tests load (with what they need), as an
 # archive to append to the initramfs: virtio over PCI, its disk, network,
-# console, rng and balloon drivers, ext4 and the crc32c it asks for.
+# console, rng and balloon drivers, ext4 and the crc32c it asks for, the
+# ACPI power button and evdev (its /dev/input/event* for /init's handler).
 MODULES="virtio_pci virtio_blk virtio_net virtio_console virtio_rng
-virtio_balloon ext4 crc32c_generic"
+virtio_balloon ext4 crc32c_generic button evdev"
 
 if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] && [ -s "$out/busybox" ] &&
-   [ -s "$out/modules.cpio" ]; then
+   [ -s "$out/modules.cpio" ] &&
+   [ "$(cat "$out/MODULES" 2>/dev/null)" = "$(echo $MODULES)" ]; then
     # The init script changed since the initramfs was made: remake it.
     if ! [ "$out/initramfs.cpio" -nt scripts/make-initramfs.py ]; then
         python3 scripts/make-initramfs.py "$out/busybox" \
@@ -75,4 +81,6 @@ mv "$out/vmlinux.tmp" "$out/vmlinux"
 mv "$out/initramfs.cpio.tmp" "$out/initramfs.cpio"
 mv "$out/busybox.tmp" "$out/busybox"
 mv "$out/modules.cpio.tmp" "$out/modules.cpio"
+# shellcheck disable=SC2086
+echo $MODULES > "$out/MODULES"
 echo "fetch-linux-guest.sh: $pkg in $out" >&2

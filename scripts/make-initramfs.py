@@ -11,7 +11,10 @@ and serial and, with vda=format or vda=check on the command line, makes
 a file system with a file on it or reads the file back; dirties N MiB
 of RAM when the kernel command line has dirty=N ("init: dirtied N MiB"), waits N seconds with
 hold=N ("init: holding N s"), then prints "init: poweroff" and powers
-the machine off with poweroff -f.
+the machine off with poweroff -f. With libvirt=1 it instead watches the
+ACPI power button ("init: power button on /dev/input/eventN"; a press
+prints "init: power button pressed, poweroff" and powers off) and runs
+a shell on the console ("init: shell", prompt "guest# ") for good.
 
 The kernel unpacks concatenated archives in order, so an extra archive
 appended to this one adds files:
@@ -75,6 +78,36 @@ if [ -n "$n" ]; then
     echo "init: holding $n s"
     sleep "$n"
 fi
+case " $(cat /proc/cmdline) " in
+*" libvirt=1 "*)
+    # Driven from outside (tests/functional/test-libvirt.py): the ACPI
+    # power button (the button and evdev modules) powers off, and a shell
+    # runs on the console instead of the poweroff below.
+    for ev in /dev/input/event*; do
+        [ "$(cat /sys/class/input/${ev##*/}/device/name 2>/dev/null)" = \
+            "Power Button" ] || continue
+        echo "init: power button on $ev"
+        (
+            # One struct input_event (24 bytes on x86-64) a read; the
+            # press is type EV_KEY (1), code KEY_POWER (116), value 1.
+            exec 3<"$ev"
+            while :; do
+                e=$(dd bs=24 count=1 <&3 2>/dev/null | od -An -tx1 |
+                    tr -d ' \n')
+                case "$e" in
+                *0100740001000000)
+                    echo "init: power button pressed, poweroff"
+                    poweroff -f;;
+                esac
+            done
+        ) &
+    done
+    echo "init: shell"
+    export PS1='guest# '
+    while :; do
+        setsid cttyhack sh
+    done;;
+esac
 echo "init: poweroff"
 poweroff -f
 """

@@ -24,6 +24,14 @@ Cases (TAP):
   one with its serial port on a file, which libvirt opens itself and
   passes with -add-fd as /dev/fdset/N; and `virsh shutdown` of one with
   ACPI running powerbutton.elf, which powers off on the button;
+  with --linux-dir DIR (or $LINUX_GUEST_DIR; scripts/fetch-linux-guest.sh,
+  skipped without it or without its button/evdev modules) Debian's Linux
+  under tcg with /init's libvirt=1: start, the shell through the pty,
+  suspend (nothing echoed or answered) and resume, a libvirtd restart,
+  virsh console, reboot (libvirt's ACPI powerdown, then system_reset: a
+  second boot), shutdown by the power button ("shut off (shutdown)"),
+  and destroy of a second start ($LINUX_BOOT_TIMEOUT, default 300 s, a
+  boot);
   with --qemu BIN the same cases run against that binary (Debian's QEMU
   7.2), as a check of the test itself.
 
@@ -31,7 +39,7 @@ Skips (TAP "1..0 # SKIP reason") when not root, without virsh/libvirtd
 (install libvirt-daemon-system libvirt-clients) or without mount
 namespaces.
 
-Usage: test-libvirt.py BINARY [--qemu BIN] [--guest-dir DIR]
+Usage: test-libvirt.py BINARY [--qemu BIN] [--guest-dir DIR] [--linux-dir DIR]
 """
 import os
 import shutil
@@ -209,23 +217,61 @@ DOMAIN_XML = """\
 """
 
 
-def read_pty(path, want, seconds=20):
-    """What the pty at path shows until want appears (or time is up)."""
-    import select
-    fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-    got = b''
-    end = time.monotonic() + seconds
-    try:
-        while want.encode() not in got and time.monotonic() < end:
-            r, _, _ = select.select([fd], [], [], 0.2)
+class Pty:
+    """A domain's serial pty, open from the host's side."""
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+        self.got = b''
+
+    def pull_until(self, want, seconds):
+        """Read into got until want (None: nothing) is in it or time is
+        up."""
+        import select
+        end = time.monotonic() + seconds
+        while (want is None or want.encode() not in self.got) and \
+                time.monotonic() < end:
+            r, _, _ = select.select([self.fd], [], [],
+                                    min(0.5, max(0, end - time.monotonic())))
             if r:
                 try:
-                    got += os.read(fd, 4096)
-                except BlockingIOError:
-                    pass
+                    self.got += os.read(self.fd, 4096)
+                except OSError:
+                    time.sleep(0.1)
+
+    def read(self, seconds):
+        """Everything that arrives within seconds."""
+        before = len(self.got)
+        self.pull_until(None, seconds)
+        return self.got[before:].decode(errors='replace')
+
+    def wait(self, want, seconds):
+        """True once want arrived; got then keeps what followed it."""
+        self.pull_until(want, seconds)
+        found = want.encode() in self.got
+        if found:
+            self.got = self.got[self.got.index(want.encode()) +
+                                len(want):]
+        return found
+
+    def text(self):
+        return self.got.decode(errors='replace')
+
+    def send(self, line):
+        os.write(self.fd, line.encode() + b'\r')
+
+    def close(self):
+        os.close(self.fd)
+
+
+def read_pty(path, want, seconds=20):
+    """What the pty at path shows until want appears (or time is up)."""
+    con = Pty(path)
+    try:
+        con.pull_until(want, seconds)
+        return con.text()
     finally:
-        os.close(fd)
-    return got.decode(errors='replace')
+        con.close()
 
 
 def wait_file_text(path, want, seconds=30):
@@ -430,6 +476,177 @@ def check_shutdown(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
+# A Linux domain: DOMAIN_XML with 256 MiB, ACPI, the initrd and /init's
+# libvirt=1.
+LINUX_XML = DOMAIN_XML.replace(
+    "<memory unit='MiB'>64</memory>",
+    "<memory unit='MiB'>256</memory>").replace(
+    "    <cmdline>sweep=1 seconds=600</cmdline>\n",
+    "    <initrd>{initrd}</initrd>\n"
+    "    <cmdline>console=ttyS0 panic=-1 libvirt=1</cmdline>\n").replace(
+    "  </os>\n", "  </os>\n  <features><acpi/></features>\n")
+
+
+def virsh_console(lv, name, line, want, seconds):
+    """`virsh console --force` on a pty of its own: line typed, what
+    the console showed until want appeared (or time ran out)."""
+    import pty
+    import select
+    master, slave = pty.openpty()
+    p = subprocess.Popen(['virsh', '-c', lv.uri, 'console', '--force',
+                          name], stdin=slave, stdout=slave, stderr=slave,
+                         start_new_session=True)
+    os.close(slave)
+    got = b''
+    sent = False
+    end = time.monotonic() + seconds
+    try:
+        while want.encode() not in got and time.monotonic() < end:
+            r, _, _ = select.select([master], [], [], 0.5)
+            if r:
+                try:
+                    got += os.read(master, 4096)
+                except OSError:
+                    break
+            # virsh is attached once it says how to leave.
+            if not sent and b'Escape character' in got:
+                time.sleep(0.5)
+                os.write(master, line.encode() + b'\r')
+                sent = True
+        os.write(master, b'\x1d')        # ^], virsh's escape
+        p.wait(timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        p.kill()
+        p.wait()
+    os.close(master)
+    return got.decode(errors='replace')
+
+
+def linux_guest(guest_dir, tmpdir):
+    """The Linux guest's kernel and an initrd with its modules, or the
+    reason they are missing."""
+    if not guest_dir:
+        return None, None, 'no Linux guest directory given'
+    files = [os.path.join(guest_dir, n)
+             for n in ('bzImage', 'initramfs.cpio', 'modules.cpio')]
+    for f in files:
+        if not os.path.isfile(f):
+            return None, None, 'no %s: run scripts/fetch-linux-guest.sh' % f
+    with open(files[2], 'rb') as f:
+        mods = f.read()
+    if b'button.ko' not in mods or b'evdev.ko' not in mods:
+        return None, None, ('%s has no button/evdev modules: rerun '
+                            'scripts/fetch-linux-guest.sh' % files[2])
+    initrd = os.path.join(tmpdir, 'linux-initrd.cpio')
+    with open(initrd, 'wb') as out:
+        for f in files[1:]:
+            with open(f, 'rb') as i:
+                out.write(i.read())
+    return os.path.realpath(files[0]), initrd, None
+
+
+def check_linux(tap, lv, binary, who, kernel, initrd, boot_s):
+    """Debian's Linux under tcg: the shell on the console, suspend and
+    resume, a libvirtd restart, reboot, shutdown by the ACPI power
+    button; then destroy of a second start. Two boots."""
+    name = 'linux-%s' % who
+    case = '%s/linux' % who
+    xml = os.path.join(lv.dir, name + '.xml')
+    with open(xml, 'w') as f:
+        f.write(LINUX_XML.format(virttype='qemu', name=name, kernel=kernel,
+                                 initrd=initrd, binary=binary))
+    r = lv.virsh('define', xml)
+    tap.ok(r.returncode == 0, case + '/define', r.stderr)
+    r = lv.virsh('start', name)
+    log = os.path.join(lv.dir, 'var/log/libvirt/qemu', name + '.log')
+
+    def qlog():
+        return open(log, errors='replace').read()[-3000:] \
+            if os.path.exists(log) else ''
+    tap.ok(r.returncode == 0 and state_is(lv, name, 'running'),
+           case + '/start', r.stderr + qlog())
+    if r.returncode != 0:
+        lv.virsh('undefine', name)
+        return
+    src = ET.fromstring(lv.virsh('dumpxml', name).stdout).find(
+        './devices/serial/source')
+    con = Pty(src.get('path'))
+    try:
+        booted = con.wait('init: started', boot_s) and \
+            con.wait('init: power button on /dev/input/event', 30) and \
+            con.wait('guest# ', 30)
+        tap.ok(booted, case + '/boot', con.text()[-3000:] + qlog())
+        con.send('echo hello-$((6*7))')
+        tap.ok(con.wait('hello-42', 30), case + '/console', con.text())
+        # Paused, the guest neither echoes nor answers; resumed, it does.
+        con.read(1)
+        r = lv.virsh('suspend', name)
+        ok = r.returncode == 0 and state_is(lv, name, 'paused')
+        con.send('echo paused-$((2*3))')
+        quiet = con.read(3)
+        tap.ok(ok and 'paused-6' not in quiet and 'echo' not in quiet,
+               case + '/suspend', r.stderr + repr(quiet))
+        r = lv.virsh('resume', name)
+        tap.ok(r.returncode == 0 and state_is(lv, name, 'running') and
+               con.wait('paused-6', 30), case + '/resume',
+               r.stderr + con.text())
+        # A new libvirtd reconnects to the running guest.
+        ok = lv.restart_libvirtd() and state_is(lv, name, 'running')
+        con.send('echo again-$((3*3))')
+        tap.ok(ok and con.wait('again-9', 30), case + '/libvirtd-restart',
+               con.text() + lv.log()[-3000:])
+        con.close()
+        con = None
+        # virsh console itself: libvirtd's stream on the same pty.
+        out = virsh_console(lv, name, 'echo virsh-$((5*5))', 'virsh-25', 30)
+        tap.ok('virsh-25' in out, case + '/virsh-console', out)
+        con = Pty(src.get('path'))
+        # reboot: libvirt presses the power button, the guest powers off
+        # and libvirt resets it (-no-shutdown kept the process) and lets
+        # it run: a second boot.
+        r = lv.virsh('reboot', name)
+        ok = r.returncode == 0 and \
+            con.wait('init: power button pressed', 60)
+        ok = ok and con.wait('init: started', boot_s) and \
+            con.wait('guest# ', 60) and state_is(lv, name, 'running')
+        tap.ok(ok, case + '/reboot', r.stderr + con.text()[-3000:] + qlog())
+        # The new boot's shell (the old one's would answer as well).
+        con.send('echo rebooted-$((4*4))')
+        tap.ok(ok and con.wait('rebooted-16', 30), case + '/reboot-console',
+               con.text())
+        # shutdown: the button again, S5, libvirt ends the process.
+        r = lv.virsh('shutdown', name)
+        ok = r.returncode == 0 and \
+            con.wait('init: power button pressed', 60)
+        for _ in range(600):
+            if lv.virsh('domstate', name).stdout.strip() == 'shut off':
+                break
+            time.sleep(0.1)
+        r2 = lv.virsh('domstate', name, '--reason')
+        tap.ok(ok and r2.stdout.strip() == 'shut off (shutdown)',
+               case + '/shutdown', r.stderr + r2.stdout + con.text()[-2000:]
+               + qlog())
+    finally:
+        if con:
+            con.close()
+    # destroy: a second start, ended while the kernel boots.
+    lv.virsh('destroy', name)
+    r = lv.virsh('start', name)
+    ok = r.returncode == 0 and state_is(lv, name, 'running')
+    r = lv.virsh('destroy', name)
+    r2 = lv.virsh('domstate', name, '--reason')
+    tap.ok(ok and r.returncode == 0 and
+           r2.stdout.strip() == 'shut off (destroyed)', case + '/destroy',
+           r.stderr + r2.stdout + qlog())
+    # A sanitizer build reports into the domain's log (libvirt passes
+    # no ASAN_OPTIONS, so UBSan only prints).
+    text = open(log, errors='replace').read() if os.path.exists(log) else ''
+    tap.ok('runtime error:' not in text and 'Sanitizer' not in text,
+           case + '/no-sanitizer-report', text[-4000:])
+    lv.virsh('destroy', name)
+    lv.virsh('undefine', name)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -442,6 +659,14 @@ def main(argv):
         if guest_dir else None
     button = os.path.realpath(os.path.join(guest_dir, 'powerbutton.elf')) \
         if guest_dir else None
+    # $LINUX_GUEST_DIR lets several build trees share one fetched guest.
+    linux_dir = os.environ.get('LINUX_GUEST_DIR') or (
+        argv[argv.index('--linux-dir') + 1] if '--linux-dir' in argv
+        else None)
+    try:
+        boot_s = int(os.environ.get('LINUX_BOOT_TIMEOUT', '0')) or 300
+    except ValueError:
+        boot_s = 300
     if os.geteuid() != 0:
         skip('needs root (libvirtd runs domains as root here)')
     for tool in ('virsh', 'libvirtd', 'virtlogd', 'unshare', 'nsenter'):
@@ -455,6 +680,7 @@ def main(argv):
         virttypes = ['qemu']
     lv = Libvirt()
     tap = Tap()
+    linux_kernel, linux_initrd, no_linux = linux_guest(linux_dir, lv.dir)
     try:
         binaries = [('ours', binary)]
         if qemu and os.path.exists(qemu):
@@ -468,6 +694,11 @@ def main(argv):
                     check_disk(tap, lv, b, vt, who, kernel)
                 if button and os.path.exists(button):
                     check_shutdown(tap, lv, b, vt, who, button)
+            if no_linux:
+                tap.ok(True, '%s/linux # SKIP %s' % (who, no_linux))
+            else:
+                check_linux(tap, lv, b, who, linux_kernel, linux_initrd,
+                            boot_s)
     finally:
         lv.stop()
     print('1..%d' % tap.n)
