@@ -23,6 +23,7 @@
 
 #include "block/block.h"
 #include "block/linux-aio.h"
+#include "system/main-loop.h"
 
 #define LAIO_EVENTS     128
 
@@ -151,7 +152,7 @@ bool laio_init(Error **errp)
         syscall(SYS_io_destroy, ctx);
         return false;
     }
-    laio_source = g_unix_fd_add(laio_efd, G_IO_IN, on_wake, NULL);
+    laio_source = main_loop_add_fd(laio_efd, G_IO_IN, on_wake, NULL);
     ctx_ready = true;
     return true;
 }

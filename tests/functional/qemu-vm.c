@@ -570,7 +570,8 @@ JsonNode *vm_qmp(QemuVm *vm, const char *fmt, ...)
 
 JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd)
 {
-    JsonNode *reply = vm_qmp(vm, "{\"execute\": \"%s\"}", cmd);
+    JsonNode *reply = cmd[0] == '{' ? vm_qmp(vm, "%s", cmd)
+                                    : vm_qmp(vm, "{\"execute\": \"%s\"}", cmd);
     JsonNode *ret = json_object_get_member(json_node_get_object(reply),
                                            "return");
 
@@ -587,6 +588,33 @@ JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd)
 void vm_qmp_ok(QemuVm *vm, const char *cmd)
 {
     json_node_unref(vm_qmp_return(vm, cmd));
+}
+
+char *vm_migrate_status(QemuVm *vm)
+{
+    JsonNode *r = vm_qmp_return(vm, "query-migrate");
+    char *st = g_strdup(json_object_get_string_member_with_default(
+                        json_node_get_object(r), "status", "none"));
+
+    json_node_unref(r);
+    return st;
+}
+
+bool vm_wait_migrate_status(QemuVm *vm, const char *want, int timeout_s)
+{
+    for (int i = 0; i < timeout_s * 20; i++) {
+        g_autofree char *st = vm_migrate_status(vm);
+
+        if (!strcmp(st, want)) {
+            return true;
+        }
+        if (!strcmp(st, "failed") || !strcmp(st, "cancelled")) {
+            g_test_message("migration ended %s", st);
+            return false;
+        }
+        g_usleep(50 * 1000);
+    }
+    return false;
 }
 
 char *vm_status(QemuVm *vm)

@@ -143,12 +143,23 @@ const char *vm_stderr(QemuVm *vm);
  * ({"return": ...} or {"error": ...}); events meanwhile are queued.
  */
 JsonNode *vm_qmp(QemuVm *vm, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-/* {"execute": cmd}; the reply must be a "return", not an "error". */
+/*
+ * {"execute": cmd}, or cmd itself when it is a whole JSON command ("{...}");
+ * the reply must be a "return", not an "error".
+ */
 void vm_qmp_ok(QemuVm *vm, const char *cmd);
 /* The same, returning the reply's "return" member (json_node_unref it). */
 JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd);
 /* query-status's "status". */
 char *vm_status(QemuVm *vm);
+/* query-migrate's "status" ("none" before any migration); g_free it. */
+char *vm_migrate_status(QemuVm *vm);
+/*
+ * Poll query-migrate until its status is want: false after timeout_s, or
+ * at once when the migration ended failed or cancelled and want is not
+ * that end (the status is then in the test log).
+ */
+bool vm_wait_migrate_status(QemuVm *vm, const char *want, int timeout_s);
 /* Wait for the event (queued or new); false after the timeout. */
 bool vm_wait_event(QemuVm *vm, const char *event);
 /* The same, returning the event's "data" as JSON text (NULL: none came). */

@@ -42,43 +42,6 @@
 
 static char *tmpdir;
 
-static void qmp_ok(QemuVm *vm, const char *json)
-{
-    JsonNode *r = vm_qmp(vm, "%s", json);
-
-    if (!json_object_has_member(json_node_get_object(r), "return")) {
-        g_error("%s failed: %s", json, json_to_string(r, FALSE));
-    }
-    json_node_unref(r);
-}
-
-static char *migrate_status(QemuVm *vm)
-{
-    JsonNode *r = vm_qmp_return(vm, "query-migrate");
-    char *st = g_strdup(json_object_get_string_member_with_default(
-                        json_node_get_object(r), "status", "none"));
-
-    json_node_unref(r);
-    return st;
-}
-
-static bool wait_migrate_completed(QemuVm *vm)
-{
-    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
-        g_autofree char *st = migrate_status(vm);
-
-        if (!strcmp(st, "completed")) {
-            return true;
-        }
-        if (!strcmp(st, "failed") || !strcmp(st, "cancelled")) {
-            g_test_message("migration %s", st);
-            return false;
-        }
-        g_usleep(50 * 1000);
-    }
-    return false;
-}
-
 /* The figures of a completed migration, for the test log. */
 static void log_migration(QemuVm *src)
 {
@@ -209,8 +172,8 @@ static void test_linux_blk(void)
     g_assert_cmpuint(vm_serial_count(src, "init: wrote 10"), ==, 1);
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"%s\"}}", in);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_completed(src));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     log_migration(src);
     src_out = vm_serial(src);
     at_migrate = vm_serial_count(src, "init: wrote ");
@@ -388,7 +351,7 @@ static void test_getfd(void)
     r = raw_command(mon, "{\"execute\": \"migrate\", \"arguments\": "
                     "{\"uri\": \"fd:mig\"}}\n", -1);
     g_assert_nonnull(strstr(r, "\"return\": {}"));
-    g_assert_true(wait_migrate_completed(src));
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     g_free(r);
     /* migrate took the descriptor: the name is gone. */
     r = raw_command(mon, "{\"execute\": \"closefd\", \"arguments\": "
@@ -502,8 +465,8 @@ static void test_bad_queue(void)
     g_assert_true(vm_wait_serial(src, " ok ", 1));
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"file:%s\"}}", file);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_completed(src));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     vm_quit(src);
     vm_free(src);
 

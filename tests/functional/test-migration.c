@@ -93,48 +93,6 @@ static JsonObject *qmp_return_object(QemuVm *vm, const char *cmd)
     return o;
 }
 
-static void qmp_ok(QemuVm *vm, const char *json)
-{
-    JsonNode *r = vm_qmp(vm, "%s", json);
-
-    if (!json_object_has_member(json_node_get_object(r), "return")) {
-        g_error("%s failed: %s", json, json_to_string(r, FALSE));
-    }
-    json_node_unref(r);
-}
-
-/* query-migrate's status, g_free it. */
-static char *migrate_status(QemuVm *vm)
-{
-    JsonObject *o = qmp_return_object(vm, "query-migrate");
-    char *st = g_strdup(json_object_get_string_member_with_default(
-                        o, "status", "none"));
-
-    json_object_unref(o);
-    return st;
-}
-
-static bool wait_migrate_status(QemuVm *vm, const char *want)
-{
-    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
-        char *st = migrate_status(vm);
-        bool done = !strcmp(st, want);
-
-        if (!done && (!strcmp(st, "failed") || !strcmp(st, "cancelled")) &&
-            strcmp(want, st)) {
-            g_printerr("migration ended %s\n", st);
-            g_free(st);
-            return false;
-        }
-        g_free(st);
-        if (done) {
-            return true;
-        }
-        g_usleep(50 * 1000);
-    }
-    return false;
-}
-
 static bool wait_run_status(QemuVm *vm, const char *want)
 {
     for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
@@ -274,10 +232,10 @@ static void test_unix(void)
     }
     cmd = g_strdup_printf("{\"execute\": \"migrate-incoming\", \"arguments\":"
                           " {\"uri\": \"unix:%s\"}}", sock);
-    qmp_ok(dst, cmd);
+    vm_qmp_ok(dst, cmd);
     src = start_vm("128M", "");
     wait_scans(src, 3);
-    qmp_ok(src, "{\"execute\": \"migrate-set-capabilities\", \"arguments\": "
+    vm_qmp_ok(src, "{\"execute\": \"migrate-set-capabilities\", \"arguments\": "
            "{\"capabilities\": [{\"capability\": \"events\", \"state\": true},"
            " {\"capability\": \"pause-before-switchover\", \"state\": true}]}}");
     caps = vm_qmp_return(src, "query-migrate-capabilities");
@@ -291,18 +249,18 @@ static void test_unix(void)
     g_free(cmd);
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"unix:%s\"}}", sock);
-    qmp_ok(src, cmd);
+    vm_qmp_ok(src, cmd);
     g_assert_true(vm_wait_event(src, "MIGRATION_PASS"));
-    g_assert_true(wait_migrate_status(src, "pre-switchover"));
+    g_assert_true(vm_wait_migrate_status(src, "pre-switchover", MIG_TIMEOUT_S));
     {
         char *st = vm_status(src);
 
         g_assert_cmpstr(st, ==, "finish-migrate");
         g_free(st);
     }
-    qmp_ok(src, "{\"execute\": \"migrate-continue\", \"arguments\": "
+    vm_qmp_ok(src, "{\"execute\": \"migrate-continue\", \"arguments\": "
            "{\"state\": \"pre-switchover\"}}");
-    g_assert_true(wait_migrate_status(src, "completed"));
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     g_assert_true(vm_wait_event(src, "MIGRATION"));
     finish(src, dst);
     g_free(cmd);
@@ -338,12 +296,12 @@ static void test_tcp(void)
     src = start_vm("128M", "");
     wait_scans(src, 3);
     /* 64 MiB/s: the first pass alone takes 0.5 s of the guest's dirtying. */
-    qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
+    vm_qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
            "{\"max-bandwidth\": 67108864, \"downtime-limit\": 300}}");
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"tcp:127.0.0.1:%d\"}}", port);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_status(src, "completed"));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     finish(src, dst);
     g_free(cmd);
     g_free(extra);
@@ -362,8 +320,8 @@ static void test_via_file(const char *out_uri, const char *in_uri)
     wait_scans(src, 3);
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"%s\"}}", out_uri);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_status(src, "completed"));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     dst = start_vm_incoming("128M", "", in_uri);
     finish(src, dst);
     g_free(cmd);
@@ -414,11 +372,11 @@ static void test_fd(void)
     wait_scans(src, 3);
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"fd:%d\"}}", sv[0]);
-    qmp_ok(src, cmd);
+    vm_qmp_ok(src, cmd);
     close(sv[0]);
-    g_assert_true(wait_migrate_status(src, "completed"));
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     g_assert_true(wait_run_status(dst, "paused"));
-    qmp_ok(dst, "{\"execute\": \"cont\"}");
+    vm_qmp_ok(dst, "{\"execute\": \"cont\"}");
     finish(src, dst);
     g_free(cmd);
     g_free(in);
@@ -461,12 +419,12 @@ static void test_cancel(void)
     dst = start_vm("128M", extra);
     src = start_vm("128M", "");
     wait_scans(src, 2);
-    qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
+    vm_qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", \"arguments\": "
            "{\"max-bandwidth\": 1048576}}");
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"unix:%s\"}}", sock);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_status(src, "active"));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "active", MIG_TIMEOUT_S));
     g_usleep(500 * 1000);
     {
         /* 1 MiB/s: at most a slice and a section (1 MiB) ahead. */
@@ -481,8 +439,8 @@ static void test_cancel(void)
         g_assert_cmpint(sent, <=, ms * 1048576 / 1000 + 2 * 1048576);
         json_object_unref(o);
     }
-    qmp_ok(src, "{\"execute\": \"migrate_cancel\"}");
-    g_assert_true(wait_migrate_status(src, "cancelled"));
+    vm_qmp_ok(src, "{\"execute\": \"migrate_cancel\"}");
+    g_assert_true(vm_wait_migrate_status(src, "cancelled", MIG_TIMEOUT_S));
     st = vm_status(src);
     g_assert_cmpstr(st, ==, "running");
     g_free(st);
@@ -553,8 +511,8 @@ static void test_linux(void)
     g_assert_cmpuint(vm_serial_count(src, "\n"), >=, 100);
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"%s\"}}", in);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_status(src, "completed"));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     vm_expect_linux_resumed_poweroff(dst);
     g_assert_nonnull(strstr(vm_stderr(dst), "guest_ram: 'pc.ram'"));
     quit_with_teardown(src);
@@ -621,8 +579,8 @@ static GBytes *good_stream(void)
     gsize len;
 
     wait_scans(src, 1);
-    qmp_ok(src, cmd);
-    g_assert_true(wait_migrate_status(src, "completed"));
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
     vm_quit(src);
     vm_free(src);
     g_assert_true(g_file_get_contents(f, &data, &len, NULL));
@@ -655,8 +613,8 @@ static GBytes *qemu72_stream(void)
     } else {
         g_unsetenv("QTEST_QEMU_BINARY");
     }
-    qmp_ok(vm, cmd);
-    g_assert_true(wait_migrate_status(vm, "completed"));
+    vm_qmp_ok(vm, cmd);
+    g_assert_true(vm_wait_migrate_status(vm, "completed", MIG_TIMEOUT_S));
     vm_quit(vm);
     vm_free(vm);
     g_assert_true(g_file_get_contents(f, &data, &len, NULL));

@@ -104,17 +104,6 @@ static bool has_status(QemuVm *vm, const char *want)
     return yes;
 }
 
-static bool wait_status(QemuVm *vm, const char *want)
-{
-    for (int i = 0; i < WAIT_S * 50; i++) {
-        if (has_status(vm, want)) {
-            return true;
-        }
-        g_usleep(20 * 1000);
-    }
-    return false;
-}
-
 static int64_t ram_figure(QemuVm *vm, const char *name)
 {
     JsonObject *o = query_migrate(vm);
@@ -127,17 +116,6 @@ static int64_t ram_figure(QemuVm *vm, const char *name)
     return v;
 }
 
-/* A whole JSON command that must succeed. */
-static void qmp_ok(QemuVm *vm, const char *json)
-{
-    JsonNode *r = vm_qmp(vm, "%s", json);
-
-    if (!json_object_has_member(json_node_get_object(r), "return")) {
-        g_error("%s failed: %s", json, json_to_string(r, FALSE));
-    }
-    json_node_unref(r);
-}
-
 static void set_caps(QemuVm *vm, bool postcopy)
 {
     char *cmd = g_strdup_printf("{\"execute\": \"migrate-set-capabilities\", "
@@ -147,7 +125,7 @@ static void set_caps(QemuVm *vm, bool postcopy)
                                 "\"events\", \"state\": true}]}}",
                                 postcopy ? "true" : "false");
 
-    qmp_ok(vm, cmd);
+    vm_qmp_ok(vm, cmd);
     g_free(cmd);
 }
 
@@ -256,12 +234,12 @@ static void run_to_postcopy(Run *r, const char *mem_lock, bool dst_caps,
     set_caps(r->dst, dst_caps);
     set_caps(r->src, src_caps);
     g_assert_true(vm_wait_serial(r->src, " ok ", 3));
-    qmp_ok(r->src, "{\"execute\": \"migrate-set-parameters\", "
+    vm_qmp_ok(r->src, "{\"execute\": \"migrate-set-parameters\", "
               "\"arguments\": {\"max-bandwidth\": 8388608, "
               "\"max-postcopy-bandwidth\": 8388608}}");
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"unix:%s\"}}", sock);
-    qmp_ok(r->src, cmd);
+    vm_qmp_ok(r->src, cmd);
     g_free(cmd);
     g_free(extra);
     g_free(sock);
@@ -278,7 +256,7 @@ static void start_postcopy(Run *r)
     g_assert_true(has_status(r->dst, "active"));
     r->before = measure(r->dst, "before");
     vm_qmp_ok(r->src, "migrate-start-postcopy");
-    g_assert_true(wait_status(r->dst, "postcopy-active"));
+    g_assert_true(vm_wait_migrate_status(r->dst, "postcopy-active", WAIT_S));
     r->during = measure(r->dst, "during");
     g_assert_true(has_status(r->src, "postcopy-active") ||
                   has_status(r->src, "completed"));
@@ -307,8 +285,8 @@ static void finish(Run *r)
 {
     char *st;
 
-    g_assert_true(wait_status(r->src, "completed"));
-    g_assert_true(wait_status(r->dst, "completed"));
+    g_assert_true(vm_wait_migrate_status(r->src, "completed", WAIT_S));
+    g_assert_true(vm_wait_migrate_status(r->dst, "completed", WAIT_S));
     g_assert_true(saw_event_status(r->src, "postcopy-active"));
     g_assert_true(saw_event_status(r->dst, "postcopy-active"));
     g_assert_true(saw_event_status(r->dst, "completed"));
@@ -475,7 +453,7 @@ static void test_errors(void)
     g_assert_nonnull(strstr(vm_stderr(r.dst), "qemu-system-x86_64: load of "
                             "migration failed: the source enabled "
                             "postcopy-ram, this destination did not"));
-    g_assert_true(wait_status(r.src, "failed"));
+    g_assert_true(vm_wait_migrate_status(r.src, "failed", WAIT_S));
     e = vm_status(r.src);
     g_assert_cmpstr(e, ==, "running");
     g_free(e);
@@ -485,10 +463,10 @@ static void test_errors(void)
 
     /* On the destination only: plain precopy, as in QEMU. */
     run_to_postcopy(&r, "off", true, false);
-    qmp_ok(r.src, "{\"execute\": \"migrate-set-parameters\", "
+    vm_qmp_ok(r.src, "{\"execute\": \"migrate-set-parameters\", "
            "\"arguments\": {\"max-bandwidth\": 0}}");
-    g_assert_true(wait_status(r.src, "completed"));
-    g_assert_true(wait_status(r.dst, "completed"));
+    g_assert_true(vm_wait_migrate_status(r.src, "completed", WAIT_S));
+    g_assert_true(vm_wait_migrate_status(r.dst, "completed", WAIT_S));
     g_assert_cmpint(ram_figure(r.src, "postcopy-requests"), ==, 0);
     check_scans(r.src, r.dst);
     run_free(&r);
@@ -501,7 +479,7 @@ static void test_errors(void)
 static void run_lost(Run *r)
 {
     run_to_postcopy(r, "off", true, true);
-    qmp_ok(r->src, "{\"execute\": \"migrate-set-parameters\", "
+    vm_qmp_ok(r->src, "{\"execute\": \"migrate-set-parameters\", "
               "\"arguments\": {\"max-postcopy-bandwidth\": 1048576}}");
     start_postcopy(r);
     /*
@@ -559,7 +537,7 @@ static void destination_gone(bool quit)
     } else {
         kill(vm_pid(r.dst), SIGKILL);
     }
-    g_assert_true(wait_status(r.src, "failed"));
+    g_assert_true(vm_wait_migrate_status(r.src, "failed", WAIT_S));
     o = query_migrate(r.src);
     g_assert_cmpstr(json_object_get_string_member(o, "error-desc"), ==,
                     "postcopy: the destination closed the connection");
@@ -635,16 +613,16 @@ static void test_linux(void)
     }
     g_test_message("postcopy after %u lines", vm_serial_count(src, "\n"));
     g_assert_cmpuint(vm_serial_count(src, "\n"), >=, 100);
-    qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", "
+    vm_qmp_ok(src, "{\"execute\": \"migrate-set-parameters\", "
            "\"arguments\": {\"max-bandwidth\": 4194304}}");
     cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
                           "{\"uri\": \"unix:%s\"}}", sock);
-    qmp_ok(src, cmd);
+    vm_qmp_ok(src, cmd);
     g_free(cmd);
     g_usleep(1000 * 1000);
     g_assert_true(has_status(src, "active"));
     vm_qmp_ok(src, "migrate-start-postcopy");
-    g_assert_true(wait_status(src, "completed"));
+    g_assert_true(vm_wait_migrate_status(src, "completed", WAIT_S));
     g_test_message("postcopy-requests %" G_GINT64_FORMAT,
                    ram_figure(src, "postcopy-requests"));
     g_assert_cmpint(ram_figure(src, "postcopy-requests"), >, 0);

@@ -23,6 +23,7 @@
 
 #include <glib.h>
 
+#include "child-test.h"
 #include "system/os-posix.h"
 
 #define MiB (1024 * 1024ull)
@@ -48,14 +49,6 @@ static uint64_t figure_mib(const char *file, const char *key)
     return v;
 }
 
-static void skip_child(int report_fd, const char *why)
-{
-    if (write(report_fd, why, strlen(why)) < 0) {
-        /* the parent skips without the reason */
-    }
-    _exit(77);
-}
-
 static void relock_child(bool on_fault, int report_fd)
 {
     size_t size = MAP_MIB * MiB;
@@ -67,13 +60,13 @@ static void relock_child(bool on_fault, int report_fd)
     if (ret < 0) {
         char *why = os_mlock_explain(ret);
 
-        skip_child(report_fd, why);
+        child_test_skip(report_fd, why);
     }
     p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
              -1, 0);
     g_assert_true(p != MAP_FAILED);
     if (!figure_mib("status", "VmLck")) {
-        skip_child(report_fd, "mlockall() locked nothing (ASan's "
+        child_test_skip(report_fd, "mlockall() locked nothing (ASan's "
                    "interceptor)");
     }
     g_assert_cmpint(os_munlock(), ==, 0);
@@ -84,7 +77,7 @@ static void relock_child(bool on_fault, int report_fd)
     rss = figure_mib("status", "VmRSS");
     ret = os_relock(on_fault);
     if (ret == -EOPNOTSUPP) {
-        skip_child(report_fd, "this kernel or build has no MCL_ONFAULT");
+        child_test_skip(report_fd, "this kernel or build has no MCL_ONFAULT");
     }
     g_assert_cmpint(ret, ==, 0);
     g_assert_cmpuint(figure_mib("status", "VmLck"), >=, MAP_MIB);
@@ -105,47 +98,21 @@ static void relock_child(bool on_fault, int report_fd)
     _exit(0);
 }
 
-static void run_child(bool on_fault)
-{
-    int pipefd[2], status;
-    char why[256] = "";
-    pid_t pid;
-    ssize_t n;
-
-    g_assert_cmpint(pipe(pipefd), ==, 0);
-    pid = fork();
-    g_assert_cmpint(pid, >=, 0);
-    if (pid == 0) {
-        close(pipefd[0]);
-        relock_child(on_fault, pipefd[1]);
-    }
-    close(pipefd[1]);
-    n = read(pipefd[0], why, sizeof(why) - 1);
-    why[n > 0 ? n : 0] = 0;
-    close(pipefd[0]);
-    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-        g_test_skip(why[0] ? why : "cannot lock memory");
-        return;
-    }
-    g_assert_true(WIFEXITED(status));
-    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
-}
 
 static void test_on(void)
 {
-    run_child(false);
+    child_test_run(relock_child, false);
 }
 
 static void test_on_fault(void)
 {
-    run_child(true);
+    child_test_run(relock_child, true);
 }
 
 static void test_switch(void)
 {
     g_setenv("QEMU_TEST_RELOCK_NO_ONFAULT", "1", TRUE);
-    run_child(true);
+    child_test_run(relock_child, true);
     g_unsetenv("QEMU_TEST_RELOCK_NO_ONFAULT");
 }
 

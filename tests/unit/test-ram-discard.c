@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "child-test.h"
 #include "system/os-posix.h"
 #include "system/ramblock.h"
 #include "system/system.h"
@@ -185,11 +186,7 @@ static void locked_child(bool on_fault, int report_fd)
     if (ret < 0) {
         char *why = os_mlock_explain(ret);
 
-        if (write(report_fd, why, strlen(why)) < 0) {
-            /* the parent then skips without a reason */
-        }
-        g_free(why);
-        _exit(77);
+        child_test_skip(report_fd, why);
     }
     mlock_state = on_fault ? MLOCK_ON_FAULT : MLOCK_ON;
     rb = anon_block();
@@ -199,10 +196,7 @@ static void locked_child(bool on_fault, int report_fd)
         /* ASan's mlockall() interceptor does nothing. */
         const char *why = "mlockall() locked nothing (ASan's interceptor)";
 
-        if (write(report_fd, why, strlen(why)) < 0) {
-            /* skipped without a reason then */
-        }
-        _exit(77);
+        child_test_skip(report_fd, why);
     }
     g_assert_cmpuint(lck_before, >=, BLOCK_SIZE / 1024);
     returned = dirty_and_discard(rb);
@@ -237,41 +231,15 @@ static void locked_child(bool on_fault, int report_fd)
     _exit(0);
 }
 
-static void run_locked(bool on_fault)
-{
-    int pipefd[2], status;
-    char why[256] = "";
-    pid_t pid;
-    ssize_t n;
-
-    g_assert_cmpint(pipe(pipefd), ==, 0);
-    pid = fork();
-    g_assert_cmpint(pid, >=, 0);
-    if (pid == 0) {
-        close(pipefd[0]);
-        locked_child(on_fault, pipefd[1]);
-    }
-    close(pipefd[1]);
-    n = read(pipefd[0], why, sizeof(why) - 1);
-    why[n > 0 ? n : 0] = 0;
-    close(pipefd[0]);
-    g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-        g_test_skip(why[0] ? why : "cannot lock memory");
-        return;
-    }
-    g_assert_true(WIFEXITED(status));
-    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
-}
 
 static void test_locked_on(void)
 {
-    run_locked(false);
+    child_test_run(locked_child, false);
 }
 
 static void test_locked_on_fault(void)
 {
-    run_locked(true);
+    child_test_run(locked_child, true);
 }
 
 int main(int argc, char **argv)
