@@ -27,13 +27,13 @@ import json
 import os
 import select
 import shlex
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+import benchlib
 import tcg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,53 +82,6 @@ def make_initrd(guest_dir, touch_mib, tmp):
     return initrd
 
 
-def status(pid):
-    figures = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmLck"):
-                figures[key] = int(rest.split()[0]) / 1024.0
-    return figures
-
-
-class Qmp:
-    def __init__(self, path, deadline):
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        self.buf = b""
-        self.events = []
-        self.recv()
-        self.cmd("qmp_capabilities")
-
-    def recv(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("QMP closed")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def cmd(self, name, **args):
-        self.sock.sendall(json.dumps({"execute": name,
-                                      "arguments": args}).encode() + b"\n")
-        while True:
-            msg = self.recv()
-            if "event" in msg:
-                self.events.append(msg)
-                continue
-            if "error" in msg:
-                raise RuntimeError("%s: %s" % (name, msg["error"]["desc"]))
-            return msg["return"]
 
 
 def one_run(binary, kernel, initrd, mode, inflate_mib, tmp):
@@ -168,9 +121,9 @@ def one_run(binary, kernel, initrd, mode, inflate_mib, tmp):
             if not chunk:
                 raise RuntimeError("exited: %s" % first_err())
             out += chunk
-        qmp = Qmp(sock, time.monotonic() + 10)
+        qmp = benchlib.Qmp(sock, time.monotonic() + 10)
         time.sleep(1)
-        before = status(p.pid)
+        before = benchlib.status(p.pid)
         target = (MEM_MIB - inflate_mib) << 20
         t1 = time.monotonic()
         qmp.cmd("balloon", value=target)
@@ -182,7 +135,7 @@ def one_run(binary, kernel, initrd, mode, inflate_mib, tmp):
             time.sleep(0.2)
         t2 = time.monotonic()
         time.sleep(1)
-        after = status(p.pid)
+        after = benchlib.status(p.pid)
         given = ((MEM_MIB << 20) - actual) / float(1 << 20)
         result = {
             "rss_before": before["VmRSS"], "rss_after": after["VmRSS"],

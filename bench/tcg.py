@@ -29,15 +29,15 @@ import os
 import re
 import select
 import shlex
-import signal
-import statistics
 import subprocess
 import sys
 import time
 
+import benchlib
+from benchlib import med, short_error, version  # the other benches use tcg.*
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DOC = os.path.join(ROOT, "docs", "performance.md")
 SECTION = "## Software CPU"
 MODES = ["off", "on", "on-fault"]
 ICOUNT_RE = re.compile(r"(\d+) instructions? (?:retired|executed)")
@@ -101,30 +101,7 @@ def one_run(cmd, timeout):
     }
 
 
-def version(binary):
-    """A short label: "qemu-lean 0.1.0", "QEMU 7.2.22 (Debian)"."""
-    try:
-        out = subprocess.run([binary, "-version"], capture_output=True,
-                             text=True, timeout=30).stdout
-    except OSError as e:
-        return "%s (%s)" % (binary, e.strerror)
-    m = re.search(r"version (\S+)(?: \((.*?)\))?", out)
-    if not m:
-        return binary
-    if m.group(2) and m.group(2).startswith("qemu-lean"):
-        return m.group(2)
-    if m.group(2) and "Debian" in m.group(2):
-        return "QEMU %s (Debian)" % m.group(1)
-    return "QEMU %s" % m.group(1)
 
-
-def short_error(line):
-    return re.sub(r"^[^:]*qemu-system-[^:]*: ", "", line).replace("|", "\\|")
-
-
-def med(runs, key):
-    vals = [r[key] for r in runs if r.get(key) is not None]
-    return statistics.median(vals) if vals else None
 
 
 def table(binaries, results):
@@ -214,29 +191,9 @@ def check_outputs(binaries, results):
                       for k, v in serials.items())]
 
 
+
 def write_doc(text, script="tcg.py", section=SECTION):
-    """Replace the measured block of bench/SCRIPT in the section (between
-    the markers), keeping the section's prose; add the section or block
-    if missing."""
-    begin = "<!-- bench/%s: begin -->" % script
-    end = "<!-- bench/%s: end -->" % script
-    block = begin + "\n" + text.rstrip("\n") + "\n" + end + "\n"
-    doc = open(DOC).read()
-    if begin in doc and end in doc:
-        doc = doc[:doc.index(begin)] + block + \
-            doc[doc.index(end) + len(end) + 1:]
-    else:
-        start = doc.find("\n" + section + "\n")
-        if start < 0:
-            doc = doc.rstrip("\n") + "\n\n" + section + "\n\n" + block
-        else:
-            nxt = doc.find("\n## ", start + 1)
-            if nxt < 0:
-                doc = doc.rstrip("\n") + "\n\n" + block
-            else:
-                doc = doc[:nxt + 1] + block + "\n" + doc[nxt + 1:]
-    with open(DOC, "w") as f:
-        f.write(doc)
+    benchlib.write_doc(text, script, section)
 
 
 def main():

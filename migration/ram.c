@@ -2,9 +2,11 @@
  * Precopy RAM: dirty logging of each registered region, pages sent as
  * RAM sections (zero pages as markers), loaded back on the destination.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "migration/postcopy-ram.h"
 #include "migration/ram.h"
@@ -15,6 +17,7 @@
 #include "system/ramblock.h"
 
 #define PAGES_PER_SECTION   256
+#define RESIDENT_WINDOW     512         /* pages per hole lookup */
 #define RANGES_PER_DISCARD  4096
 
 typedef struct RamRegion {
@@ -368,10 +371,88 @@ short_layout:
     return false;
 }
 
+/*
+ * Destination: which pages of a window of a region hold data. A zero
+ * marker for a page that holds none needs nothing, and reading the page
+ * to check would allocate it where RAM is shared memory (a memfd, a
+ * share=on file): a read fault there fills the page cache, so a mostly
+ * empty guest would arrive whole. For such a region the file's holes
+ * (SEEK_DATA/SEEK_HOLE, which count swapped-out pages as data) answer
+ * for RESIDENT_WINDOW pages at a time; anywhere else the page is asked
+ * (an anonymous page read before it was written maps the zero page).
+ */
+typedef struct DataWindow {
+    const uint8_t *base;        /* NULL: nothing asked yet */
+    uint64_t pages;
+    bool data[RESIDENT_WINDOW];
+} DataWindow;
+
+static void window_fill(DataWindow *w, const RAMBlock *rb, uint64_t lo)
+{
+    uint64_t hi = lo + w->pages * MIG_PAGE_SIZE;
+    off_t pos = lo;
+
+    memset(w->data, 0, sizeof(w->data));
+    while ((uint64_t)pos < hi) {
+        off_t d = lseek(rb->fd, pos, SEEK_DATA), h;
+
+        if (d < 0) {
+            if (errno != ENXIO) {       /* no hole support: ask each page */
+                memset(w->data, 1, sizeof(w->data));
+            }
+            return;
+        }
+        if ((uint64_t)d >= hi) {
+            return;
+        }
+        h = lseek(rb->fd, d, SEEK_HOLE);
+        if (h < 0) {
+            memset(w->data, 1, sizeof(w->data));
+            return;
+        }
+        for (uint64_t p = (d - lo) / MIG_PAGE_SIZE;
+             p < w->pages && lo + p * MIG_PAGE_SIZE < (uint64_t)h; p++) {
+            w->data[p] = true;
+        }
+        pos = h;
+    }
+}
+
+static bool page_holds_data(DataWindow *w, const MemoryRegion *mr,
+                            const uint8_t *host)
+{
+    if (!w->base || host < w->base ||
+        host >= w->base + w->pages * MIG_PAGE_SIZE) {
+        uint64_t first = (uint64_t)(host - mr->ram) / MIG_PAGE_SIZE;
+        uint64_t total = mr->size / MIG_PAGE_SIZE, offset;
+        RAMBlock *rb;
+
+        first -= first % RESIDENT_WINDOW;
+        w->base = mr->ram + first * MIG_PAGE_SIZE;
+        w->pages = MIN(total - first, RESIDENT_WINDOW);
+        rb = ram_block_from_host(w->base, &offset);
+        if (rb && rb->fd >= 0 && (rb->flags & RAM_SHARED)) {
+            window_fill(w, rb, offset);
+        } else {
+            memset(w->data, 1, sizeof(w->data));
+        }
+    }
+    return w->data[(host - w->base) / MIG_PAGE_SIZE];
+}
+
+static void page_now_holds_data(DataWindow *w, const uint8_t *host)
+{
+    if (w->base && host >= w->base &&
+        host < w->base + w->pages * MIG_PAGE_SIZE) {
+        w->data[(host - w->base) / MIG_PAGE_SIZE] = true;
+    }
+}
+
 bool ram_load_pages(const MigSection *sec, Error **errp)
 {
     VMStateReader rd = { .data = sec->payload, .len = sec->len };
     RamRegion *r = find_region(sec->name, strlen(sec->name));
+    DataWindow win = { 0 };
 
     if (!r || !r->seen) {
         error_setg(errp, "RAM section for region '%s', which the layout did "
@@ -414,8 +495,7 @@ bool ram_load_pages(const MigSection *sec, Error **errp)
             }
             rd.pos += flags == MIG_PAGE_NORMAL ? MIG_PAGE_SIZE : 0;
         } else if (flags == MIG_PAGE_ZERO) {
-            /* Reading a never-touched page does not allocate it. */
-            if (!page_is_zero(host)) {
+            if (page_holds_data(&win, r->mr, host) && !page_is_zero(host)) {
                 memset(host, 0, MIG_PAGE_SIZE);
             }
         } else if (flags == MIG_PAGE_NORMAL) {
@@ -423,6 +503,7 @@ bool ram_load_pages(const MigSection *sec, Error **errp)
                 goto bad;
             }
             memcpy(host, rd.data + rd.pos, MIG_PAGE_SIZE);
+            page_now_holds_data(&win, host);
             rd.pos += MIG_PAGE_SIZE;
         } else {
             error_setg(errp, "RAM region '%s': page %#" PRIx64 " has unknown "

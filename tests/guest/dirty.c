@@ -10,6 +10,9 @@
  *                 page of N MiB from 2 MiB, over and over for seconds=S
  *                 (default 30), and every 100 ms prints the pages swept
  *                 as MiB/s.  Its output depends on time: no expected file.
+ *   rate=R        with sweep: at most R MiB/s (pages written per 100 ms
+ *                 slice, then the slice waits out its time), the fixed
+ *                 dirty rate of bench/migrate.py.
  * Progress is printed every 64 MiB.  The loops run at CPL 3 (run_user),
  * which hosts like kvm_pvm execute natively and CPL 0 not.
  */
@@ -72,7 +75,7 @@ static uint64_t check_high(uint64_t unused)
  * returns the pages it wrote.  The TSC is checked every 64 pages.
  */
 static struct {
-    uint64_t cursor, deadline, pass;
+    uint64_t cursor, deadline, pass, budget;
 } sweep;
 
 static inline uint64_t rdtsc(void)
@@ -88,6 +91,9 @@ static uint64_t sweep_until(uint64_t unused)
     uint64_t pages = 0;
 
     do {
+        if (pages >= sweep.budget) {
+            continue;           /* this slice's pages are written: wait */
+        }
         for (int i = 0; i < 64; i++) {
             *(volatile uint64_t *)(job.start + sweep.cursor) = sweep.pass;
             sweep.cursor += 4096;
@@ -197,7 +203,8 @@ static void dirty_high(struct mb_info *mb, uint64_t mib)
     printf("dirty_high: %lu MiB verified\n", mib);
 }
 
-static void sweep_loop(struct mb_info *mb, uint64_t mib, uint64_t seconds)
+static void sweep_loop(struct mb_info *mb, uint64_t mib, uint64_t seconds,
+                       uint64_t rate)
 {
     uint64_t t0, tsc_per_ms, start_tsc, ms = 0;
 
@@ -216,11 +223,17 @@ static void sweep_loop(struct mb_info *mb, uint64_t mib, uint64_t seconds)
     /* The first pass makes the working set resident. */
     sweep.cursor = 0;
     sweep.pass = 1;
+    sweep.budget = UINT64_MAX;
     while (sweep.pass == 1) {
         sweep.deadline = rdtsc() + 100 * tsc_per_ms;
         run_user(sweep_until, 0);
     }
     printf("sweep: %lu MiB resident\n", mib);
+    if (rate) {
+        /* Pages per 100 ms slice, rounded up to sweep_until's 64. */
+        sweep.budget = (rate * MiB / 4096 / 10 + 63) / 64 * 64;
+        printf("sweep: at most %lu MiB/s\n", rate);
+    }
     start_tsc = rdtsc();
     while (ms < seconds * 1000) {
         uint64_t pages, prev_ms = ms;
@@ -250,9 +263,11 @@ void guest_main(uint32_t magic, struct mb_info *mb)
     bool sweep_given, seconds_given;
     uint64_t sweep_mib = option_mib(cmdline, "sweep", &sweep_given);
     uint64_t seconds = option_mib(cmdline, "seconds", &seconds_given);
+    bool rate_given;
+    uint64_t rate = option_mib(cmdline, "rate", &rate_given);
 
     if (sweep_given) {
-        sweep_loop(mb, sweep_mib, seconds_given ? seconds : 30);
+        sweep_loop(mb, sweep_mib, seconds_given ? seconds : 30, rate);
         guest_pass();
     }
     if (!low_given && !high_given) {
