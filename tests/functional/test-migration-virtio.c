@@ -287,6 +287,26 @@ static int raw_connect(const char *path)
     return fd;
 }
 
+/* words, then guest's program with its command line, and -incoming. */
+static QemuVm *start_guest(const char *words, const char *kernel,
+                           const char *append, const char *incoming)
+{
+    GPtrArray *args = vm_args_new(words);
+    QemuVm *vm;
+
+    vm_args_add(args, "-kernel");
+    vm_args_add(args, kernel);
+    vm_args_add(args, "-append");
+    vm_args_add(args, append);
+    if (incoming) {
+        vm_args_add(args, "-incoming");
+        vm_args_add(args, incoming);
+    }
+    vm = vm_start(args, VM_QMP);
+    g_ptr_array_unref(args);
+    return vm;
+}
+
 /*
  * The migrate program with the virtio devices under accel (kvm: a 1 MiB
  * region, as test-migration's, since every timer tick is an exit there).
@@ -299,20 +319,9 @@ static QemuVm *start_kit_accel(const char *accel, const char *guest,
         "-device virtio-rng-pci -netdev user,id=n0 "
         "-device virtio-net-pci,netdev=n0 -device virtio-balloon-pci %s",
         accel, extra);
-    GPtrArray *args = vm_args_new(words);
-    QemuVm *vm;
 
-    vm_args_add(args, "-kernel");
-    vm_args_add(args, guest);
-    vm_args_add(args, "-append");
-    vm_args_add(args, strcmp(accel, "kvm") ? "mib=16" : "mib=1");
-    if (incoming) {
-        vm_args_add(args, "-incoming");
-        vm_args_add(args, incoming);
-    }
-    vm = vm_start(args, VM_QMP);
-    g_ptr_array_unref(args);
-    return vm;
+    return start_guest(words, guest,
+                       strcmp(accel, "kvm") ? "mib=16" : "mib=1", incoming);
 }
 
 static QemuVm *start_kit(const char *guest, const char *extra,
@@ -531,28 +540,23 @@ static QemuVm *start_pciio(const char *kernel, const char *img,
     g_autofree char *words = g_strdup_printf(
         "-M pc -accel kvm -m 512M -display none -nodefaults -d notify "
         "-drive file=%s,format=raw,if=none,id=d0,file.locking=off "
-        "-device virtio-blk-pci,drive=d0,disable-legacy=on -kernel %s "
-        "-append loop=1", img, kernel);
-    GPtrArray *args = vm_args_new(words);
-    QemuVm *vm;
+        "-device virtio-blk-pci,drive=d0,disable-legacy=on", img);
 
-    if (incoming) {
-        vm_args_add(args, "-incoming");
-        vm_args_add(args, incoming);
-    }
-    vm = vm_start(args, VM_QMP);
-    g_ptr_array_unref(args);
-    return vm;
+    return start_guest(words, kernel, "loop=1", incoming);
 }
 
-/* The last "pciio: round N ok" in out, 0 without one. */
+/* The last whole "pciio: round N ok" line in out, 0 without one. */
 static unsigned last_round(const char *out)
 {
-    const char *p = g_strrstr(out, "pciio: round ");
-    unsigned n = 0;
+    unsigned n = 0, v;
+    char end;
 
-    if (p) {
-        sscanf(p, "pciio: round %u ok", &n);
+    for (const char *p = strstr(out, "pciio: round "); p;
+         p = strstr(p + 1, "pciio: round ")) {
+        if (sscanf(p, "pciio: round %u ok%c", &v, &end) == 2 &&
+            end == '\n') {
+            n = v;
+        }
     }
     return n;
 }
