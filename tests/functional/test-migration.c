@@ -821,8 +821,24 @@ static void test_other_accel(void)
 /* Values a guest cannot set, each refused naming device and field. */
 static void test_kvm_bad_fields(void)
 {
-    static const uint8_t rflags_bit63[8] = { 2, 0, 0, 0, 0, 0, 0, 0x80 };
-    static const uint8_t ioregsel[4] = { 0, 1, 0, 0 };
+    static const struct {
+        const char *section;
+        size_t at, n;
+        const char *bytes, *refusal;
+    } cases[] = {
+        { "kvm-cpu", KVM_CPU_CS_TYPE_AT, 1, "\x10",
+          "kvm-cpu instance 0: field 'sregs.cs.type': value 16 is out of "
+          "range 0..15" },
+        { "kvm-cpu", KVM_CPU_RFLAGS_AT, 8, "\x02\0\0\0\0\0\0\x80",
+          "kvm-cpu instance 0: field 'regs.rflags': 0x8000000000000002 has "
+          "reserved bits wrong" },
+        { "kvm-pit", KVM_PIT_MODE_AT, 1, "\x07",
+          "kvm-pit instance 0: field 'pit.channels[0].mode': mode 7 is "
+          "none of 0..5" },
+        { "kvm-ioapic", KVM_IOREGSEL_AT, 4, "\0\x01\0\0",
+          "kvm-ioapic instance 0: field 'ioapic.ioregsel': value 256 is out "
+          "of range 0..255" },
+    };
     char *f = g_build_filename(tmpdir, "kvm-bad.mig", NULL);
     GBytes *good;
 
@@ -831,18 +847,11 @@ static void test_kvm_bad_fields(void)
         return;
     }
     good = good_stream();
-    write_patched(f, good, "kvm-cpu", KVM_CPU_CS_TYPE_AT, "\x10", 1);
-    expect_refused(f, "kvm-cpu instance 0: field 'sregs.cs.type': value 16 "
-                   "is out of range 0..15");
-    write_patched(f, good, "kvm-cpu", KVM_CPU_RFLAGS_AT, rflags_bit63, 8);
-    expect_refused(f, "kvm-cpu instance 0: field 'regs.rflags': "
-                   "0x8000000000000002 has reserved bits wrong");
-    write_patched(f, good, "kvm-pit", KVM_PIT_MODE_AT, "\x07", 1);
-    expect_refused(f, "kvm-pit instance 0: field 'pit.channels[0].mode': "
-                   "mode 7 is none of 0..5");
-    write_patched(f, good, "kvm-ioapic", KVM_IOREGSEL_AT, ioregsel, 4);
-    expect_refused(f, "kvm-ioapic instance 0: field 'ioapic.ioregsel': "
-                   "value 256 is out of range 0..255");
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        write_patched(f, good, cases[i].section, cases[i].at, cases[i].bytes,
+                      cases[i].n);
+        expect_refused(f, cases[i].refusal);
+    }
     g_bytes_unref(good);
     g_unlink(f);
     g_free(f);
