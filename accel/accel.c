@@ -27,6 +27,16 @@ const AccelClass *accel_find(const char *name)
     return NULL;
 }
 
+const AccelClass *accel_class_at(unsigned i)
+{
+    return i < G_N_ELEMENTS(accel_classes) ? accel_classes[i] : NULL;
+}
+
+const AccelClass *accel_current(void)
+{
+    return current_accel;
+}
+
 void accel_print_list(void)
 {
     printf("Accelerators supported in QEMU binary:\n");

@@ -1,8 +1,11 @@
 /*
  * State sections of the machine (see savevm.h): "timers" (the guest
- * clock), "cpu" instance N (the accelerator's table), then each device
- * whose class has a field table, named by type and instance (its index
- * among the devices of its type, in creation order).
+ * clock), the accelerator's VM-wide section if it has one ("kvmclock"),
+ * its vCPU table's section instance N ("cpu" under tcg, "kvm-cpu"),
+ * then each device whose class has a field table, named by type and
+ * instance (its index among the devices of its type, in creation
+ * order). The accelerators' sections have names of their own, so a
+ * stream saved under another accelerator is refused at its first one.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "migration/savevm.h"
 #include "migration/vmstate.h"
 #include "qemu/timer.h"
+#include "system/accel.h"
 #include "system/cpus.h"
 
 typedef struct TimersState {
@@ -108,8 +112,8 @@ static bool save_section(MigStream *s, const VMStateDescription *vmsd,
     GByteArray *buf = g_byte_array_new();
     bool ok;
 
-    vmstate_save(vmsd, opaque, buf);
-    ok = mig_section_write(s, MIG_SEC_STATE, name, instance, vmsd->version,
+    ok = vmstate_save(vmsd, opaque, buf) &&
+         mig_section_write(s, MIG_SEC_STATE, name, instance, vmsd->version,
                            buf->data, buf->len);
     g_byte_array_free(buf, TRUE);
     return ok;
@@ -129,13 +133,18 @@ bool savevm_save_state(MigStream *s, Error **errp)
 {
     TimersState t = { qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) };
     const VMStateDescription *cpu = vcpus_vmstate();
+    const VMStateDescription *vm = vcpus_vm_vmstate();
 
     if (!save_section(s, &vmstate_timers, "timers", 0, &t)) {
         error_setg(errp, "writing the clock failed");
         return false;
     }
+    if (vm && !save_section(s, vm, vm->name, 0, vcpus_vm_state())) {
+        error_setg(errp, "writing the state of '%s' failed", vm->name);
+        return false;
+    }
     for (unsigned i = 0; cpu && i < cpu_state_count(); i++) {
-        if (!save_section(s, cpu, "cpu", i, vcpus_state(i))) {
+        if (!save_section(s, cpu, cpu->name, i, vcpus_state(i))) {
             error_setg(errp, "writing the state of vCPU %u failed", i);
             return false;
         }
@@ -195,16 +204,53 @@ static bool load_into(const VMStateDescription *vmsd, void *opaque,
     return ok;
 }
 
+/*
+ * The accelerator other than this one whose vCPU or VM-wide section is
+ * called name, or NULL.
+ */
+static const AccelClass *other_accel_section(const char *name)
+{
+    const AccelClass *ac;
+
+    for (unsigned i = 0; (ac = accel_class_at(i)); i++) {
+        const AccelOps *ops = ac->ops;
+
+        if (ac == accel_current() || !ops) {
+            continue;
+        }
+        if ((ops->vcpu_vmstate && !strcmp(ops->vcpu_vmstate()->name, name)) ||
+            (ops->vm_vmstate && !strcmp(ops->vm_vmstate()->name, name))) {
+            return ac;
+        }
+    }
+    return NULL;
+}
+
 bool savevm_load_section(const MigSection *sec, Error **errp)
 {
     FindDevice f = { .name = sec->name, .instance = sec->instance };
+    const VMStateDescription *cpu = vcpus_vmstate();
+    const VMStateDescription *vm = vcpus_vm_vmstate();
+    const AccelClass *other;
     TimersState t;
 
     if (!strcmp(sec->name, "timers") && sec->instance == 0) {
         return load_into(&vmstate_timers, &t, sec, errp);
     }
-    if (!strcmp(sec->name, "cpu")) {
-        if (!vcpus_vmstate() || sec->instance >= cpu_state_count()) {
+    if (vm && !strcmp(sec->name, vm->name) && sec->instance == 0) {
+        return load_into(vm, vcpus_vm_state(), sec, errp);
+    }
+    other = other_accel_section(sec->name);
+    if (other && (!cpu || strcmp(sec->name, cpu->name))) {
+        const AccelClass *here = accel_current();
+
+        error_setg(errp, "section '%s' is %s's state, but this machine runs "
+                   "%s: migrate between the same accelerators", sec->name,
+                   other->name, here ? here->name : "no accelerator");
+        return false;
+    }
+    if (cpu && !strcmp(sec->name, cpu->name)) {
+        if (sec->instance >= cpu_state_count()) {
             error_setg(errp, "state of vCPU %" PRIu32 ", which this machine "
                        "does not have", sec->instance);
             return false;
@@ -238,15 +284,22 @@ static bool check_loaded(DeviceState *dev, unsigned instance, void *opaque,
 bool savevm_load_end(Error **errp)
 {
     bool ok = true;
+    const VMStateDescription *cpu = vcpus_vmstate();
+    const VMStateDescription *vm = vcpus_vm_vmstate();
+    char *key;
 
     if (!g_hash_table_contains(load.loaded, "timers/0")) {
         error_setg(errp, "the stream has no guest clock");
         ok = false;
     }
-    for (unsigned i = 0; ok && vcpus_vmstate() && i < cpu_state_count();
-         i++) {
-        char *key = g_strdup_printf("cpu/%u", i);
-
+    key = vm ? g_strdup_printf("%s/0", vm->name) : NULL;
+    if (ok && key && !g_hash_table_contains(load.loaded, key)) {
+        error_setg(errp, "the stream has no state for '%s'", vm->name);
+        ok = false;
+    }
+    g_free(key);
+    for (unsigned i = 0; ok && cpu && i < cpu_state_count(); i++) {
+        key = g_strdup_printf("%s/%u", cpu->name, i);
         if (!g_hash_table_contains(load.loaded, key)) {
             error_setg(errp, "the stream has no state for vCPU %u", i);
             ok = false;

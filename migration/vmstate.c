@@ -118,10 +118,10 @@ static bool field_present(const VMStateField *f, unsigned version)
     return f->version <= version;
 }
 
-static void save_fields(const VMStateDescription *vmsd, void *opaque,
+static bool save_fields(const VMStateDescription *vmsd, void *opaque,
                         GByteArray *out);
 
-static void save_field(const VMStateField *f, void *opaque, GByteArray *out)
+static bool save_field(const VMStateField *f, void *opaque, GByteArray *out)
 {
     uint8_t *p = field_base(f, opaque);
     unsigned es = type_size(f->type);
@@ -136,7 +136,9 @@ static void save_field(const VMStateField *f, void *opaque, GByteArray *out)
             g_byte_array_append(out, p + i * f->size, f->size);
             break;
         case VMS_STRUCT:
-            save_fields(f->vmsd, p + i * f->size, out);
+            if (!save_fields(f->vmsd, p + i * f->size, out)) {
+                return false;
+            }
             break;
         case VMS_TIMER: {
             QEMUTimer *t;
@@ -153,20 +155,23 @@ static void save_field(const VMStateField *f, void *opaque, GByteArray *out)
             break;
         }
     }
+    return true;
 }
 
-static void save_fields(const VMStateDescription *vmsd, void *opaque,
+static bool save_fields(const VMStateDescription *vmsd, void *opaque,
                         GByteArray *out)
 {
     const VMStateDescription *const *sub;
     guint count_at;
     uint8_t nsubs = 0;
 
-    if (vmsd->pre_save) {
-        vmsd->pre_save(opaque);
+    if (vmsd->pre_save && vmsd->pre_save(opaque) < 0) {
+        return false;
     }
     for (const VMStateField *f = vmsd->fields; f && f->name; f++) {
-        save_field(f, opaque, out);
+        if (!save_field(f, opaque, out)) {
+            return false;
+        }
     }
     count_at = out->len;
     vmstate_put_le(out, 0, 1);
@@ -181,19 +186,22 @@ static void save_fields(const VMStateDescription *vmsd, void *opaque,
         vmstate_put_le(out, (*sub)->version, 4);
         len_at = out->len;
         vmstate_put_le(out, 0, 4);
-        save_fields(*sub, opaque, out);
+        if (!save_fields(*sub, opaque, out)) {
+            return false;
+        }
         for (unsigned i = 0; i < 4; i++) {
             out->data[len_at + i] = (out->len - len_at - 4) >> (8 * i);
         }
         nsubs++;
     }
     out->data[count_at] = nsubs;
+    return true;
 }
 
-void vmstate_save(const VMStateDescription *vmsd, void *opaque,
+bool vmstate_save(const VMStateDescription *vmsd, void *opaque,
                   GByteArray *out)
 {
-    save_fields(vmsd, opaque, out);
+    return save_fields(vmsd, opaque, out);
 }
 
 /* --- load ---------------------------------------------------------------- */

@@ -283,3 +283,14 @@ void *vcpus_state(unsigned index)
     }
     return cpus_accel->vcpu_state(index);
 }
+
+const struct VMStateDescription *vcpus_vm_vmstate(void)
+{
+    return cpus_accel && cpus_accel->vm_vmstate && cpus_accel->vm_state
+           ? cpus_accel->vm_vmstate() : NULL;
+}
+
+void *vcpus_vm_state(void)
+{
+    return vcpus_vm_vmstate() ? cpus_accel->vm_state() : NULL;
+}

@@ -10,6 +10,11 @@
  * back as MMIO exits. Dirty logging sets KVM_MEM_LOG_DIRTY_PAGES on the
  * slots of a logged region and log_sync moves KVM_GET_DIRTY_LOG into the
  * region's bitmap.
+ *
+ * Migration: the VM's clock (KVM_GET_CLOCK, the time kvmclock counts
+ * from) is the accelerator's VM-wide section "kvmclock"; the PIC pair,
+ * the IOAPIC and the PIT travel with their fronts in hw/i386/kvm/, which
+ * read and write them through kvm_irqchip_get/set and kvm_pit_get/set.
  */
 #include <cpuid.h>
 #include <errno.h>
@@ -22,6 +27,7 @@
 #include <linux/kvm.h>
 
 #include "accel/kvm/kvm-int.h"
+#include "migration/vmstate.h"
 #include "system/accel.h"
 #include "system/kvm.h"
 #include "system/memory.h"
@@ -326,6 +332,54 @@ void kvm_pit_reset(void)
     }
 }
 
+bool kvm_irqchip_get(struct kvm_irqchip *chip, Error **errp)
+{
+    if (!kvm_state.irqchip ||
+        ioctl(kvm_state.vmfd, KVM_GET_IRQCHIP, chip) < 0) {
+        error_setg_errno(errp, kvm_state.irqchip ? errno : ENODEV,
+                         "KVM_GET_IRQCHIP of chip %u", chip->chip_id);
+        return false;
+    }
+    return true;
+}
+
+bool kvm_irqchip_set(const struct kvm_irqchip *chip, Error **errp)
+{
+    if (!kvm_state.irqchip ||
+        ioctl(kvm_state.vmfd, KVM_SET_IRQCHIP, chip) < 0) {
+        error_setg_errno(errp, kvm_state.irqchip ? errno : ENODEV,
+                         "KVM_SET_IRQCHIP of chip %u", chip->chip_id);
+        return false;
+    }
+    return true;
+}
+
+const struct kvm_irqchip *kvm_irqchip_reset_state(unsigned chip_id)
+{
+    return kvm_state.irqchip && chip_id < 3 ? &kvm_state.reset_chips[chip_id]
+                                            : NULL;
+}
+
+bool kvm_pit_get(struct kvm_pit_state2 *pit, Error **errp)
+{
+    if (!kvm_state.pit || ioctl(kvm_state.vmfd, KVM_GET_PIT2, pit) < 0) {
+        error_setg_errno(errp, kvm_state.pit ? errno : ENODEV,
+                         "KVM_GET_PIT2");
+        return false;
+    }
+    return true;
+}
+
+bool kvm_pit_set(const struct kvm_pit_state2 *pit, Error **errp)
+{
+    if (!kvm_state.pit || ioctl(kvm_state.vmfd, KVM_SET_PIT2, pit) < 0) {
+        error_setg_errno(errp, kvm_state.pit ? errno : ENODEV,
+                         "KVM_SET_PIT2");
+        return false;
+    }
+    return true;
+}
+
 void kvm_pc_reset_irqchip(void)
 {
     for (int i = 0; kvm_state.irqchip && i < 3; i++) {
@@ -334,6 +388,77 @@ void kvm_pc_reset_irqchip(void)
             warn_report("KVM_SET_IRQCHIP: %s", g_strerror(errno));
         }
     }
+}
+
+/* --- the clock, migration's "kvmclock" --------------------------------- */
+
+typedef struct KVMClockState {
+    bool valid;                 /* the source's KVM has KVM_CAP_ADJUST_CLOCK */
+    uint64_t clock;             /* ns, what kvmclock reads */
+} KVMClockState;
+
+static KVMClockState kvm_clock;
+
+static int kvm_clock_pre_save(void *opaque)
+{
+    KVMClockState *c = opaque;
+    struct kvm_clock_data data = { 0 };
+
+    c->valid = kvm_check_cap(KVM_CAP_ADJUST_CLOCK) > 0;
+    c->clock = 0;
+    if (!c->valid) {
+        return 0;
+    }
+    if (ioctl(kvm_state.vmfd, KVM_GET_CLOCK, &data) < 0) {
+        warn_report("kvmclock: KVM_GET_CLOCK: %s", g_strerror(errno));
+        return -1;
+    }
+    c->clock = data.clock;
+    return 0;
+}
+
+static bool kvm_clock_post_load(void *opaque, unsigned version, Error **errp)
+{
+    KVMClockState *c = opaque;
+    struct kvm_clock_data data = { .clock = c->clock };
+
+    if (!c->valid) {
+        return true;            /* the clock runs from this VM's start */
+    }
+    if (kvm_check_cap(KVM_CAP_ADJUST_CLOCK) <= 0) {
+        error_setg(errp, "field 'clock': this KVM cannot set the clock "
+                   "(no KVM_CAP_ADJUST_CLOCK)");
+        return false;
+    }
+    if (ioctl(kvm_state.vmfd, KVM_SET_CLOCK, &data) < 0) {
+        error_setg_errno(errp, errno, "field 'clock': KVM_SET_CLOCK to "
+                         "%" PRIu64 " ns failed", c->clock);
+        return false;
+    }
+    return true;
+}
+
+static const VMStateDescription vmstate_kvm_clock = {
+    .name = "kvmclock",
+    .version = 1,
+    .minimum_version = 1,
+    .pre_save = kvm_clock_pre_save,
+    .post_load = kvm_clock_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(KVMClockState, valid),
+        VMSTATE_U64(KVMClockState, clock),
+        VMSTATE_END
+    },
+};
+
+const VMStateDescription *kvm_vm_vmstate(void)
+{
+    return &vmstate_kvm_clock;
+}
+
+void *kvm_vm_state(void)
+{
+    return &kvm_clock;
 }
 
 /* --- memory slots ------------------------------------------------------- */

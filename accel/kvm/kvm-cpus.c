@@ -16,7 +16,12 @@
  *    makes KVM return to userspace. immediate_exit is cleared under the
  *    lock before the run flags are checked, so no kick is lost.
  *  - Register state is written by each vCPU's own thread (a reset only
- *    marks the vCPUs; they apply it before their next KVM_RUN).
+ *    marks the vCPUs; they apply it before their next KVM_RUN), except
+ *    for migration: the whole state is read and put (kvm-cpu-state.c)
+ *    by the migration thread with the big lock held and every vCPU
+ *    parked. A vCPU whose reset is still pending (the VM never ran)
+ *    applies it before its state is read; one whose state was loaded
+ *    drops the pending reset and runs from what was put.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +36,7 @@
 #include <json-glib/json-glib.h>
 #include <linux/kvm.h>
 
+#include "accel/kvm/kvm-cpu-state.h"
 #include "accel/kvm/kvm-exit.h"
 #include "accel/kvm/kvm-int.h"
 #include "target/i386/boot-state.h"
@@ -66,6 +72,7 @@ typedef struct KVMVcpu {
     struct kvm_lapic_state lapic_reset;
     uint32_t signature;                 /* CPUID.1:EAX, EDX after reset */
     X86CPUModelInfo model;              /* what its QOM properties show */
+    KVMCPUState state;                  /* migration's copy */
 } KVMVcpu;
 
 static struct {
@@ -562,6 +569,12 @@ static bool vcpu_create(KVMVcpu *cpu, const X86CPUDef *def,
         error_setg_errno(errp, errno, "KVM_GET_LAPIC");
         goto out;
     }
+    cpu->state.vcpu = cpu;
+    cpu->state.fd = cpu->fd;
+    cpu->state.index = cpu->cs->index;
+    memcpy(&cpu->state.lapic_version,
+           cpu->lapic_reset.regs + KVM_LAPIC_LVR,
+           sizeof(cpu->state.lapic_version));
     ok = true;
 out:
     if (warnings) {
@@ -726,6 +739,39 @@ static void kvm_dump_vcpu(unsigned index, GString *out)
     kvm_dump_registers(&regs, &sregs, out);
 }
 
+/* --- migration (kvm-cpu-state.c) --------------------------------------- */
+
+bool kvm_vcpu_before_save(KVMVcpu *cpu, Error **errp)
+{
+    GString *err;
+
+    if (!cpu->reset_pending) {
+        return true;
+    }
+    err = g_string_new(NULL);
+    cpu->reset_pending = false;
+    if (!vcpu_apply_reset(cpu, err)) {
+        g_strchomp(err->str);
+        error_setg(errp, "its reset failed: %s", err->str);
+        g_string_free(err, true);
+        return false;
+    }
+    g_string_free(err, true);
+    return true;
+}
+
+void kvm_vcpu_after_load(KVMVcpu *cpu)
+{
+    cpu->reset_pending = false;
+    cpu->wait_reset = false;
+    cpu->nmi_pending = false;
+}
+
+static void *kvm_vcpu_state(unsigned index)
+{
+    return index < kvm_cpus.ncpus ? &kvm_cpus.cpus[index].state : NULL;
+}
+
 /* The in-kernel APICs take the message as it is (KVM_CAP_SIGNAL_MSI). */
 static void kvm_deliver_msi(uint64_t addr, uint32_t data)
 {
@@ -755,4 +801,8 @@ const AccelOps kvm_accel_ops = {
     .msi_irqfd_add = kvm_msi_irqfd_add,
     .msi_irqfd_update = kvm_msi_irqfd_update,
     .msi_irqfd_del = kvm_msi_irqfd_del,
+    .vcpu_vmstate = kvm_cpu_vmstate,
+    .vcpu_state = kvm_vcpu_state,
+    .vm_vmstate = kvm_vm_vmstate,
+    .vm_state = kvm_vm_state,
 };

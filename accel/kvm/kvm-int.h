@@ -40,5 +40,17 @@ void kvm_eventfd_del(struct MemoryListener *l, uint64_t addr,
                      const struct MemoryRegionIoeventfd *e);
 /* The vCPUs (kvm-cpus.c); destroyed by the board before the VM goes. */
 extern const struct AccelOps kvm_accel_ops;
+/*
+ * Migration of a parked vCPU (kvm-cpus.c, for kvm-cpu-state.c): before
+ * its state is read, a reset still pending is applied; once its state
+ * was put, it runs from that state instead of a pending reset.
+ */
+struct KVMVcpu;
+bool kvm_vcpu_before_save(struct KVMVcpu *cpu, Error **errp);
+void kvm_vcpu_after_load(struct KVMVcpu *cpu);
+/* The VM's own state, the clock (kvm-all.c): AccelOps' vm_vmstate. */
+struct VMStateDescription;
+const struct VMStateDescription *kvm_vm_vmstate(void);
+void *kvm_vm_state(void);
 
 #endif

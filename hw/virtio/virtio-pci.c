@@ -19,7 +19,10 @@
  * the kernel and the main loop reads the eventfd and runs the queue, so
  * the vCPU does not wait for the device. Otherwise (tcg, qtest,
  * ioeventfd=off) the write reaches notify_write() as an MMIO access.
- * The eventfds go with a reset. -d notify counts both paths.
+ * The eventfds go with a reset. -d notify counts both paths. A device
+ * loaded from a migration stream with DRIVER_OK set gets its eventfds
+ * then, for the queues enabled in the stream: the destination's driver
+ * never writes the status again.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -535,6 +538,11 @@ static bool proxy_post_load(void *opaque, unsigned version, Error **errp)
                    "match the negotiated 0x%" PRIx64, gf,
                    p->vdev.guest_features);
         return false;
+    }
+    /* The queues' notify addresses as the source's driver left them. */
+    ioeventfds_stop(p);
+    if (p->vdev.status & VIRTIO_CONFIG_S_DRIVER_OK) {
+        ioeventfds_start(p);
     }
     return true;
 }

@@ -75,6 +75,10 @@ struct VMStateDescription {
     /* Optional parts, each saved when its needed() says so. */
     const VMStateDescription *const *subsections;   /* NULL-ended */
     bool (*needed)(void *opaque);
+    /*
+     * Before saving: bring the struct up to date (e.g. read it from the
+     * accelerator). Negative: the state cannot be had, the save fails.
+     */
     int (*pre_save)(void *opaque);
     /* After everything loaded: derived state, cross-field checks. */
     bool (*post_load)(void *opaque, unsigned version, Error **errp);
@@ -98,6 +102,9 @@ struct VMStateDescription {
 #define VMSTATE_INT(S, f, ...)  VMS_SCALAR(#f, S, f, VMS_U32, int, __VA_ARGS__)
 #define VMSTATE_UINT(S, f, ...) VMS_SCALAR(#f, S, f, VMS_U32, unsigned, __VA_ARGS__)
 #define VMSTATE_BOOL(S, f, ...) VMS_SCALAR(#f, S, f, VMS_BOOL, bool, __VA_ARGS__)
+/* unsigned long long: the kernel's __u64 (KVM's structs) on x86-64. */
+#define VMSTATE_ULL(S, f, ...) \
+    VMS_SCALAR(#f, S, f, VMS_U64, unsigned long long, __VA_ARGS__)
 #define VMSTATE_TIMER(S, f, ...) \
     VMS_SCALAR(#f, S, f, VMS_TIMER, QEMUTimer *, __VA_ARGS__)
 
@@ -114,6 +121,8 @@ struct VMStateDescription {
     VMS_ARRAY(#f, S, f, VMS_U64, uint64_t, n, __VA_ARGS__)
 #define VMSTATE_BOOL_ARRAY(S, f, n, ...) \
     VMS_ARRAY(#f, S, f, VMS_BOOL, bool, n, __VA_ARGS__)
+#define VMSTATE_ULL_ARRAY(S, f, n, ...) \
+    VMS_ARRAY(#f, S, f, VMS_U64, unsigned long long, n, __VA_ARGS__)
 #define VMSTATE_BUFFER(S, f, ...) \
     { .name = #f, .offset = offsetof(S, f), .type = VMS_BUFFER, .count = 1, \
       .size = sizeof(((S *)0)->f), __VA_ARGS__ }
@@ -157,8 +166,11 @@ typedef struct VMStateReader {
     size_t len, pos;
 } VMStateReader;
 
-/* Append the encoding of opaque under vmsd (at vmsd->version). */
-void vmstate_save(const VMStateDescription *vmsd, void *opaque,
+/*
+ * Append the encoding of opaque under vmsd (at vmsd->version); false
+ * when a pre_save failed (out then holds a part).
+ */
+bool vmstate_save(const VMStateDescription *vmsd, void *opaque,
                   GByteArray *out);
 /*
  * Load opaque from r, written at version. Errors name the device (ctx,

@@ -37,6 +37,9 @@ extern const AccelClass tcg_accel_class;
 extern const AccelClass qtest_accel_class;
 
 const AccelClass *accel_find(const char *name);
+/* Accelerator i of the registry (NULL past the last), the one in use. */
+const AccelClass *accel_class_at(unsigned i);
+const AccelClass *accel_current(void);
 void accel_print_list(void);
 /* Check one -accel argument: the name exists and its properties too. */
 bool accel_check_options(const QemuOpts *opts, Error **errp);

@@ -102,10 +102,19 @@ typedef struct AccelOps {
      * Migration: the field table of one vCPU's state and the struct it
      * describes for vCPU index (the table's pre_save/post_load may move
      * the registers to and from the accelerator). With the vCPUs
-     * paused. NULL: the vCPUs cannot migrate.
+     * paused. NULL: the vCPUs cannot migrate. The table's name is the
+     * stream's section name, so each accelerator names its own ("cpu"
+     * for tcg, "kvm-cpu").
      */
     const struct VMStateDescription *(*vcpu_vmstate)(void);
     void *(*vcpu_state)(unsigned index);
+    /*
+     * The VM's own state besides the vCPUs' and the devices' (KVM: its
+     * clock), one section, instance 0: saved after the guest clock and
+     * before the vCPUs, loaded in that order. NULL: none.
+     */
+    const struct VMStateDescription *(*vm_vmstate)(void);
+    void *(*vm_state)(void);
     /*
      * The CPUID table that vCPU 0 of a one-vCPU machine with model def
      * would get (query-cpu-model-expansion): the number of entries put
@@ -144,6 +153,9 @@ bool vcpus_dump(int index, GString *out);
 /* The accelerator's vCPU state table and vCPU index's state, or NULL. */
 const struct VMStateDescription *vcpus_vmstate(void);
 void *vcpus_state(unsigned index);
+/* The accelerator's VM-wide state table and its struct, or NULL. */
+const struct VMStateDescription *vcpus_vm_vmstate(void);
+void *vcpus_vm_state(void);
 /* An NMI on every vCPU (QMP inject-nmi); false with errp where none. */
 bool vcpus_inject_nmi(Error **errp);
 /* The accelerator's model_cpuid, or an error where it has none. */

@@ -17,6 +17,8 @@
 #include "qemu/error.h"
 
 struct X86BootState;
+struct kvm_irqchip;
+struct kvm_pit_state2;
 
 /* True once the kvm accelerator runs this VM. */
 bool kvm_enabled(void);
@@ -33,5 +35,15 @@ void kvm_pc_reset_irqchip(void);
 bool kvm_irqchip_route_isa0(unsigned pin, Error **errp);
 /* Raise or lower a GSI of the in-kernel irqchip. */
 void kvm_set_irq(int gsi, int level);
+/*
+ * Migration of the in-kernel devices (their fronts' field tables): one
+ * chip of the irqchip by its chip_id (KVM_IRQCHIP_PIC_MASTER, _SLAVE,
+ * _IOAPIC) and its power-on state (NULL: no irqchip), and the PIT.
+ */
+bool kvm_irqchip_get(struct kvm_irqchip *chip, Error **errp);
+bool kvm_irqchip_set(const struct kvm_irqchip *chip, Error **errp);
+const struct kvm_irqchip *kvm_irqchip_reset_state(unsigned chip_id);
+bool kvm_pit_get(struct kvm_pit_state2 *pit, Error **errp);
+bool kvm_pit_set(const struct kvm_pit_state2 *pit, Error **errp);
 
 #endif

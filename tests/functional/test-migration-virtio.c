@@ -1,5 +1,5 @@
 /*
- * Migration of machines with virtio devices, under tcg:
+ * Migration of machines with virtio devices, under tcg and kvm:
  *   /migration/virtio/linux-blk  Debian's Linux with an ext4 file system
  *       on a virtio-blk disk, rewriting four files in synced passes, and
  *       virtio-rng: migrated over unix: in the middle of the passes. The
@@ -12,7 +12,12 @@
  *       digit, closefd of an unknown name refused, then migrate
  *       "fd:NAME" with the guest kit's migrate program and virtio-rng,
  *       virtio-net and virtio-balloon on the machine; the name is gone
- *       afterwards.
+ *       afterwards. /migration/virtio/kvm/getfd: the same under kvm.
+ *   /migration/virtio/kvm/blk-ioeventfd  the guest kit's pciio writing
+ *       and reading a virtio-blk sector in a loop, migrated under kvm:
+ *       the rounds go on, and the destination's kicks all come through
+ *       the ioeventfds it started when it loaded the running device
+ *       (-d notify: none by MMIO exit), the image holds the last round.
  *   /migration/virtio/refused  a device still without a state table
  *       (edu) is named by migrate's refusal.
  *   /migration/virtio/bad-queue  a stream (migrate file:) whose
@@ -282,19 +287,17 @@ static int raw_connect(const char *path)
     return fd;
 }
 
-static QemuVm *start_kit(const char *guest, const char *extra,
-                         const char *incoming)
+/* words, then guest's program with its command line, and -incoming. */
+static QemuVm *start_guest(const char *words, const char *kernel,
+                           const char *append, const char *incoming)
 {
-    g_autofree char *words = g_strdup_printf(
-        "-M pc -accel tcg -m 128M -display none -nodefaults -d guest_ram "
-        "-device virtio-rng-pci -netdev user,id=n0 "
-        "-device virtio-net-pci,netdev=n0 -device virtio-balloon-pci %s",
-        extra);
     GPtrArray *args = vm_args_new(words);
     QemuVm *vm;
 
     vm_args_add(args, "-kernel");
-    vm_args_add(args, guest);
+    vm_args_add(args, kernel);
+    vm_args_add(args, "-append");
+    vm_args_add(args, append);
     if (incoming) {
         vm_args_add(args, "-incoming");
         vm_args_add(args, incoming);
@@ -304,14 +307,38 @@ static QemuVm *start_kit(const char *guest, const char *extra,
     return vm;
 }
 
-static void test_getfd(void)
+/*
+ * The migrate program with the virtio devices under accel (kvm: a 1 MiB
+ * region, as test-migration's, since every timer tick is an exit there).
+ */
+static QemuVm *start_kit_accel(const char *accel, const char *guest,
+                               const char *extra, const char *incoming)
 {
+    g_autofree char *words = g_strdup_printf(
+        "-M pc -accel %s -m 128M -display none -nodefaults -d guest_ram "
+        "-device virtio-rng-pci -netdev user,id=n0 "
+        "-device virtio-net-pci,netdev=n0 -device virtio-balloon-pci %s",
+        accel, extra);
+
+    return start_guest(words, guest,
+                       strcmp(accel, "kvm") ? "mib=16" : "mib=1", incoming);
+}
+
+static QemuVm *start_kit(const char *guest, const char *extra,
+                         const char *incoming)
+{
+    return start_kit_accel("tcg", guest, extra, incoming);
+}
+
+static void test_getfd(const void *data)
+{
+    const char *accel = data;
     g_autofree char *guest = NULL, *qmp2 = NULL, *extra = NULL;
     g_autofree char *in = NULL, *r = NULL, *s = NULL, *d = NULL;
     int sv[2], mon;
     QemuVm *src, *dst;
 
-    if (!vm_require_accel("tcg")) {
+    if (!vm_require_accel(accel)) {
         return;
     }
     guest = vm_require_guest_kit("migrate.elf");
@@ -321,9 +348,9 @@ static void test_getfd(void)
     qmp2 = g_build_filename(tmpdir, "qmp2.sock", NULL);
     g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
     in = g_strdup_printf("fd:%d", sv[1]);
-    dst = start_kit(guest, "", in);
+    dst = start_kit_accel(accel, guest, "", in);
     extra = g_strdup_printf("-qmp unix:%s,server=on,wait=off", qmp2);
-    src = start_kit(guest, extra, NULL);
+    src = start_kit_accel(accel, guest, extra, NULL);
     close(sv[1]);
     g_assert_true(vm_wait_serial(src, " ok ", 2));
     mon = raw_connect(qmp2);
@@ -368,6 +395,7 @@ static void test_getfd(void)
     d = vm_serial(dst);
     g_assert_null(strstr(d, "BAD"));
     g_assert_null(strstr(s, "BAD"));
+    g_assert_nonnull(strstr(d, "migrate: scan "));
     vm_quit(src);
     vm_quit(dst);
     vm_free(src);
@@ -494,6 +522,103 @@ static void test_bad_queue(void)
     g_unlink(file);
 }
 
+/* --- virtio-blk's ioeventfds under kvm ------------------------------------ */
+
+static char *pciio_image(void)
+{
+    char *path = g_build_filename(tmpdir, "pciio.img", NULL);
+    g_autofree char *data = g_malloc0(1 << 20);
+
+    memcpy(data + 512, "pciio sector 1", 14);
+    g_assert_true(g_file_set_contents(path, data, 1 << 20, NULL));
+    return path;
+}
+
+static QemuVm *start_pciio(const char *kernel, const char *img,
+                           const char *incoming)
+{
+    g_autofree char *words = g_strdup_printf(
+        "-M pc -accel kvm -m 512M -display none -nodefaults -d notify "
+        "-drive file=%s,format=raw,if=none,id=d0,file.locking=off "
+        "-device virtio-blk-pci,drive=d0,disable-legacy=on", img);
+
+    return start_guest(words, kernel, "loop=1", incoming);
+}
+
+/* The last whole "pciio: round N ok" line in out, 0 without one. */
+static unsigned last_round(const char *out)
+{
+    unsigned n = 0, v;
+    char end;
+
+    for (const char *p = strstr(out, "pciio: round "); p;
+         p = strstr(p + 1, "pciio: round ")) {
+        if (sscanf(p, "pciio: round %u ok%c", &v, &end) == 2 &&
+            end == '\n') {
+            n = v;
+        }
+    }
+    return n;
+}
+
+static void test_kvm_blk_ioeventfd(void)
+{
+    g_autofree char *kernel = NULL, *img = NULL, *sock = NULL, *in = NULL;
+    g_autofree char *cmd = NULL, *s = NULL, *d = NULL, *data = NULL;
+    const char *line;
+    unsigned src_round, kicks_fd, kicks_exit, have;
+    QemuVm *src, *dst;
+    gsize len;
+
+    if (!vm_require_accel("kvm") ||
+        !(kernel = vm_require_guest_kit("pciio.elf"))) {
+        return;
+    }
+    img = pciio_image();
+    sock = g_build_filename(tmpdir, "blk.sock", NULL);
+    in = g_strdup_printf("unix:%s", sock);
+    dst = start_pciio(kernel, img, in);
+    src = start_pciio(kernel, img, NULL);
+    g_assert_true(vm_wait_serial(src, "pciio: round ", 4));
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"%s\"}}", in);
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+    log_migration(src);
+    s = vm_serial(src);
+    src_round = last_round(s);
+    g_assert_cmpuint(src_round, >, 0);
+    /* Whole lines only: the last one counted may be half written. */
+    have = vm_serial_count(dst, "pciio: round ");
+    g_assert_true(vm_wait_serial(dst, "pciio: round ", have + 5));
+    d = vm_serial(dst);
+    g_assert_null(strstr(d, "FAIL"));
+    g_assert_null(strstr(d, "virtio-blk-pci at"));  /* no new start */
+    g_assert_cmpuint(last_round(d), >, src_round + 32);
+    vm_quit(src);
+    vm_quit(dst);
+    /* The destination's kicks: every one through an ioeventfd. */
+    line = strstr(vm_stderr(dst), "notify: virtio-blk-pci ");
+    g_assert_nonnull(line);
+    line = strchr(line, ':');
+    line = strchr(line + 1, ':');
+    g_assert_cmpint(sscanf(line, ": %u kicks by ioeventfd, %u by MMIO exit",
+                           &kicks_fd, &kicks_exit), ==, 2);
+    g_test_message("destination: %u kicks by ioeventfd, %u by MMIO exit "
+                   "after round %u", kicks_fd, kicks_exit, src_round);
+    g_assert_cmpuint(kicks_exit, ==, 0);
+    g_assert_cmpuint(kicks_fd, >, 64);
+    /* Sector 2 holds a round the destination wrote (all bytes agree). */
+    g_assert_true(g_file_get_contents(img, &data, &len, NULL));
+    for (unsigned i = 1; i < 512; i++) {
+        g_assert_cmpuint((uint8_t)(data[1024 + i] - data[1024]), ==,
+                         (uint8_t)i);
+    }
+    vm_free(src);
+    vm_free(dst);
+    g_unlink(img);
+}
+
 int main(int argc, char **argv)
 {
     int ret;
@@ -501,7 +626,10 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     tmpdir = g_dir_make_tmp("test-migration-virtio-XXXXXX", NULL);
     g_test_add_func("/migration/virtio/linux-blk", test_linux_blk);
-    g_test_add_func("/migration/virtio/getfd", test_getfd);
+    g_test_add_data_func("/migration/virtio/getfd", "tcg", test_getfd);
+    g_test_add_data_func("/migration/virtio/kvm/getfd", "kvm", test_getfd);
+    g_test_add_func("/migration/virtio/kvm/blk-ioeventfd",
+                    test_kvm_blk_ioeventfd);
     g_test_add_func("/migration/virtio/refused", test_refused);
     g_test_add_func("/migration/virtio/bad-queue", test_bad_queue);
     ret = g_test_run();

@@ -1,7 +1,7 @@
 /*
- * Live migration between two of our processes under tcg, with the guest
- * kit's "migrate" program (a running checksum of 16 MiB it keeps
- * rewriting, LAPIC and PIT ticks, a line per scan):
+ * Live migration between two of our processes under tcg and kvm, with
+ * the guest kit's "migrate" program (a running checksum of 16 MiB, 1 MiB
+ * under kvm, it keeps rewriting, LAPIC and PIT ticks, a line per scan):
  *   /migration/unix    -incoming defer + migrate-incoming, the events
  *                      capability, pause-before-switchover + migrate-continue
  *   /migration/tcp     -incoming tcp:, a bandwidth limit the guest's
@@ -12,7 +12,15 @@
  *                      has -S: paused once loaded, running after cont
  *   /migration/cancel  migrate_cancel: the source runs on, the destination
  *                      refuses the cut stream and exits 1
- *   /migration/kvm-refused  under KVM migrate says the vCPUs cannot migrate
+ *   /migration/kvm/unix, tcp, exec, file, fd  the same under kvm: the
+ *                      vCPUs' registers, MSRs, LAPIC, events and MP state,
+ *                      the in-kernel PICs, IOAPIC and PIT and the clock
+ *                      move (the ticks go on counting on the destination)
+ *   /migration/kvm/other-accel  a kvm stream into a tcg destination and a
+ *                      tcg one into kvm: refused, naming both accelerators
+ *   /migration/kvm/bad-fields  a kvm stream with a segment type, RFLAGS,
+ *                      the PIT's mode or the IOAPIC's register select no
+ *                      guest could set: refused naming device and field
  *   /migration/linux   Debian's Linux migrated mid-boot finishes its boot
  *                      on the destination and powers off (exit 0)
  *   /migration/bad-streams  a stream cut at every section boundary, a bit
@@ -44,10 +52,25 @@
 
 static char *tmpdir;
 static char *guest;
+/* The accelerator of the case under way. */
+static const char *accel = "tcg";
 
-/* The accelerator works and the guest program exists; else skip, saying why. */
-static bool need(const char *accel)
+/*
+ * The migrate program's region: under kvm on a nested host (kvm_pvm)
+ * every timer interrupt is an exit and a 16 MiB scan takes ~13 s.
+ */
+static unsigned guest_mib(void)
 {
+    return strcmp(accel, "kvm") ? 16 : 1;
+}
+
+/*
+ * The case runs under want, which works, and the guest program exists;
+ * else skip, saying why.
+ */
+static bool need(const char *want)
+{
+    accel = want;
     if (!vm_require_accel(accel)) {
         return false;           /* it skipped with the reason */
     }
@@ -62,19 +85,24 @@ static bool need(const char *accel)
 static QemuVm *start_vm_incoming(const char *mem, const char *extra,
                                  const char *incoming)
 {
-    char *words = g_strdup_printf("-M pc -accel tcg -m %s -display none "
-                                  "-nodefaults -d guest_ram %s", mem, extra);
+    char *words = g_strdup_printf("-M pc -accel %s -m %s -display none "
+                                  "-nodefaults -d guest_ram %s", accel, mem,
+                                  extra);
+    char *append = g_strdup_printf("mib=%u", guest_mib());
     GPtrArray *args = vm_args_new(words);
     QemuVm *vm;
 
     vm_args_add(args, "-kernel");
     vm_args_add(args, guest);
+    vm_args_add(args, "-append");
+    vm_args_add(args, append);
     if (incoming) {
         vm_args_add(args, "-incoming");
         vm_args_add(args, incoming);
     }
     vm = vm_start(args, VM_QMP);
     g_ptr_array_unref(args);
+    g_free(append);
     g_free(words);
     return vm;
 }
@@ -111,7 +139,8 @@ static bool wait_run_status(QemuVm *vm, const char *want)
 /*
  * The scans in src's output then dst's must count 1, 2, 3... without a
  * gap or a repeat (a line may be cut by the switch-over: the halves join),
- * with no BAD, and the ticks must keep growing.
+ * with no BAD, and the ticks must keep growing, on the destination too:
+ * its LAPIC timer and PIT (through the IOAPIC) run as the source's did.
  */
 static void check_continuity(const char *src, const char *dst,
                              unsigned min_dst_scans)
@@ -119,6 +148,7 @@ static void check_continuity(const char *src, const char *dst,
     char *all = g_strconcat(src, dst, NULL);
     char **lines = g_strsplit(all, "\n", -1);
     unsigned next = 1, last_lapic = 0, last_pit = 0, scans_dst = 0;
+    unsigned dst_lapic = 0, dst_pit = 0;  /* on its first line */
     size_t src_len = strlen(src), pos = 0;
 
     g_assert_null(strstr(all, "BAD"));
@@ -133,15 +163,16 @@ static void check_continuity(const char *src, const char *dst,
             next++;
             last_lapic = lapic;
             last_pit = pit;
-            if (pos >= src_len) {
-                scans_dst++;
+            if (pos >= src_len && !scans_dst++) {
+                dst_lapic = lapic;
+                dst_pit = pit;
             }
         }
         pos += strlen(*l) + 1;
     }
     g_assert_cmpuint(scans_dst, >=, min_dst_scans);
-    g_assert_cmpuint(last_lapic, >, 0);
-    g_assert_cmpuint(last_pit, >, 0);
+    g_assert_cmpuint(last_lapic, >, dst_lapic);
+    g_assert_cmpuint(last_pit, >, dst_pit);
     g_strfreev(lines);
     g_free(all);
 }
@@ -155,7 +186,9 @@ static void check_ram_stats(QemuVm *src, uint64_t total)
                     "completed");
     g_assert_cmpint(json_object_get_int_member(ram, "total"), ==, total);
     g_assert_cmpint(json_object_get_int_member(ram, "remaining"), ==, 0);
-    g_assert_cmpint(json_object_get_int_member(ram, "normal"), >, 4096);
+    /* At least the guest's region: it rewrites all of it. */
+    g_assert_cmpint(json_object_get_int_member(ram, "normal"), >,
+                    guest_mib() * 256);
     g_assert_cmpint(json_object_get_int_member(ram, "duplicate"), >, 0);
     g_assert_cmpint(json_object_get_int_member(ram, "transferred"), >=,
                     json_object_get_int_member(ram, "normal-bytes"));
@@ -197,7 +230,8 @@ static void check_switched(QemuVm *src, QemuVm *dst)
     check_ram_stats(src, 128 << 20);
     s = vm_serial(src);
     have = vm_serial_count(dst, " ok ");
-    g_assert_true(vm_wait_serial(dst, " ok ", have + 3));
+    /* The last " ok " seen may be in a line still being written. */
+    g_assert_true(vm_wait_serial(dst, " ok ", have + 4));
     d = vm_serial(dst);
     check_continuity(s, d, 3);
     g_free(s);
@@ -218,14 +252,14 @@ static void wait_scans(QemuVm *vm, unsigned n)
     g_assert_true(vm_wait_serial(vm, " ok ", n));
 }
 
-static void test_unix(void)
+static void test_unix(const void *data)
 {
     char *sock = g_build_filename(tmpdir, "mig.sock", NULL);
     QemuVm *src, *dst;
     JsonNode *caps;
     char *cmd, *text;
 
-    if (!need("tcg")) {
+    if (!need(data)) {
         return;
     }
     dst = start_vm("128M", "-incoming defer");
@@ -328,13 +362,13 @@ static int free_port(void)
     return port;
 }
 
-static void test_tcp(void)
+static void test_tcp(const void *data)
 {
     int port = free_port();
     char *extra, *cmd;
     QemuVm *src, *dst;
 
-    if (!need("tcg")) {
+    if (!need(data)) {
         return;
     }
     extra = g_strdup_printf("-incoming tcp:127.0.0.1:%d", port);
@@ -354,12 +388,13 @@ static void test_tcp(void)
 }
 
 /* Source first (to a file or a command), then the destination reads it. */
-static void test_via_file(const char *out_uri, const char *in_uri)
+static void test_via_file(const char *want, const char *out_uri,
+                          const char *in_uri)
 {
     char *cmd;
     QemuVm *src, *dst;
 
-    if (!need("tcg")) {
+    if (!need(want)) {
         return;
     }
     src = start_vm("128M", "");
@@ -373,25 +408,25 @@ static void test_via_file(const char *out_uri, const char *in_uri)
     g_free(cmd);
 }
 
-static void test_exec(void)
+static void test_exec(const void *data)
 {
     char *f = g_build_filename(tmpdir, "exec.mig", NULL);
     char *out = g_strdup_printf("exec:cat > %s", f);
     char *in = g_strdup_printf("exec:cat %s", f);
 
-    test_via_file(out, in);
+    test_via_file(data, out, in);
     g_unlink(f);
     g_free(in);
     g_free(out);
     g_free(f);
 }
 
-static void test_file(void)
+static void test_file(const void *data)
 {
     char *f = g_build_filename(tmpdir, "file.mig", NULL);
     char *uri = g_strdup_printf("file:%s", f);
 
-    test_via_file(uri, uri);
+    test_via_file(data, uri, uri);
     g_unlink(f);
     g_free(uri);
     g_free(f);
@@ -401,13 +436,13 @@ static void test_file(void)
  * fd: both ends of a socket pair the processes inherit; the destination
  * has -S, so it pauses once loaded and runs on cont.
  */
-static void test_fd(void)
+static void test_fd(const void *data)
 {
     int sv[2];
     char *in, *cmd;
     QemuVm *src, *dst;
 
-    if (!need("tcg")) {
+    if (!need(data)) {
         return;
     }
     g_assert_cmpint(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
@@ -426,28 +461,6 @@ static void test_fd(void)
     finish(src, dst);
     g_free(cmd);
     g_free(in);
-}
-
-/* Under KVM the vCPUs have no table yet: migrate says so. */
-static void test_kvm_refused(void)
-{
-    QemuVm *vm;
-    JsonNode *r;
-    char *text;
-
-    if (!need("kvm")) {
-        return;
-    }
-    vm = vm_startf(VM_QMP, "-M pc -accel kvm -m 64M -display none "
-                   "-nodefaults -S -kernel %s", guest);
-    r = vm_qmp(vm, "{\"execute\": \"migrate\", \"arguments\": "
-               "{\"uri\": \"exec:cat > /dev/null\"}}");
-    text = json_to_string(r, FALSE);
-    g_assert_nonnull(strstr(text, "cannot migrate"));
-    g_free(text);
-    json_node_unref(r);
-    vm_quit(vm);
-    vm_free(vm);
 }
 
 static void test_cancel(void)
@@ -579,15 +592,20 @@ static uint32_t le32(const uint8_t *p)
     return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Run a destination on file f: exit status 1, one line, RAM torn down. */
+/*
+ * Run a destination under the case's accelerator on file f: exit status
+ * 1, one line, RAM torn down.
+ */
 static void expect_refused(const char *f, const char *what)
 {
-    GPtrArray *args = vm_args_new("-M pc -accel tcg -m 32M -display none "
-                                  "-nodefaults -d guest_ram -kernel");
+    char *words = g_strdup_printf("-M pc -accel %s -m 32M -display none "
+                                  "-nodefaults -d guest_ram -kernel", accel);
+    GPtrArray *args = vm_args_new(words);
     char *incoming = g_strdup_printf("file:%s", f);
     char **lines;
     VmRun r;
 
+    g_free(words);
     vm_args_add(args, guest);
     vm_args_add(args, "-incoming");
     vm_args_add(args, incoming);
@@ -705,14 +723,40 @@ static size_t find_state(const uint8_t *p, GArray *offs, const char *name,
     g_assert_not_reached();
 }
 
+/*
+ * Write good to f with n bytes at offset at of state section name's
+ * payload replaced, and the section's checksum made to fit.
+ */
+static void write_patched(const char *f, GBytes *good, const char *name,
+                          size_t at, const void *bytes, size_t n)
+{
+    size_t len, off, name_len, payload;
+    const uint8_t *p = g_bytes_get_data(good, &len);
+    GArray *offs = section_offsets(p, len);
+    uint8_t *copy = g_memdup2(p, len);
+    uint32_t plen, crc;
+
+    off = find_state(copy, offs, name, &plen);
+    name_len = copy[off + 1];
+    payload = off + 2 + name_len + 12;
+    g_assert_cmpuint(at + n, <=, plen);
+    memcpy(copy + payload + at, bytes, n);
+    crc = vm_crc32c(copy + off, 2 + name_len + 12 + plen);
+    for (int i = 0; i < 4; i++) {
+        copy[payload + plen + i] = crc >> (8 * i);
+    }
+    write_file(f, copy, len);
+    g_free(copy);
+    g_array_free(offs, TRUE);
+}
+
 static void test_bad_streams(void)
 {
     char *f = g_build_filename(tmpdir, "bad.mig", NULL);
     GBytes *good, *qemu;
     const uint8_t *p;
     uint8_t *copy;
-    size_t len, off, name_len;
-    uint32_t plen, crc;
+    size_t len, off;
     GArray *offs;
 
     if (!need("tcg")) {
@@ -743,18 +787,9 @@ static void test_bad_streams(void)
     expect_refused(f, "stream version 2 is newer than this release's 1");
     g_free(copy);
     /* The PIT's channel 0 in mode 7, with a checksum that fits. */
-    copy = g_memdup2(p, len);
-    off = find_state(copy, offs, "isa-pit", &plen);
-    name_len = copy[off + 1];
-    copy[off + 2 + name_len + 12] = 7;
-    crc = vm_crc32c(copy + off, 2 + name_len + 12 + plen);
-    for (int i = 0; i < 4; i++) {
-        copy[off + 2 + name_len + 12 + plen + i] = crc >> (8 * i);
-    }
-    write_file(f, copy, len);
+    write_patched(f, good, "isa-pit", 0, "\x07", 1);
     expect_refused(f, "isa-pit instance 0: field 'ch[0].mode': value 7 is "
                    "out of range 0..5");
-    g_free(copy);
     /* Random bytes. */
     copy = g_malloc(4096);
     for (int i = 0; i < 4096; i++) {
@@ -782,8 +817,105 @@ static void test_bad_streams(void)
     g_free(f);
 }
 
+/* A good stream of the case's accelerator in file f. */
+static void good_stream_file(const char *f)
+{
+    GBytes *good = good_stream();
+    size_t len;
+    const uint8_t *p = g_bytes_get_data(good, &len);
+
+    write_file(f, p, len);
+    g_bytes_unref(good);
+}
+
+/* kvm's state in a tcg destination, tcg's in kvm: refused, both named. */
+static void test_other_accel(void)
+{
+    char *f = g_build_filename(tmpdir, "other.mig", NULL);
+
+    if (!need("kvm") || !need("tcg")) {
+        g_free(f);
+        return;
+    }
+    need("kvm");
+    good_stream_file(f);
+    accel = "tcg";
+    expect_refused(f, "section 'kvmclock' is kvm's state, but this machine "
+                   "runs tcg: migrate between the same accelerators");
+    good_stream_file(f);
+    accel = "kvm";
+    expect_refused(f, "section 'cpu' is tcg's state, but this machine runs "
+                   "kvm: migrate between the same accelerators");
+    g_unlink(f);
+    g_free(f);
+}
+
+/*
+ * Where the fields are in the payloads (include/migration/vmstate.h's
+ * encoding; a nested struct ends with its subsection count byte):
+ * kvm-cpu starts with regs (RAX ... RIP, RFLAGS: 18 x 8 bytes), then
+ * sregs.cs (base 8, limit 4, selector 2, type); kvm-pit with channel 0
+ * (count 4, latched_count 2, six bytes, mode); kvm-ioapic with the two
+ * PICs (16 bytes and the count each), then the IOAPIC (base_address 8,
+ * ioregsel 4).
+ */
+#define KVM_CPU_RFLAGS_AT   (17 * 8)
+#define KVM_CPU_CS_TYPE_AT  (18 * 8 + 14)
+#define KVM_PIT_MODE_AT     13
+#define KVM_IOREGSEL_AT     (2 * 17 + 8)
+
+/* Values a guest cannot set, each refused naming device and field. */
+static void test_kvm_bad_fields(void)
+{
+    static const struct {
+        const char *section;
+        size_t at, n;
+        const char *bytes, *refusal;
+    } cases[] = {
+        { "kvm-cpu", KVM_CPU_CS_TYPE_AT, 1, "\x10",
+          "kvm-cpu instance 0: field 'sregs.cs.type': value 16 is out of "
+          "range 0..15" },
+        { "kvm-cpu", KVM_CPU_RFLAGS_AT, 8, "\x02\0\0\0\0\0\0\x80",
+          "kvm-cpu instance 0: field 'regs.rflags': 0x8000000000000002 has "
+          "reserved bits wrong" },
+        { "kvm-pit", KVM_PIT_MODE_AT, 1, "\x07",
+          "kvm-pit instance 0: field 'pit.channels[0].mode': mode 7 is "
+          "none of 0..5" },
+        { "kvm-ioapic", KVM_IOREGSEL_AT, 4, "\0\x01\0\0",
+          "kvm-ioapic instance 0: field 'ioapic.ioregsel': value 256 is out "
+          "of range 0..255" },
+    };
+    char *f = g_build_filename(tmpdir, "kvm-bad.mig", NULL);
+    GBytes *good;
+
+    if (!need("kvm")) {
+        g_free(f);
+        return;
+    }
+    good = good_stream();
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        write_patched(f, good, cases[i].section, cases[i].at, cases[i].bytes,
+                      cases[i].n);
+        expect_refused(f, cases[i].refusal);
+    }
+    g_bytes_unref(good);
+    g_unlink(f);
+    g_free(f);
+}
+
 int main(int argc, char **argv)
 {
+    /* The transport cases under each accelerator ("" keeps tcg's names). */
+    static const struct {
+        const char *name, *dir;
+    } accels[] = { { "tcg", "" }, { "kvm", "kvm/" } };
+    static const struct {
+        const char *name;
+        GTestDataFunc fn;
+    } transports[] = {
+        { "unix", test_unix }, { "tcp", test_tcp }, { "exec", test_exec },
+        { "file", test_file }, { "fd", test_fd },
+    };
     int ret;
 
     g_test_init(&argc, &argv, NULL);
@@ -792,16 +924,21 @@ int main(int argc, char **argv)
     if (!guest) {
         g_test_message("the guest kit's migrate.elf was not built");
     }
-    g_test_add_func("/migration/unix", test_unix);
-    g_test_add_func("/migration/tcp", test_tcp);
+    for (unsigned i = 0; i < G_N_ELEMENTS(accels); i++) {
+        for (unsigned t = 0; t < G_N_ELEMENTS(transports); t++) {
+            char *name = g_strconcat("/migration/", accels[i].dir,
+                                     transports[t].name, NULL);
+
+            g_test_add_data_func(name, accels[i].name, transports[t].fn);
+            g_free(name);
+        }
+    }
     g_test_add_func("/migration/memfd-sparse", test_memfd_sparse);
-    g_test_add_func("/migration/exec", test_exec);
-    g_test_add_func("/migration/file", test_file);
-    g_test_add_func("/migration/fd", test_fd);
     g_test_add_func("/migration/cancel", test_cancel);
-    g_test_add_func("/migration/kvm-refused", test_kvm_refused);
     g_test_add_func("/migration/linux", test_linux);
     g_test_add_func("/migration/bad-streams", test_bad_streams);
+    g_test_add_func("/migration/kvm/other-accel", test_other_accel);
+    g_test_add_func("/migration/kvm/bad-fields", test_kvm_bad_fields);
     ret = g_test_run();
     g_rmdir(tmpdir);
     g_free(tmpdir);

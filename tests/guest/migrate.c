@@ -8,15 +8,17 @@
  * or, when the sum disagrees (a page lost or stale), "scan N BAD" and
  * fails. A lost write stays in the checksum's difference for good, so
  * any page a migration missed shows at the next scan. It runs until the
- * machine is stopped; scans=N ends it after N scans.
+ * machine is stopped; scans=N ends it after N scans. mib=N (1..16) keeps
+ * the region to N MiB and each scan's writes to 4Ki per MiB: a scan
+ * under a slow KVM (nested, every interrupt an exit) stays short.
  */
 #include "guest.h"
 
 const char guest_name[] = "migrate";
 
 #define REGION_START    (8 * MiB)
-#define REGION_WORDS    (16 * MiB / 8)
-#define WRITES_PER_SCAN (64 * 1024)
+#define REGION_MAX_MIB  16
+#define WRITES_PER_MIB  (4 * 1024)
 #define VEC_LAPIC_TIMER 0x40
 #define VEC_PIT         0x42
 #define PIT_CMD         0x43
@@ -49,12 +51,14 @@ static uint64_t next_random(void)
     return rng;
 }
 
+static uint64_t region_words = REGION_MAX_MIB * MiB / 8;
+
 static uint64_t region_sum(void)
 {
     volatile uint64_t *w = (volatile uint64_t *)REGION_START;
     uint64_t sum = 0;
 
-    for (uint64_t i = 0; i < REGION_WORDS; i++) {
+    for (uint64_t i = 0; i < region_words; i++) {
         sum += w[i];
     }
     return sum;
@@ -66,12 +70,21 @@ void guest_main(uint32_t magic, struct mb_info *mb)
     const char *cmdline = (mb->flags & MB_INFO_CMDLINE)
                           ? (const char *)(uintptr_t)mb->cmdline : "";
     const char *arg = cmdline_value(cmdline, "scans");
-    uint64_t scans = 0;
+    uint64_t scans = 0, mib = REGION_MAX_MIB, writes;
     bool ok = true;
 
     if (arg) {
         scans = parse_u64(arg, &ok);
     }
+    arg = cmdline_value(cmdline, "mib");
+    if (arg) {
+        mib = parse_u64(arg, &ok);
+    }
+    if (!ok || mib < 1 || mib > REGION_MAX_MIB) {
+        guest_fail("bad scans= or mib= (1..16)");
+    }
+    region_words = mib * MiB / 8;
+    writes = mib * WRITES_PER_MIB;
     idt_set_handler(VEC_LAPIC_TIMER, on_lapic_timer);
     idt_set_handler(VEC_PIT, on_pit);
     lapic_timer_periodic(VEC_LAPIC_TIMER, 1000000);
@@ -85,8 +98,8 @@ void guest_main(uint32_t magic, struct mb_info *mb)
     for (uint64_t scan = 1; !scans || scan <= scans; scan++) {
         uint64_t sum;
 
-        for (unsigned i = 0; i < WRITES_PER_SCAN; i++) {
-            uint64_t r = next_random(), at = r % REGION_WORDS;
+        for (uint64_t i = 0; i < writes; i++) {
+            uint64_t r = next_random(), at = r % region_words;
             uint64_t old = w[at];
 
             w[at] = r;

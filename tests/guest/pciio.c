@@ -15,7 +15,10 @@
  *     then with vector 0 masked a fourth request completes without an
  *     interrupt and leaves its pending bit, and unmasking delivers it.
  * The cycle counts vary; everything else is the same under every
- * accelerator.
+ * accelerator. With loop=1 on the command line it then goes on for good
+ * (a workload for migration, where pci-testdev may be absent): round N writes sector 2 with N's pattern
+ * and reads it back, printing "pciio: round N ok" every 16 rounds, and
+ * fails on a mismatch.
  */
 #include "guest.h"
 
@@ -372,7 +375,29 @@ static void blk_request(VirtioBlk *vb, uint32_t type, uint64_t sector)
     }
 }
 
-static void virtio_blk_run(unsigned dev)
+/* Sector 2 written and read back with round's pattern, for good. */
+static void virtio_blk_loop(VirtioBlk *vb)
+{
+    for (uint32_t round = 1;; round++) {
+        for (unsigned i = 0; i < sizeof(buf); i++) {
+            buf[i] = round * 13 + i;
+        }
+        blk_request(vb, BLK_T_OUT, 2);
+        memset(buf, 0, sizeof(buf));
+        blk_request(vb, BLK_T_IN, 2);
+        for (unsigned i = 0; i < sizeof(buf); i++) {
+            if (buf[i] != (uint8_t)(round * 13 + i)) {
+                guest_fail("virtio-blk: round %u: sector 2 byte %u reads "
+                           "0x%x", round, i, buf[i]);
+            }
+        }
+        if (round % 16 == 0) {
+            printf("pciio: round %u ok\n", round);
+        }
+    }
+}
+
+static void virtio_blk_run(unsigned dev, bool loop)
 {
     static const char sector1[] = "pciio sector 1";
     uint64_t bars[6];
@@ -426,27 +451,35 @@ static void virtio_blk_run(unsigned dev)
                "on unmask\n");
     }
     printf("pciio: virtio-blk %u MSI-X interrupts\n", virtio_irqs);
+    if (loop) {
+        virtio_blk_loop(&vb);
+    }
 }
 
 void guest_main(uint32_t magic, struct mb_info *mb)
 {
     int testdev = pci_find(0x1b360005), blk = pci_find(0x1af41042);
+    const char *cmdline = (mb->flags & MB_INFO_CMDLINE)
+                          ? (const char *)(uintptr_t)mb->cmdline : "";
+    const char *loop = cmdline_value(cmdline, "loop");
+    bool forever = loop && loop[0] == '1';
 
     idt_set_handler(VEC_VIRTIO, on_virtio);
     idt_set_handler(VEC_WAKEUP, on_wakeup);
-    if (testdev < 0 || blk < 0) {
+    /* The loop is for migration, which pci-testdev does not support. */
+    if ((testdev < 0 && !forever) || blk < 0) {
         guest_fail("no pci-testdev (%d) or modern virtio-blk-pci (%d) on "
                    "bus 0", testdev, blk);
     }
     printf("pciio: pci-testdev at %02x.0, virtio-blk-pci at %02x.0\n",
            testdev, blk);
-    {
+    if (testdev >= 0) {
         uint64_t bars[6];
 
         pci_setup(testdev, bars);
         testdev_run(false, bars[0]);
         testdev_run(true, bars[1]);
     }
-    virtio_blk_run(blk);
+    virtio_blk_run(blk, forever);
     guest_pass();
 }

@@ -234,7 +234,7 @@ static GByteArray *mig_save(PCIDevice *d)
 {
     GByteArray *out = g_byte_array_new();
 
-    vmstate_save(&vmstate_pci_device, d, out);
+    g_assert_true(vmstate_save(&vmstate_pci_device, d, out));
     return out;
 }
 

@@ -118,7 +118,7 @@ static GByteArray *save(VirtIODevice *vdev)
 {
     GByteArray *buf = g_byte_array_new();
 
-    vmstate_save(&vmstate_virtio, vdev, buf);
+    g_assert_true(vmstate_save(&vmstate_virtio, vdev, buf));
     return buf;
 }
 

@@ -145,7 +145,7 @@ static GByteArray *save(Dev *d)
 {
     GByteArray *out = g_byte_array_new();
 
-    vmstate_save(&vmstate_dev, d, out);
+    g_assert_true(vmstate_save(&vmstate_dev, d, out));
     return out;
 }
 
