@@ -23,6 +23,7 @@
 
 #include "migration/migration.h"
 #include "migration/postcopy-ram.h"
+#include "migration/ram-handover.h"
 #include "migration/ram-stream.h"
 #include "migration/savevm.h"
 #include "migration/stream.h"
@@ -299,6 +300,19 @@ static bool out_postcopy(MigrationState *m, int64_t stop_ns)
     return ok;
 }
 
+/* x-ignore-shared: hand the shared RAM over instead of sending it. */
+static bool out_handover(MigrationState *m)
+{
+    Error *err = NULL;
+
+    if (!ram_handover_save(m->stream, &err)) {
+        out_fail(m, error_get_pretty(err));
+        error_free(err);
+        return false;
+    }
+    return true;
+}
+
 static gpointer out_thread(gpointer opaque)
 {
     MigrationState *m = opaque;
@@ -306,6 +320,8 @@ static gpointer out_thread(gpointer opaque)
 
     bql_lock();
     ok = mig_stream_write_header(m->stream) &&
+         (!caps[MIGRATION_CAPABILITY_X_IGNORE_SHARED] ||
+          out_handover(m)) &&
          ram_save_setup(m->stream, &m->ram) &&
          (!caps[MIGRATION_CAPABILITY_POSTCOPY_RAM] ||
           mig_section_write(m->stream, MIG_SEC_POSTCOPY_ADVISE, "postcopy",
@@ -373,6 +389,7 @@ static gpointer out_thread(gpointer opaque)
         ok = false;
     }
     ram_save_cleanup();
+    ram_handover_save_end(ok);
     m->end_ns = now_ns();
     /* The destination sees the end of the stream now, whatever happened. */
     mig_channel_close(&m->ch);
@@ -484,6 +501,11 @@ bool qmp_migrate_start_postcopy(JsonNode **ret, Error **errp)
 bool migration_postcopy_ram(void)
 {
     return caps[MIGRATION_CAPABILITY_POSTCOPY_RAM];
+}
+
+bool migration_ignore_shared(void)
+{
+    return caps[MIGRATION_CAPABILITY_X_IGNORE_SHARED];
 }
 
 bool qmp_migrate_cancel(JsonNode **ret, Error **errp)
@@ -682,6 +704,7 @@ static gpointer in_thread(gpointer opaque)
     }
     error_free(err);
     bql_unlock();
+    mig_stream_close_fds(s);
     g_free(s);
     return NULL;
 }
