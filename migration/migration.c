@@ -60,6 +60,7 @@ typedef struct MigrationState {
     bool was_running;
     bool postcopy_requested;    /* migrate-start-postcopy came */
     bool postcopy;              /* past the postcopy switch-over */
+    bool handover_unsure;       /* cancelled awaiting the destination's ack */
 } MigrationState;
 
 static MigrationState out = { .cancel_pipe = { -1, -1 } };
@@ -222,6 +223,29 @@ static void out_pause_before_switchover(MigrationState *m)
     m->continue_requested = false;
 }
 
+/*
+ * RAM handed over: done only once the destination has loaded it all
+ * (without its word it exited, and the guest runs on here). A cancel
+ * meanwhile leaves it unknown whether the destination runs the guest:
+ * then it never runs here again.
+ */
+static bool out_wait_ack(MigrationState *m)
+{
+    bool cancelled;
+
+    bql_unlock();
+    if (mig_stream_wait_ack(m->stream, &cancelled)) {
+        bql_lock();
+        return true;
+    }
+    bql_lock();
+    m->handover_unsure = cancelled;
+    out_fail(m, cancelled ? "cancelled while the destination loaded the "
+             "state; it may run the guest, so this side does not" :
+             "the destination did not load the state (see its log)");
+    return false;
+}
+
 /* The last dirty pages, the state sections and the end marker. */
 static bool out_complete(MigrationState *m)
 {
@@ -253,7 +277,7 @@ static bool out_complete(MigrationState *m)
         out_fail(m, "writing the end of the stream failed");
         return false;
     }
-    return true;
+    return !ram_handover_count() || out_wait_ack(m);
 }
 
 /*
@@ -396,7 +420,7 @@ static gpointer out_thread(gpointer opaque)
     if (ok) {
         set_status(&m->status, MIGRATION_STATUS_COMPLETED);
         runstate_set(RUN_STATE_POSTMIGRATE);
-    } else if (m->postcopy) {
+    } else if (m->postcopy || m->handover_unsure) {
         /* The destination ran the VM: never run it here again. */
         set_status(&m->status, MIGRATION_STATUS_FAILED);
         runstate_set(RUN_STATE_POSTMIGRATE);
@@ -470,7 +494,7 @@ bool qmp_migrate(const q_obj_migrate_arg *args, JsonNode **ret,
     mig_stream_init(out.stream, out.ch.fd, out.cancel_pipe[0]);
     out.cancel = false;
     out.continue_requested = false;
-    out.postcopy_requested = out.postcopy = false;
+    out.postcopy_requested = out.postcopy = out.handover_unsure = false;
     out.start_ns = now_ns();
     out.end_ns = 0;
     out.downtime_ms = 0;

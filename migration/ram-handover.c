@@ -62,6 +62,11 @@ static void handed_reset(void)
     g_ptr_array_set_size(handed, 0);
 }
 
+unsigned ram_handover_count(void)
+{
+    return handed ? handed->len : 0;
+}
+
 bool ram_handover_covers(const void *host)
 {
     uint64_t offset;
@@ -337,12 +342,15 @@ bool ram_handover_load(MigStream *s, const MigSection *sec, Error **errp)
     return true;
 }
 
-void ram_handover_load_end(bool ok)
+unsigned ram_handover_load_end(bool ok)
 {
+    unsigned n = ram_handover_count();
+
     for (guint i = 0; ok && handed && i < handed->len; i++) {
         ram_block_set_exported(g_ptr_array_index(handed, i), false);
     }
     if (handed) {
         g_ptr_array_set_size(handed, 0);
     }
+    return n;
 }

@@ -33,13 +33,18 @@
  * the stream is not a unix socket.
  */
 bool ram_handover_save(MigStream *s, Error **errp);
+/* How many blocks this migration handed over (source) or took (dest). */
+unsigned ram_handover_count(void);
 /* Source, at the end: completed marks the blocks handed over exported. */
 void ram_handover_save_end(bool completed);
 
 /* Destination: one RAM_SHARED section (x-ignore-shared must be set). */
 bool ram_handover_load(MigStream *s, const MigSection *sec, Error **errp);
-/* Destination, at the end of the load: ok hands the blocks to us. */
-void ram_handover_load_end(bool ok);
+/*
+ * Destination, at the end of the load: ok hands the blocks to us.
+ * Returns how many there were.
+ */
+unsigned ram_handover_load_end(bool ok);
 
 /* The x-ignore-shared capability (migration.c). */
 bool migration_ignore_shared(void);

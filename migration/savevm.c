@@ -351,7 +351,11 @@ bool savevm_load_stream(MigStream *s, Error **errp)
 {
     bool ok = load_stream(s, errp);
 
-    ram_handover_load_end(ok);
+    /* RAM handed over: the source completes only on our word. */
+    if (ram_handover_load_end(ok) && ok && !mig_stream_send_ack(s)) {
+        error_setg(errp, "the source went away before the switch-over");
+        ok = false;
+    }
     if (!ok) {
         /* Wake the vCPUs waiting for pages that will never come. */
         postcopy_incoming_end(false, NULL);

@@ -99,6 +99,29 @@ bool mig_stream_flush(MigStream *s)
     return ok;
 }
 
+bool mig_stream_send_ack(MigStream *s)
+{
+    uint8_t b = MIG_ACK_LOADED;
+
+    return write_all(s, &b, 1);
+}
+
+bool mig_stream_wait_ack(MigStream *s, bool *cancelled)
+{
+    uint8_t b = 0;
+    ssize_t n;
+
+    *cancelled = false;
+    do {
+        if (s->cancel_fd >= 0 && !wait_fd(s, POLLIN)) {
+            *cancelled = true;
+            return false;
+        }
+        n = read(s->fd, &b, 1);
+    } while (n < 0 && (errno == EINTR || errno == EAGAIN));
+    return n == 1 && b == MIG_ACK_LOADED;
+}
+
 bool mig_stream_write(MigStream *s, const void *data, size_t len)
 {
     const uint8_t *p = data;

@@ -74,6 +74,20 @@ bool mig_stream_flush(MigStream *s);
 /* Exactly len bytes, false on end of input, error or cancel. */
 bool mig_stream_read(MigStream *s, void *data, size_t len);
 
+/*
+ * After a stream that handed RAM over (ram-handover.h) the destination
+ * answers with this one byte once it has loaded everything, before it
+ * runs; the source completes only then, so a refused stream never
+ * leaves the guest running nowhere.
+ */
+#define MIG_ACK_LOADED      0x4c
+bool mig_stream_send_ack(MigStream *s);
+/*
+ * Source: wait for the answer; false when the destination closed or
+ * failed without it, or (*cancelled) a cancel came first.
+ */
+bool mig_stream_wait_ack(MigStream *s, bool *cancelled);
+
 /* Can descriptors travel with the stream (a unix socket)? */
 bool mig_stream_can_pass_fds(const MigStream *s);
 /* The oldest descriptor received and not taken yet, or -1. */

@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -108,44 +107,6 @@ static bool wait_run_status(QemuVm *vm, const char *want)
     return false;
 }
 
-/*
- * The scans in src's output then dst's must count 1, 2, 3... without a
- * gap or a repeat (a line may be cut by the switch-over: the halves join),
- * with no BAD, and the ticks must keep growing.
- */
-static void check_continuity(const char *src, const char *dst,
-                             unsigned min_dst_scans)
-{
-    char *all = g_strconcat(src, dst, NULL);
-    char **lines = g_strsplit(all, "\n", -1);
-    unsigned next = 1, last_lapic = 0, last_pit = 0, scans_dst = 0;
-    size_t src_len = strlen(src), pos = 0;
-
-    g_assert_null(strstr(all, "BAD"));
-    for (char **l = lines; *l; l++) {
-        unsigned n, lapic, pit;
-
-        if (sscanf(*l, "migrate: scan %u ok lapic=%u pit=%u", &n, &lapic,
-                   &pit) == 3) {
-            g_assert_cmpuint(n, ==, next);
-            g_assert_cmpuint(lapic, >=, last_lapic);
-            g_assert_cmpuint(pit, >=, last_pit);
-            next++;
-            last_lapic = lapic;
-            last_pit = pit;
-            if (pos >= src_len) {
-                scans_dst++;
-            }
-        }
-        pos += strlen(*l) + 1;
-    }
-    g_assert_cmpuint(scans_dst, >=, min_dst_scans);
-    g_assert_cmpuint(last_lapic, >, 0);
-    g_assert_cmpuint(last_pit, >, 0);
-    g_strfreev(lines);
-    g_free(all);
-}
-
 static void check_ram_stats(QemuVm *src, uint64_t total)
 {
     JsonObject *o = qmp_return_object(src, "query-migrate");
@@ -199,7 +160,7 @@ static void finish(QemuVm *src, QemuVm *dst)
     have = vm_serial_count(dst, " ok ");
     g_assert_true(vm_wait_serial(dst, " ok ", have + 3));
     d = vm_serial(dst);
-    check_continuity(s, d, 3);
+    vm_check_migrate_scans(s, d, 3);
     g_free(s);
     g_free(d);
     quit_with_teardown(src);
@@ -267,24 +228,9 @@ static void test_unix(void)
     g_free(sock);
 }
 
-/* A TCP port nobody listens on now. */
-static int free_port(void)
-{
-    struct sockaddr_in sa = { .sin_family = AF_INET,
-                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t len = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-    g_assert_cmpint(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), ==, 0);
-    g_assert_cmpint(getsockname(fd, (struct sockaddr *)&sa, &len), ==, 0);
-    port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
-}
-
 static void test_tcp(void)
 {
-    int port = free_port();
+    int port = vm_free_tcp_port();
     char *extra, *cmd;
     QemuVm *src, *dst;
 
