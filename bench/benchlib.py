@@ -51,6 +51,8 @@ def status(pid, keys=("VmRSS", "VmLck")):
 
 
 class Qmp:
+    """A QMP client on a unix socket; events are kept in order."""
+
     def __init__(self, path, deadline):
         while True:
             try:
@@ -87,6 +89,17 @@ class Qmp:
             if "error" in msg:
                 raise RuntimeError("%s: %s" % (name, msg["error"]["desc"]))
             return msg["return"]
+
+    def wait_event(self, name, timeout=60):
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                for i, ev in enumerate(self.events):
+                    if ev["event"] == name:
+                        return self.events.pop(i)
+                self.events.append(self.recv())
+        finally:
+            self.sock.settimeout(None)
 
 
 def write_doc(text, script, section):

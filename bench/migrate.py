@@ -20,14 +20,26 @@ query-migrate is polled until the migration ends.
   continued      the destination's serial shows new sweep lines after the
                  switch-over (the guest runs there)
 
+With --local-update, instead: local live update of ours alone. A guest
+in a share=on memfd (the kit's migrate program rewriting 16 MiB) moves to
+a new process on the same host with x-ignore-shared over a unix: socket:
+the memfd's descriptor is passed, no RAM page is copied. Reported per
+guest size (--sizes): the time from sending `migrate` to the
+destination's RESUME event (its QMP timestamp, the same clock), and the
+source's query-migrate total-time and downtime; --copy adds the same runs
+without x-ignore-shared (the pages copied) for comparison.
+
 Usage: bench/migrate.py [--runs N] [--mem MiB] [--resident MiB]
                         [--rate MiB/s] [--bandwidth MiB/s]
                         [--downtime ms] [--guest-dir DIR] [--write-doc]
                         BINARY [REFERENCE]
+       bench/migrate.py --local-update [--sizes 256M,1G,4G] [--copy]
+                        [--runs N] [--guest-dir DIR] [--write-doc] BINARY
 """
 import argparse
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +48,7 @@ import time
 import benchlib
 
 SECTION = "## Live migration"
+LOCAL_SECTION = "## Local live update"
 START_TIMEOUT = 120
 MIGRATE_TIMEOUT = 300
 
@@ -174,6 +187,107 @@ def verdict(binaries, results):
                 "met" if met else "not met"))
 
 
+def start_memfd_vm(binary, guest, workdir, name, size, incoming=None):
+    qmp = os.path.join(workdir, name + ".qmp")
+    serial = os.path.join(workdir, name + ".serial")
+    args = [binary, "-M", "pc,memory-backend=mem", "-accel", "tcg",
+            "-m", size, "-display", "none", "-nodefaults",
+            "-object", "memory-backend-memfd,id=mem,size=%s,share=on" % size,
+            "-kernel", guest, "-serial", "file:" + serial,
+            "-qmp", "unix:%s,server=on,wait=off" % qmp]
+    if incoming:
+        args += ["-incoming", incoming]
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    return proc, benchlib.Qmp(qmp, time.monotonic() + 20), serial
+
+
+def stop_vm(proc, qmp):
+    try:
+        qmp.cmd("quit")
+    except (OSError, ValueError, RuntimeError, EOFError):
+        pass
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def local_update_once(binary, guest, size, handover):
+    """One update; (ms to RESUME, total-time ms, downtime ms)."""
+    with tempfile.TemporaryDirectory(prefix="bench-migrate-") as d:
+        sock = os.path.join(d, "mig.sock")
+        src, sq, src_serial = start_memfd_vm(binary, guest, d, "src", size)
+        dst = dq = None
+        try:
+            wait_count(src_serial, b" ok ", 2, 30)
+            dst, dq, dst_serial = start_memfd_vm(binary, guest, d, "dst",
+                                                 size, "unix:" + sock)
+            caps = [{"capability": "x-ignore-shared", "state": handover},
+                    {"capability": "events", "state": True}]
+            sq.cmd("migrate-set-capabilities", capabilities=caps)
+            dq.cmd("migrate-set-capabilities", capabilities=caps)
+            t0 = time.time()
+            sq.cmd("migrate", uri="unix:" + sock)
+            ts = dq.wait_event("RESUME")["timestamp"]
+            resumed = ts["seconds"] + ts["microseconds"] / 1e6
+            while True:
+                info = sq.cmd("query-migrate")
+                if info["status"] in ("completed", "failed"):
+                    break
+                time.sleep(0.01)
+            if info["status"] != "completed":
+                raise RuntimeError("migration %s: %s" % (
+                    info["status"], info.get("error-desc")))
+            have = read(dst_serial).count(b" ok ")
+            wait_count(dst_serial, b" ok ", have + 1, 30)
+            if b"BAD" in read(dst_serial):
+                raise RuntimeError("the guest's checksum broke")
+            return ((resumed - t0) * 1000, info["total-time"],
+                    info["downtime"])
+        finally:
+            stop_vm(src, sq)
+            if dst:
+                stop_vm(dst, dq)
+
+
+def wait_count(path, text, count, timeout):
+    deadline = time.monotonic() + timeout
+    while read(path).count(text) < count:
+        if time.monotonic() > deadline:
+            raise RuntimeError("%s: no %d x %r in %d s" % (path, count, text,
+                                                          timeout))
+        time.sleep(0.05)
+
+
+def local_update(args):
+    guest = os.path.join(args.guest_dir, "migrate.elf")
+    modes = [("handed over (x-ignore-shared)", True)]
+    if args.copy:
+        modes.append(("copied", False))
+    lines = ["`bench/migrate.py %s`  " % " ".join(shlex.quote(a)
+                                                  for a in sys.argv[1:]),
+             "(%s; %s, memfd share=on, tcg; medians of %d)" % (
+                 time.strftime("%Y-%m-%d %H:%M"),
+                 benchlib.version(args.binary), args.runs), "",
+             "| guest | RAM | migrate to RESUME, ms (min-max) | "
+             "total-time, ms | downtime, ms |", "|---|---|---|---|---|"]
+    for label, handover in modes:
+        for size in args.sizes.split(","):
+            runs = [local_update_once(args.binary, guest, size, handover)
+                    for _ in range(args.runs)]
+            resume = [r[0] for r in runs]
+            lines.append("| %s | %s | %.1f (%.1f-%.1f) | %g | %g |" % (
+                size, label, statistics.median(resume), min(resume),
+                max(resume), statistics.median(r[1] for r in runs),
+                statistics.median(r[2] for r in runs)))
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write_doc:
+        benchlib.write_doc(text, "migrate.py local-update", LOCAL_SECTION)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
@@ -185,10 +299,16 @@ def main():
     ap.add_argument("--guest-dir", default=os.path.join(
         benchlib.ROOT, "build", "tests", "guest"))
     ap.add_argument("--write-doc", action="store_true")
+    ap.add_argument("--local-update", action="store_true")
+    ap.add_argument("--sizes", default="256M,1G,4G")
+    ap.add_argument("--copy", action="store_true")
     ap.add_argument("binary")
     ap.add_argument("reference", nargs="?",
                     default="/usr/bin/qemu-system-x86_64")
     args = ap.parse_args()
+    if args.local_update:
+        local_update(args)
+        return
     kernel = os.path.join(args.guest_dir, "dirty.elf")
     binaries = [args.binary, args.reference]
     names = {b: benchlib.version(b) for b in binaries}

@@ -23,6 +23,7 @@
 
 #include "migration/migration.h"
 #include "migration/postcopy-ram.h"
+#include "migration/ram-handover.h"
 #include "migration/ram-stream.h"
 #include "migration/savevm.h"
 #include "migration/stream.h"
@@ -59,6 +60,7 @@ typedef struct MigrationState {
     bool was_running;
     bool postcopy_requested;    /* migrate-start-postcopy came */
     bool postcopy;              /* past the postcopy switch-over */
+    bool handover_unsure;       /* cancelled awaiting the destination's ack */
 } MigrationState;
 
 static MigrationState out = { .cancel_pipe = { -1, -1 } };
@@ -221,6 +223,29 @@ static void out_pause_before_switchover(MigrationState *m)
     m->continue_requested = false;
 }
 
+/*
+ * RAM handed over: done only once the destination has loaded it all
+ * (without its word it exited, and the guest runs on here). A cancel
+ * meanwhile leaves it unknown whether the destination runs the guest:
+ * then it never runs here again.
+ */
+static bool out_wait_ack(MigrationState *m)
+{
+    bool cancelled;
+
+    bql_unlock();
+    if (mig_stream_wait_ack(m->stream, &cancelled)) {
+        bql_lock();
+        return true;
+    }
+    bql_lock();
+    m->handover_unsure = cancelled;
+    out_fail(m, cancelled ? "cancelled while the destination loaded the "
+             "state; it may run the guest, so this side does not" :
+             "the destination did not load the state (see its log)");
+    return false;
+}
+
 /* The last dirty pages, the state sections and the end marker. */
 static bool out_complete(MigrationState *m)
 {
@@ -252,7 +277,7 @@ static bool out_complete(MigrationState *m)
         out_fail(m, "writing the end of the stream failed");
         return false;
     }
-    return true;
+    return !ram_handover_count() || out_wait_ack(m);
 }
 
 /*
@@ -299,6 +324,19 @@ static bool out_postcopy(MigrationState *m, int64_t stop_ns)
     return ok;
 }
 
+/* x-ignore-shared: hand the shared RAM over instead of sending it. */
+static bool out_handover(MigrationState *m)
+{
+    Error *err = NULL;
+
+    if (!ram_handover_save(m->stream, &err)) {
+        out_fail(m, error_get_pretty(err));
+        error_free(err);
+        return false;
+    }
+    return true;
+}
+
 static gpointer out_thread(gpointer opaque)
 {
     MigrationState *m = opaque;
@@ -306,6 +344,8 @@ static gpointer out_thread(gpointer opaque)
 
     bql_lock();
     ok = mig_stream_write_header(m->stream) &&
+         (!caps[MIGRATION_CAPABILITY_X_IGNORE_SHARED] ||
+          out_handover(m)) &&
          ram_save_setup(m->stream, &m->ram) &&
          (!caps[MIGRATION_CAPABILITY_POSTCOPY_RAM] ||
           mig_section_write(m->stream, MIG_SEC_POSTCOPY_ADVISE, "postcopy",
@@ -373,13 +413,14 @@ static gpointer out_thread(gpointer opaque)
         ok = false;
     }
     ram_save_cleanup();
+    ram_handover_save_end(ok);
     m->end_ns = now_ns();
     /* The destination sees the end of the stream now, whatever happened. */
     mig_channel_close(&m->ch);
     if (ok) {
         set_status(&m->status, MIGRATION_STATUS_COMPLETED);
         runstate_set(RUN_STATE_POSTMIGRATE);
-    } else if (m->postcopy) {
+    } else if (m->postcopy || m->handover_unsure) {
         /* The destination ran the VM: never run it here again. */
         set_status(&m->status, MIGRATION_STATUS_FAILED);
         runstate_set(RUN_STATE_POSTMIGRATE);
@@ -453,7 +494,7 @@ bool qmp_migrate(const q_obj_migrate_arg *args, JsonNode **ret,
     mig_stream_init(out.stream, out.ch.fd, out.cancel_pipe[0]);
     out.cancel = false;
     out.continue_requested = false;
-    out.postcopy_requested = out.postcopy = false;
+    out.postcopy_requested = out.postcopy = out.handover_unsure = false;
     out.start_ns = now_ns();
     out.end_ns = 0;
     out.downtime_ms = 0;
@@ -484,6 +525,11 @@ bool qmp_migrate_start_postcopy(JsonNode **ret, Error **errp)
 bool migration_postcopy_ram(void)
 {
     return caps[MIGRATION_CAPABILITY_POSTCOPY_RAM];
+}
+
+bool migration_ignore_shared(void)
+{
+    return caps[MIGRATION_CAPABILITY_X_IGNORE_SHARED];
 }
 
 bool qmp_migrate_cancel(JsonNode **ret, Error **errp)
@@ -682,6 +728,7 @@ static gpointer in_thread(gpointer opaque)
     }
     error_free(err);
     bql_unlock();
+    mig_stream_close_fds(s);
     g_free(s);
     return NULL;
 }

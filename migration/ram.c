@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "migration/postcopy-ram.h"
+#include "migration/ram-handover.h"
 #include "migration/ram.h"
 #include "migration/ram-stream.h"
 #include "migration/vmstate.h"
@@ -24,6 +25,7 @@ typedef struct RamRegion {
     MemoryRegion *mr;
     uint64_t pages;
     uint64_t *todo;             /* source: pages still to send */
+    bool handed_over;           /* its block is handed over, not sent */
     bool seen;                  /* destination: in the layout */
 } RamRegion;
 
@@ -120,14 +122,18 @@ bool ram_save_setup(MigStream *s, RamStats *st)
         RamRegion *r = region_at(i);
         size_t len = strlen(r->mr->name);
 
-        memory_region_set_log(r->mr, true);
-        g_free(memory_region_fetch_dirty_log(r->mr));
-        r->todo = g_new(uint64_t, words(r));
-        memset(r->todo, 0xff, words(r) * 8);
-        if (r->pages % 64) {
-            r->todo[words(r) - 1] = (1ull << (r->pages % 64)) - 1;
+        /* Handed over (x-ignore-shared): nothing to log, nothing to send. */
+        r->handed_over = ram_handover_covers(r->mr->ram);
+        r->todo = g_new0(uint64_t, words(r));
+        if (!r->handed_over) {
+            memory_region_set_log(r->mr, true);
+            g_free(memory_region_fetch_dirty_log(r->mr));
+            memset(r->todo, 0xff, words(r) * 8);
+            if (r->pages % 64) {
+                r->todo[words(r) - 1] = (1ull << (r->pages % 64)) - 1;
+            }
+            st->total += r->pages * MIG_PAGE_SIZE;
         }
-        st->total += r->pages * MIG_PAGE_SIZE;
         vmstate_put_le(layout, len, 1);
         g_byte_array_append(layout, (const uint8_t *)r->mr->name, len);
         vmstate_put_le(layout, r->mr->size, 8);
@@ -147,8 +153,12 @@ void ram_save_sync(RamStats *st)
 
     for (guint i = 0; i < nregions(); i++) {
         RamRegion *r = region_at(i);
-        uint64_t *bm = memory_region_fetch_dirty_log(r->mr);
+        uint64_t *bm;
 
+        if (r->handed_over) {
+            continue;
+        }
+        bm = memory_region_fetch_dirty_log(r->mr);
         for (uint64_t w = 0; w < words(r); w++) {
             uint64_t bits = bm ? bm[w] : 0;
 
@@ -215,7 +225,7 @@ bool ram_save_pass(MigStream *s, RamStats *st,
 
     for (guint i = 0; ok && i < nregions(); i++) {
         RamRegion *r = region_at(i);
-        uint64_t next = 0;
+        uint64_t next = r->handed_over ? r->pages : 0;
 
         while (ok && next < r->pages) {
             ok = send_section(s, r, &next, st, buf) &&
@@ -231,7 +241,10 @@ void ram_save_cleanup(void)
     for (guint i = 0; i < nregions(); i++) {
         RamRegion *r = region_at(i);
 
-        memory_region_set_log(r->mr, false);
+        if (!r->handed_over) {
+            memory_region_set_log(r->mr, false);
+        }
+        r->handed_over = false;
         g_clear_pointer(&r->todo, g_free);
     }
 }
@@ -247,7 +260,7 @@ bool ram_save_page(MigStream *s, RamStats *st, const char *name,
     uint64_t p = offset / MIG_PAGE_SIZE;
     bool ok;
 
-    if (!r || p >= r->pages || !r->todo) {
+    if (!r || p >= r->pages || !r->todo || r->handed_over) {
         return false;
     }
     buf = g_byte_array_sized_new(MIG_PAGE_SIZE + 8);
@@ -457,6 +470,11 @@ bool ram_load_pages(const MigSection *sec, Error **errp)
     if (!r || !r->seen) {
         error_setg(errp, "RAM section for region '%s', which the layout did "
                    "not describe", sec->name);
+        return false;
+    }
+    if (ram_handover_covers(r->mr->ram)) {
+        error_setg(errp, "RAM section for region '%s', whose memory was "
+                   "handed over", r->mr->name);
         return false;
     }
     while (rd.pos < rd.len) {

@@ -12,6 +12,7 @@
 
 #include "hw/qdev.h"
 #include "migration/postcopy-ram.h"
+#include "migration/ram-handover.h"
 #include "migration/ram-stream.h"
 #include "migration/savevm.h"
 #include "migration/vmstate.h"
@@ -330,6 +331,9 @@ static bool load_stream(MigStream *s, Error **errp)
             return false;
         }
         switch (sec.kind) {
+        case MIG_SEC_RAM_SHARED:
+            ok = ram_handover_load(s, &sec, errp);
+            break;
         case MIG_SEC_RAM_LAYOUT:
             ok = ram_load_layout(&sec, errp);
             break;
@@ -400,6 +404,11 @@ bool savevm_load_stream(MigStream *s, Error **errp)
 {
     bool ok = load_stream(s, errp);
 
+    /* RAM handed over: the source completes only on our word. */
+    if (ram_handover_load_end(ok) && ok && !mig_stream_send_ack(s)) {
+        error_setg(errp, "the source went away before the switch-over");
+        ok = false;
+    }
     if (!ok) {
         /* Wake the vCPUs waiting for pages that will never come. */
         postcopy_incoming_end(false, NULL);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "migration/stream.h"
@@ -18,6 +19,34 @@ void mig_stream_init(MigStream *s, int fd, int cancel_fd)
     s->len = s->pos = 0;
     s->bytes = 0;
     s->error = s->eof = false;
+}
+
+bool mig_stream_can_pass_fds(const MigStream *s)
+{
+    int domain = 0;
+    socklen_t len = sizeof(domain);
+
+    return getsockopt(s->fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+           domain == AF_UNIX;
+}
+
+int mig_stream_take_fd(MigStream *s)
+{
+    int fd;
+
+    if (!s->nfds) {
+        return -1;
+    }
+    fd = s->fds[0];
+    memmove(s->fds, s->fds + 1, --s->nfds * sizeof(s->fds[0]));
+    return fd;
+}
+
+void mig_stream_close_fds(MigStream *s)
+{
+    while (s->nfds) {
+        close(s->fds[--s->nfds]);
+    }
 }
 
 /* Wait until fd is ready for events, false when cancelled. */
@@ -70,6 +99,29 @@ bool mig_stream_flush(MigStream *s)
     return ok;
 }
 
+bool mig_stream_send_ack(MigStream *s)
+{
+    uint8_t b = MIG_ACK_LOADED;
+
+    return write_all(s, &b, 1);
+}
+
+bool mig_stream_wait_ack(MigStream *s, bool *cancelled)
+{
+    uint8_t b = 0;
+    ssize_t n;
+
+    *cancelled = false;
+    do {
+        if (s->cancel_fd >= 0 && !wait_fd(s, POLLIN)) {
+            *cancelled = true;
+            return false;
+        }
+        n = read(s->fd, &b, 1);
+    } while (n < 0 && (errno == EINTR || errno == EAGAIN));
+    return n == 1 && b == MIG_ACK_LOADED;
+}
+
 bool mig_stream_write(MigStream *s, const void *data, size_t len)
 {
     const uint8_t *p = data;
@@ -91,6 +143,66 @@ bool mig_stream_write(MigStream *s, const void *data, size_t len)
     return !s->error;
 }
 
+/*
+ * Keep the descriptors a control message brought (the sender's
+ * SCM_RIGHTS); past MIG_FDS_MAX untaken ones the stream is broken,
+ * so a source cannot make us hold descriptors without end.
+ */
+static void keep_fds(MigStream *s, struct msghdr *msg)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+        const unsigned char *data = CMSG_DATA(c);
+        size_t n;
+
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+
+            memcpy(&fd, data + i * sizeof(int), sizeof(int));
+            if (s->nfds < MIG_FDS_MAX) {
+                s->fds[s->nfds++] = fd;
+            } else {
+                close(fd);
+                s->error = true;
+            }
+        }
+    }
+    if (msg->msg_flags & MSG_CTRUNC) {
+        s->error = true;        /* descriptors were lost */
+    }
+}
+
+/* One read into the buffer; over a unix socket with recvmsg(2). */
+static ssize_t read_some(MigStream *s)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int) * MIG_FDS_MAX)];
+        struct cmsghdr align;
+    } control;
+    struct iovec iov = { .iov_base = s->buf, .iov_len = sizeof(s->buf) };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+    };
+    ssize_t n;
+
+    if (s->not_socket) {
+        return read(s->fd, s->buf, sizeof(s->buf));
+    }
+    n = recvmsg(s->fd, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == ENOTSOCK) {
+        s->not_socket = true;
+        return read(s->fd, s->buf, sizeof(s->buf));
+    }
+    if (n >= 0) {
+        keep_fds(s, &msg);
+    }
+    return n;
+}
+
 /* Refill the buffer: false at end of input, on error or cancel. */
 static bool fill(MigStream *s)
 {
@@ -101,7 +213,10 @@ static bool fill(MigStream *s)
             s->error = true;
             return false;
         }
-        n = read(s->fd, s->buf, sizeof(s->buf));
+        n = read_some(s);
+        if (s->error) {
+            return false;
+        }
         if (n > 0) {
             s->len = n;
             s->pos = 0;
@@ -235,6 +350,53 @@ bool mig_section_write(MigStream *s, uint8_t kind, const char *name,
          mig_stream_write(s, tail, 4);
     g_byte_array_free(h, TRUE);
     return ok;
+}
+
+/* Write out what is buffered; its first bytes carry fd (SCM_RIGHTS). */
+static bool flush_with_fd(MigStream *s, int fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct iovec iov = { .iov_base = s->buf, .iov_len = s->len };
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = control.buf, .msg_controllen = sizeof(control.buf),
+    };
+    struct cmsghdr *c;
+    ssize_t n;
+
+    memset(&control, 0, sizeof(control));
+    c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    do {
+        n = sendmsg(s->fd, &msg, MSG_NOSIGNAL);
+    } while (n < 0 && (errno == EINTR ||
+                       (errno == EAGAIN && wait_fd(s, POLLOUT))));
+    if (n <= 0) {
+        s->error = true;
+        return false;
+    }
+    /* The descriptor went with the first byte; the rest as usual. */
+    memmove(s->buf, s->buf + n, s->len - n);
+    s->len -= n;
+    return mig_stream_flush(s);
+}
+
+bool mig_section_write_fd(MigStream *s, uint8_t kind, const char *name,
+                          uint32_t instance, uint32_t version,
+                          const void *payload, size_t len, int fd)
+{
+    /* Nothing of this section may be written before the descriptor. */
+    return mig_stream_flush(s) &&
+           len + 300 <= sizeof(s->buf) &&
+           mig_section_write(s, kind, name, instance, version, payload,
+                             len) &&
+           flush_with_fd(s, fd);
 }
 
 static uint32_t le32(const uint8_t *p)

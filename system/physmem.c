@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
 
 #include "config-host.h"
 #include "qemu/log.h"
+#include "system/hostmem.h"
 #include "system/os-posix.h"
 #include "system/ramblock.h"
 #include "system/system.h"
@@ -125,6 +127,63 @@ RAMBlock *ram_block_from_host(const void *host, uint64_t *offset)
         }
     }
     return NULL;
+}
+
+RAMBlock *ram_block_by_name(const char *name)
+{
+    for (guint i = 0; ram_blocks && i < ram_blocks->len; i++) {
+        RAMBlock *rb = g_ptr_array_index(ram_blocks, i);
+
+        if (!strcmp(rb->name, name)) {
+            return rb;
+        }
+    }
+    return NULL;
+}
+
+bool ram_block_replace_fd(RAMBlock *rb, int fd, Error **errp)
+{
+    int prot = PROT_READ | ((rb->flags & RAM_READONLY) ? 0 : PROT_WRITE);
+    int mflags = MAP_SHARED | MAP_FIXED |
+                 ((rb->flags & RAM_NORESERVE) ? MAP_NORESERVE : 0);
+    int accmode = fcntl(fd, F_GETFL);
+    struct stat st;
+
+    if (!rb->host || !(rb->flags & RAM_SHARED)) {
+        error_setg(errp, "guest RAM '%s' is not a shared mapping", rb->name);
+        return false;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || accmode < 0 ||
+        (accmode & O_ACCMODE) != ((rb->flags & RAM_READONLY) ? O_RDONLY
+                                                              : O_RDWR)) {
+        error_setg(errp, "guest RAM '%s': the descriptor is not a file open "
+                   "for reading%s", rb->name,
+                   (rb->flags & RAM_READONLY) ? "" : " and writing");
+        return false;
+    }
+    if ((uint64_t)st.st_size < rb->size) {
+        error_setg(errp, "guest RAM '%s': the file has %" G_GUINT64_FORMAT
+                   " bytes, %" G_GUINT64_FORMAT " here", rb->name,
+                   (uint64_t)st.st_size, rb->size);
+        return false;
+    }
+    if (host_memory_fd_page_size(fd) != rb->page_size) {
+        error_setg(errp, "guest RAM '%s': the file's pages are %zu bytes, "
+                   "%zu here", rb->name, host_memory_fd_page_size(fd), rb->page_size);
+        return false;
+    }
+    /* One call: the old pages go and the new ones appear, no gap between. */
+    if (mmap(rb->host, rb->size, prot, mflags, fd, 0) == MAP_FAILED) {
+        error_setg_errno(errp, errno, "guest RAM '%s': cannot map the file",
+                         rb->name);
+        return false;
+    }
+    if (rb->fd >= 0) {
+        close(rb->fd);
+    }
+    rb->fd = fd;
+    rb->lock_on_fault = false;
+    return true;
 }
 
 /*

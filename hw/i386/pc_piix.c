@@ -85,6 +85,12 @@ typedef struct PCMachineState {
     uint64_t acpi_rsdp;             /* guest address of the RSDP */
     DeviceState *rtc;               /* its CMOS holds the boot order */
     bool boot_once;                 /* -boot once= until the first reset */
+    /*
+     * -incoming: guest RAM is the source's, and a share=on file may be
+     * the very memory the source's guest is running in (local live
+     * update), so building the machine must not write it.
+     */
+    bool ram_from_source;
 } PCMachineState;
 
 PCRamLayout pc_ram_layout(uint64_t ram_size)
@@ -303,10 +309,14 @@ static void pc_publish_e820(PCMachineState *pcms, FWCfgState *fw)
 static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
                            uint64_t len)
 {
+    PCMachineState *pcms = opaque;
     void *p = address_space_ram_ptr(&address_space_memory, addr, len);
 
     if (!p) {
         return false;
+    }
+    if (pcms->ram_from_source) {
+        return true;
     }
     if (buf) {
         memcpy(p, buf, len);
@@ -368,7 +378,7 @@ static void pc_place_acpi(PCMachineState *pcms)
 {
     uint64_t rsdp_offset = pcms->acpi_rsdp - pcms->acpi_base;
 
-    if (!pcms->acpi_tables) {
+    if (!pcms->acpi_tables || pcms->ram_from_source) {
         return;
     }
     address_space_rw(&address_space_memory, pcms->acpi_base,
@@ -381,7 +391,7 @@ static void pc_place_acpi(PCMachineState *pcms)
 static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
                            FWCfgState *fw, Error **errp)
 {
-    const GuestMemory mem = { .write = pc_guest_write };
+    const GuestMemory mem = { .write = pc_guest_write, .opaque = pcms };
     const X86BootConfig bc = {
         .kernel_filename = pcms->cfg->kernel,
         .initrd_filename = pcms->cfg->initrd,
@@ -725,9 +735,11 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
         return false;
     }
+    pcms->ram_from_source = ms->cfg->incoming != NULL;
     pc_place_acpi(pcms);
     x86_boot_state_init(&st);
     ok = !ms->cfg->kernel || pc_load_kernel(pcms, &st, fw, errp);
+    pcms->ram_from_source = false;
     if (ok) {
         vcpus_reset(ms->cfg->kernel ? &st : NULL);
     }

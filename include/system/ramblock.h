@@ -80,6 +80,16 @@ void ram_block_advise(RAMBlock *rb, bool mergeable, bool dump);
 int ram_block_prealloc(RAMBlock *rb, unsigned nthreads);
 /* Another process maps the fd: do not take its memory away at exit. */
 void ram_block_set_exported(RAMBlock *rb, bool exported);
+/* The block made for the backend (or the machine) named name, or NULL. */
+RAMBlock *ram_block_by_name(const char *name);
+/*
+ * Map fd (shared, from offset 0) in place of the block's memory, at
+ * the same address, so every pointer into it stays good; the block then
+ * owns fd and closes its old one. fd must be a regular file of at least
+ * the block's size with its page size, open for reading and writing.
+ * On failure the block is as it was and the caller still owns fd.
+ */
+bool ram_block_replace_fd(RAMBlock *rb, int fd, Error **errp);
 
 /* The teardown policy, a pure function of how the block was obtained. */
 RamDiscardAction ram_block_discard_action(const RAMBlock *rb);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -790,6 +791,56 @@ void vm_expect_linux_resumed_poweroff(QemuVm *vm)
     g_assert_nonnull(strstr(out, "reboot: Power down"));
     g_assert_null(strstr(out, "Linux version"));
     g_free(out);
+}
+
+void vm_check_migrate_scans(const char *src, const char *dst,
+                            unsigned min_dst_scans)
+{
+    char *all = g_strconcat(src, dst, NULL);
+    char **lines = g_strsplit(all, "\n", -1);
+    unsigned next = 1, last_lapic = 0, last_pit = 0, scans_dst = 0;
+    unsigned dst_lapic = 0, dst_pit = 0;  /* on its first line */
+    size_t src_len = strlen(src), pos = 0;
+
+    g_assert_null(strstr(all, "BAD"));
+    for (char **l = lines; *l; l++) {
+        unsigned n, lapic, pit;
+
+        if (sscanf(*l, "migrate: scan %u ok lapic=%u pit=%u", &n, &lapic,
+                   &pit) == 3) {
+            g_assert_cmpuint(n, ==, next);
+            g_assert_cmpuint(lapic, >=, last_lapic);
+            g_assert_cmpuint(pit, >=, last_pit);
+            next++;
+            last_lapic = lapic;
+            last_pit = pit;
+            if (pos >= src_len && !scans_dst++) {
+                dst_lapic = lapic;
+                dst_pit = pit;
+            }
+        }
+        pos += strlen(*l) + 1;
+    }
+    g_assert_cmpuint(scans_dst, >=, min_dst_scans);
+    /* The destination's LAPIC timer and PIT tick as the source's did. */
+    g_assert_cmpuint(last_lapic, >, dst_lapic);
+    g_assert_cmpuint(last_pit, >, dst_pit);
+    g_strfreev(lines);
+    g_free(all);
+}
+
+int vm_free_tcp_port(void)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+    g_assert_cmpint(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), ==, 0);
+    g_assert_cmpint(getsockname(fd, (struct sockaddr *)&sa, &len), ==, 0);
+    port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
 }
 
 uint32_t vm_crc32c(const uint8_t *p, size_t len)

@@ -201,6 +201,17 @@ void vm_run_free(VmRun *r);
  */
 void vm_run_expect_lines(const VmRun *r, const char *const *lines);
 
+/*
+ * The guest kit's migrate program, migrated: its scans in src's serial
+ * output then dst's must count 1, 2, 3... without a gap or a repeat (a
+ * line may be cut by the switch-over: the halves join), with no BAD, at
+ * least min_dst_scans of them on dst, and the ticks must keep growing.
+ */
+void vm_check_migrate_scans(const char *src, const char *dst,
+                            unsigned min_dst_scans);
+/* A TCP port on 127.0.0.1 nobody listens on now. */
+int vm_free_tcp_port(void);
+
 /* CRC32C (Castagnoli), as the migration stream's sections carry it. */
 uint32_t vm_crc32c(const uint8_t *p, size_t len);
 

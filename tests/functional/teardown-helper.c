@@ -167,6 +167,20 @@ unsigned teardown_collect_helpers(TeardownIO *sum)
     }
 }
 
+bool teardown_collect_helper(pid_t pid, TeardownIO *sum)
+{
+    TeardownIO io;
+
+    if (!wait_zombie(pid) || !teardown_read_proc_io(pid, &io)) {
+        return false;
+    }
+    sum->write_bytes += io.write_bytes;
+    sum->cancelled_write_bytes += io.cancelled_write_bytes;
+    last_helper_pid = pid;
+    waitpid(pid, NULL, 0);
+    return true;
+}
+
 TeardownResult teardown_exit(QTestState *s, TeardownExit how)
 {
     return teardown_exit_then(s, how, NULL, NULL);

@@ -80,6 +80,11 @@ TeardownResult teardown_exit(QTestState *s, TeardownExit how);
  * Returns how many there were.
  */
 unsigned teardown_collect_helpers(TeardownIO *sum);
+/*
+ * The same for the one helper pid (known from the emulator's log) while
+ * other children still run: false if it did not exit in time.
+ */
+bool teardown_collect_helper(pid_t pid, TeardownIO *sum);
 /* The pid of the last helper teardown_collect_helpers() reaped, or 0. */
 pid_t teardown_last_helper_pid(void);
 /* The same, calling after_exit once the emulator is reaped. */

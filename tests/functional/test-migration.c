@@ -33,7 +33,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -136,47 +135,6 @@ static bool wait_run_status(QemuVm *vm, const char *want)
     return false;
 }
 
-/*
- * The scans in src's output then dst's must count 1, 2, 3... without a
- * gap or a repeat (a line may be cut by the switch-over: the halves join),
- * with no BAD, and the ticks must keep growing, on the destination too:
- * its LAPIC timer and PIT (through the IOAPIC) run as the source's did.
- */
-static void check_continuity(const char *src, const char *dst,
-                             unsigned min_dst_scans)
-{
-    char *all = g_strconcat(src, dst, NULL);
-    char **lines = g_strsplit(all, "\n", -1);
-    unsigned next = 1, last_lapic = 0, last_pit = 0, scans_dst = 0;
-    unsigned dst_lapic = 0, dst_pit = 0;  /* on its first line */
-    size_t src_len = strlen(src), pos = 0;
-
-    g_assert_null(strstr(all, "BAD"));
-    for (char **l = lines; *l; l++) {
-        unsigned n, lapic, pit;
-
-        if (sscanf(*l, "migrate: scan %u ok lapic=%u pit=%u", &n, &lapic,
-                   &pit) == 3) {
-            g_assert_cmpuint(n, ==, next);
-            g_assert_cmpuint(lapic, >=, last_lapic);
-            g_assert_cmpuint(pit, >=, last_pit);
-            next++;
-            last_lapic = lapic;
-            last_pit = pit;
-            if (pos >= src_len && !scans_dst++) {
-                dst_lapic = lapic;
-                dst_pit = pit;
-            }
-        }
-        pos += strlen(*l) + 1;
-    }
-    g_assert_cmpuint(scans_dst, >=, min_dst_scans);
-    g_assert_cmpuint(last_lapic, >, dst_lapic);
-    g_assert_cmpuint(last_pit, >, dst_pit);
-    g_strfreev(lines);
-    g_free(all);
-}
-
 static void check_ram_stats(QemuVm *src, uint64_t total)
 {
     JsonObject *o = qmp_return_object(src, "query-migrate");
@@ -233,7 +191,7 @@ static void check_switched(QemuVm *src, QemuVm *dst)
     /* The last " ok " seen may be in a line still being written. */
     g_assert_true(vm_wait_serial(dst, " ok ", have + 4));
     d = vm_serial(dst);
-    check_continuity(s, d, 3);
+    vm_check_migrate_scans(s, d, 3);
     g_free(s);
     g_free(d);
 }
@@ -347,24 +305,9 @@ static void test_memfd_sparse(void)
     g_free(sock);
 }
 
-/* A TCP port nobody listens on now. */
-static int free_port(void)
-{
-    struct sockaddr_in sa = { .sin_family = AF_INET,
-                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t len = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-    g_assert_cmpint(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), ==, 0);
-    g_assert_cmpint(getsockname(fd, (struct sockaddr *)&sa, &len), ==, 0);
-    port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
-}
-
 static void test_tcp(const void *data)
 {
-    int port = free_port();
+    int port = vm_free_tcp_port();
     char *extra, *cmd;
     QemuVm *src, *dst;
 
