@@ -413,6 +413,13 @@ firmware's boot menu; `splash` is an image shown for `splash-time` ms.
 `reboot-timeout` makes the firmware retry after that many ms when nothing
 boots (default -1, never). `strict=on` forbids falling back to devices not
 listed. Ignored when `-kernel` boots Linux directly.
+
+The order also reaches the firmware through fw_cfg as QEMU's `pc` writes it:
+`order`/`once` in the CMOS, `menu` as `FW_CFG_BOOT_MENU`, `splash-time` as
+`etc/boot-menu-wait`, `reboot-timeout` as `etc/boot-fail-wait`, and the
+`bootorder` file listing the devices that have a `bootindex` property
+(`virtio-blk-pci`, `virtio-net-pci`), lowest index first, by firmware path
+(`/pci@i0cf8/scsi@4/disk@0,0`), with a last line `HALT` under `strict=on`.
 ENDDOC
 
 DEF("rtc", HAS_ARG, QEMU_OPTION_rtc,
