@@ -369,7 +369,10 @@ names it, or `file.driver=...,file.filename=...` makes it). Devices take
 a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
 `locking=` is `-drive`'s `file.locking=`. QMP `blockdev-add` takes the
 same options as JSON (a nested `"file": {...}` object is `file.*`) and
-`blockdev-del` removes a node nothing uses.
+`blockdev-del` removes a node nothing uses. A key outside the QMP schema's
+`BlockdevOptions` (at the top, in `cache.*` or in an inline `file.*`) is
+refused, in both places, as QEMU does: `Parameter 'file.bogus' is
+unexpected`.
 ENDDOC
 
 DEF("device", HAS_ARG, QEMU_OPTION_device,
