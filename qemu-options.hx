@@ -559,11 +559,13 @@ ENDDOC
 
 DEF("serial", HAS_ARG, QEMU_OPTION_serial,
     "-serial dev      connect the next serial port to host device dev\n"
-    "                (stdio, null, none, file:path, unix:path[,server=on],\n"
+    "                (stdio, null, none, pty, file:path, unix:path[,server=on],\n"
     "                tcp:host:port[,server=on], chardev:id, mon:dev)\n")
 DOC
 Connect the next guest serial port (COM1 first) to a host character device:
-`stdio`, `null`, `none` (no port), `file:PATH`, `unix:PATH[,server=on]`,
+`stdio`, `null`, `none` (no port), `pty` (a new pseudo-terminal, its path
+printed as `char device redirected to /dev/pts/N (label serial0)`),
+`file:PATH`, `unix:PATH[,server=on]`,
 `tcp:HOST:PORT[,server=on,wait=off]`, `chardev:ID` (a `-chardev`), or
 `mon:DEV` (shared with the monitor). Each `-serial` adds one port.
 
