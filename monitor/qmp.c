@@ -33,6 +33,7 @@ struct QmpSession {
 typedef struct MonitorQMP {
     CharBackend be;
     QmpSession *session;
+    MonitorFds *fds;            /* getfd's names, this monitor's own */
 } MonitorQMP;
 
 static GHashTable *qmp_commands;        /* name -> const QapiCommand * */
@@ -595,9 +596,9 @@ static void monitor_qmp_read(void *opaque, const uint8_t *buf, int size)
     MonitorQMP *mon = opaque;
 
     /* getfd takes the descriptors that came with these bytes. */
-    monitor_fd_set_source(&mon->be);
+    monitor_fd_set_source(&mon->be, mon->fds);
     qmp_session_feed(mon->session, buf, size);
-    monitor_fd_set_source(NULL);
+    monitor_fd_set_source(NULL, NULL);
 }
 
 static void monitor_qmp_event(void *opaque, ChrEvent event)
@@ -625,6 +626,7 @@ bool monitor_init_qmp(Chardev *chr, bool pretty, Error **errp)
         return false;
     }
     mon->session = qmp_session_new(pretty, monitor_qmp_write, mon);
+    mon->fds = monitor_fds_new();
     qmp_monitors = g_list_append(qmp_monitors, mon);
     /* The chardev sends CHR_EVENT_OPENED when a client is there. */
     /* Replies must arrive whole; 16 MiB bounds a client that never reads. */
@@ -641,11 +643,11 @@ void monitor_cleanup(void)
 
         qemu_chr_fe_deinit(&mon->be);
         qmp_session_free(mon->session);
+        monitor_fds_free(mon->fds);
         g_free(mon);
     }
     g_list_free(qmp_monitors);
     qmp_monitors = NULL;
     hmp_cleanup();
-    monitor_fds_cleanup();
     qmp_commands_cleanup();
 }
