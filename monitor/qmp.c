@@ -49,7 +49,20 @@ static void json_append_quoted(GString *out, const char *str)
 
     g_string_append_c(out, '"');
     while (*p) {
-        gunichar c = g_utf8_get_char_validated(p, -1);
+        gunichar c;
+        size_t plain = 0;
+
+        /* Printable ASCII other than '"' and '\\' goes out as it is. */
+        while (p[plain] >= 0x20 && p[plain] < 0x7f && p[plain] != '"' &&
+               p[plain] != '\\') {
+            plain++;
+        }
+        if (plain) {
+            g_string_append_len(out, p, plain);
+            p += plain;
+            continue;
+        }
+        c = g_utf8_get_char_validated(p, -1);
 
         if (c == (gunichar)-1 || c == (gunichar)-2) {
             /* Not UTF-8: say so in-band, as QEMU does. */
@@ -302,11 +315,16 @@ static void qmp_session_send(QmpSession *s, JsonObject *msg)
     GString *wire = g_string_new(NULL);
 
     qmp_json_append(json, node, s->pretty);
-    for (gsize i = 0; i < json->len; i++) {
-        if (json->str[i] == '\n') {
-            g_string_append_c(wire, '\r');
+    /* Only the pretty layout has newlines (strings escape theirs). */
+    for (const char *p = json->str, *end = p + json->len, *nl; p < end;
+         p = nl + 1) {
+        nl = memchr(p, '\n', end - p);
+        if (!nl) {
+            g_string_append_len(wire, p, end - p);
+            break;
         }
-        g_string_append_c(wire, json->str[i]);
+        g_string_append_len(wire, p, nl - p);
+        g_string_append(wire, "\r\n");
     }
     g_string_append(wire, "\r\n");
     s->write(s->opaque, wire->str, wire->len);
