@@ -369,7 +369,10 @@ names it, or `file.driver=...,file.filename=...` makes it). Devices take
 a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
 `locking=` is `-drive`'s `file.locking=`. QMP `blockdev-add` takes the
 same options as JSON (a nested `"file": {...}` object is `file.*`) and
-`blockdev-del` removes a node nothing uses.
+`blockdev-del` removes a node nothing uses. A key outside the QMP schema's
+`BlockdevOptions` (at the top, in `cache.*` or in an inline `file.*`) is
+refused, in both places, as QEMU does: `Parameter 'file.bogus' is
+unexpected`.
 ENDDOC
 
 DEF("device", HAS_ARG, QEMU_OPTION_device,
@@ -413,6 +416,13 @@ firmware's boot menu; `splash` is an image shown for `splash-time` ms.
 `reboot-timeout` makes the firmware retry after that many ms when nothing
 boots (default -1, never). `strict=on` forbids falling back to devices not
 listed. Ignored when `-kernel` boots Linux directly.
+
+The order also reaches the firmware through fw_cfg as QEMU's `pc` writes it:
+`order`/`once` in the CMOS, `menu` as `FW_CFG_BOOT_MENU`, `splash-time` as
+`etc/boot-menu-wait`, `reboot-timeout` as `etc/boot-fail-wait`, and the
+`bootorder` file listing the devices that have a `bootindex` property
+(`virtio-blk-pci`, `virtio-net-pci`), lowest index first, by firmware path
+(`/pci@i0cf8/scsi@4/disk@0,0`), with a last line `HALT` under `strict=on`.
 ENDDOC
 
 DEF("rtc", HAS_ARG, QEMU_OPTION_rtc,
@@ -549,11 +559,13 @@ ENDDOC
 
 DEF("serial", HAS_ARG, QEMU_OPTION_serial,
     "-serial dev      connect the next serial port to host device dev\n"
-    "                (stdio, null, none, file:path, unix:path[,server=on],\n"
+    "                (stdio, null, none, pty, file:path, unix:path[,server=on],\n"
     "                tcp:host:port[,server=on], chardev:id, mon:dev)\n")
 DOC
 Connect the next guest serial port (COM1 first) to a host character device:
-`stdio`, `null`, `none` (no port), `file:PATH`, `unix:PATH[,server=on]`,
+`stdio`, `null`, `none` (no port), `pty` (a new pseudo-terminal, its path
+printed as `char device redirected to /dev/pts/N (label serial0)`),
+`file:PATH`, `unix:PATH[,server=on]`,
 `tcp:HOST:PORT[,server=on,wait=off]`, `chardev:ID` (a `-chardev`), or
 `mon:DEV` (shared with the monitor). Each `-serial` adds one port.
 

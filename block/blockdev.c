@@ -26,6 +26,7 @@
 #include "block/block.h"
 #include "block/io-uring.h"
 #include "block/linux-aio.h"
+#include "qapi/qapi-types.h"
 
 /* cache= of -drive: O_DIRECT, flush after each write, ignore flushes. */
 static const struct {
@@ -356,6 +357,44 @@ static BlockDriverState *blockdev_protocol(const QemuOpts *opts,
     return bdrv_add(bs, errp) ? bs : NULL;
 }
 
+/*
+ * A -blockdev key the schema has (BlockdevOptions, cache.* its
+ * BlockdevCacheOptions, file.* a protocol node given inline), as the
+ * QMP visitor takes them.
+ */
+static bool blockdev_key_known(const char *key, bool in_file)
+{
+    if (g_str_has_prefix(key, "cache.")) {
+        return key_known(BlockdevCacheOptions_names, key + strlen("cache."));
+    }
+    if (!in_file && g_str_has_prefix(key, "file.")) {
+        return blockdev_key_known(key + strlen("file."), true);
+    }
+    return key_known(BlockdevOptions_names, key);
+}
+
+/*
+ * QEMU's "Parameter 'file.bogus' is unexpected": for -blockdev (dotted
+ * or JSON) and for blockdev-add's inline file, whose schema type is any.
+ * Nested keys first, as QEMU's visitor checks an inner object before the
+ * outer one.
+ */
+static bool blockdev_check_keys(const QemuOpts *opts, Error **errp)
+{
+    for (int nested = 1; nested >= 0; nested--) {
+        for (unsigned i = 0; i < qemu_opts_count(opts); i++) {
+            const char *key = qemu_opts_nth(opts, i)->name;
+
+            if ((strchr(key, '.') != NULL) == nested &&
+                !blockdev_key_known(key, false)) {
+                error_setg(errp, "Parameter '%s' is unexpected", key);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 bool blockdev_new(const QemuOpts *opts, Error **errp)
 {
     const char *driver = qemu_opt_get(opts, "driver");
@@ -367,6 +406,9 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
 
     if (!driver) {
         error_setg(errp, "Parameter 'driver' is missing");
+        return false;
+    }
+    if (!blockdev_check_keys(opts, errp)) {
         return false;
     }
     if (!node_name) {

@@ -341,7 +341,7 @@ Chardev *qemu_chr_new_from_opts(const QemuOpts *opts, Error **errp)
 
 /*
  * QEMU's shorthands, as -serial, -monitor and -qmp take them:
- *   null | stdio              the backend of that name
+ *   null | stdio | pty        the backend of that name
  *   file:PATH | pipe:PATH     file / pipe with path=PATH
  *   unix:PATH[,opts]          socket, path=PATH plus socket options
  *   tcp:[HOST]:PORT[,opts]    socket, host and port plus options
@@ -367,7 +367,8 @@ QemuOpts *qemu_chr_parse_compat(const char *label, const char *spec,
             qemu_opts_set(opts, "signal", "off");
         }
     }
-    if (!strcmp(spec, "null") || !strcmp(spec, "stdio")) {
+    if (!strcmp(spec, "null") || !strcmp(spec, "stdio") ||
+        !strcmp(spec, "pty")) {
         qemu_opts_set(opts, "backend", spec);
         return opts;
     }

@@ -33,6 +33,7 @@ struct QmpSession {
 typedef struct MonitorQMP {
     CharBackend be;
     QmpSession *session;
+    MonitorFds *fds;            /* getfd's names, this monitor's own */
 } MonitorQMP;
 
 static GHashTable *qmp_commands;        /* name -> const QapiCommand * */
@@ -48,7 +49,20 @@ static void json_append_quoted(GString *out, const char *str)
 
     g_string_append_c(out, '"');
     while (*p) {
-        gunichar c = g_utf8_get_char_validated(p, -1);
+        gunichar c;
+        size_t plain = 0;
+
+        /* Printable ASCII other than '"' and '\\' goes out as it is. */
+        while (p[plain] >= 0x20 && p[plain] < 0x7f && p[plain] != '"' &&
+               p[plain] != '\\') {
+            plain++;
+        }
+        if (plain) {
+            g_string_append_len(out, p, plain);
+            p += plain;
+            continue;
+        }
+        c = g_utf8_get_char_validated(p, -1);
 
         if (c == (gunichar)-1 || c == (gunichar)-2) {
             /* Not UTF-8: say so in-band, as QEMU does. */
@@ -301,11 +315,16 @@ static void qmp_session_send(QmpSession *s, JsonObject *msg)
     GString *wire = g_string_new(NULL);
 
     qmp_json_append(json, node, s->pretty);
-    for (gsize i = 0; i < json->len; i++) {
-        if (json->str[i] == '\n') {
-            g_string_append_c(wire, '\r');
+    /* Only the pretty layout has newlines (strings escape theirs). */
+    for (const char *p = json->str, *end = p + json->len, *nl; p < end;
+         p = nl + 1) {
+        nl = memchr(p, '\n', end - p);
+        if (!nl) {
+            g_string_append_len(wire, p, end - p);
+            break;
         }
-        g_string_append_c(wire, json->str[i]);
+        g_string_append_len(wire, p, nl - p);
+        g_string_append(wire, "\r\n");
     }
     g_string_append(wire, "\r\n");
     s->write(s->opaque, wire->str, wire->len);
@@ -595,9 +614,9 @@ static void monitor_qmp_read(void *opaque, const uint8_t *buf, int size)
     MonitorQMP *mon = opaque;
 
     /* getfd takes the descriptors that came with these bytes. */
-    monitor_fd_set_source(&mon->be);
+    monitor_fd_set_source(&mon->be, mon->fds);
     qmp_session_feed(mon->session, buf, size);
-    monitor_fd_set_source(NULL);
+    monitor_fd_set_source(NULL, NULL);
 }
 
 static void monitor_qmp_event(void *opaque, ChrEvent event)
@@ -625,6 +644,7 @@ bool monitor_init_qmp(Chardev *chr, bool pretty, Error **errp)
         return false;
     }
     mon->session = qmp_session_new(pretty, monitor_qmp_write, mon);
+    mon->fds = monitor_fds_new();
     qmp_monitors = g_list_append(qmp_monitors, mon);
     /* The chardev sends CHR_EVENT_OPENED when a client is there. */
     /* Replies must arrive whole; 16 MiB bounds a client that never reads. */
@@ -641,11 +661,11 @@ void monitor_cleanup(void)
 
         qemu_chr_fe_deinit(&mon->be);
         qmp_session_free(mon->session);
+        monitor_fds_free(mon->fds);
         g_free(mon);
     }
     g_list_free(qmp_monitors);
     qmp_monitors = NULL;
     hmp_cleanup();
-    monitor_fds_cleanup();
     qmp_commands_cleanup();
 }

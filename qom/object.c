@@ -275,7 +275,7 @@ void object_free_strings(void *state, const Property *props)
     }
 }
 
-static const Property *find_prop(const Property *props, const char *name)
+const Property *object_prop_find(const Property *props, const char *name)
 {
     for (const Property *p = props; p && p->name; p++) {
         if (!strcmp(p->name, name)) {
@@ -393,7 +393,7 @@ bool object_property_parse(void *state, const Property *props,
                            const char *owner_type, const char *name,
                            const char *value, Error **errp)
 {
-    const Property *p = find_prop(props, name);
+    const Property *p = object_prop_find(props, name);
     void *f;
     uint64_t v;
     bool negative = false;
@@ -474,7 +474,7 @@ GPtrArray *object_property_list(Object *obj)
 
 JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
 {
-    const Property *p = find_prop(obj->props, name);
+    const Property *p = object_prop_find(obj->props, name);
     JsonNode *node;
     void *f;
 
@@ -536,7 +536,7 @@ JsonNode *object_property_get(Object *obj, const char *name, Error **errp)
 bool object_property_set(Object *obj, const char *name, JsonNode *value,
                          Error **errp)
 {
-    const Property *p = find_prop(obj->props, name);
+    const Property *p = object_prop_find(obj->props, name);
     GType vt;
 
     if (!p) {

@@ -11,7 +11,8 @@ Usage:
 
 What the C does (the schema's format is in scripts/qapi_schema.py):
 - qapi-types.h: a C type per enum (with NAME_lookup[] of its spellings),
-  struct, union, alternate and list; qapi_free_T() for each; the input
+  struct, union, alternate and list, with T_names[] of each struct's
+  members (the keys its visitor takes); qapi_free_T() for each; the input
   visitors qapi_in_T() (JSON to C, with QEMU's error wording) and output
   visitors qapi_out_T() (C to JSON).
 - qapi-commands.h: one handler prototype per command,
@@ -163,6 +164,11 @@ class Gen:
             n = self.type_name([t])
             o('struct %s {\n    %s *next;\n    %s value;\n};\n'
               % (n, n, self.ctype(t)))
+        # Member names, for code that checks keys as the visitors do.
+        for fn, ctype, members, cond in self.records():
+            o.open_if(cond)
+            o('extern const char *const %s_names[];' % fn)
+            o.close_if(cond)
         o('\n#endif')
         return o.text()
 
@@ -186,7 +192,6 @@ class Gen:
             o('void qapi_clear_%s(%s *p);' % (fn, ctype))
             o('void qapi_out_%s_members(JsonObject *o, const %s *p);'
               % (fn, ctype))
-            o('extern const char *const %s_names[];' % fn)
             o.close_if(cond)
 
     def records(self):

@@ -64,8 +64,7 @@ typedef struct VirtIOBlkPCI {
     bool write_zeroes;
     bool config_wce;
     bool share_rw;                  /* "share-rw": others may write too */
-    int32_t bootindex;              /* firmware boot order: no firmware
-                                       reads it yet (-kernel boots) */
+    int32_t bootindex;              /* firmware boot order (bootorder) */
     char *werror;                   /* "werror", "rerror": BlockdevOnError */
     char *rerror;
     BlockBackend *blk;
@@ -597,6 +596,7 @@ const PCIDeviceClass virtio_blk_pci_device_class = {
         .virtio_backend = "virtio-blk-device",
         .category = "Storage devices",
         .instance_size = sizeof(VirtIOBlkPCI),
+        .boot_suffix = "/disk@0,0",
         .props = virtio_blk_pci_props,
         .user_creatable = true,
         .vmsd = &vmstate_virtio_blk_pci,

@@ -7,10 +7,17 @@
 #include "hw/bus.h"
 #include "hw/qdev.h"
 
+/* A system-bus device's firmware path node is its class's fw_name. */
+static char *sysbus_fw_dev_path(const BusState *bus, const DeviceState *dev)
+{
+    return g_strdup(dev->dc->fw_name);
+}
+
 static BusState main_system_bus = {
     .name = (char *)"main-system-bus",
     .type = BUS_TYPE_SYSTEM,
     .as = &address_space_memory,
+    .fw_dev_path = sysbus_fw_dev_path,
 };
 static GPtrArray *buses;        /* of BusState *, the boards' */
 

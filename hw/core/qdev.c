@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hw/boot-device.h"
 #include "hw/bus.h"
 #include "hw/qdev.h"
 
@@ -213,6 +214,7 @@ static void gpio_list_free(gpointer p)
 
 void qdev_free_unrealized(DeviceState *dev)
 {
+    boot_device_del(dev);
     if (dev->bus) {
         g_ptr_array_remove(dev->bus->children, dev);
     }
@@ -229,6 +231,19 @@ static void add_bus_child(BusState *bus, void *opaque)
     qbus_add_qom_child(bus);
 }
 
+/* A bootable class's bootindex into the bootorder registry. */
+static bool qdev_add_boot_device(DeviceState *dev, Error **errp)
+{
+    const Property *p = object_prop_find(dev->dc->props, "bootindex");
+
+    if (!dev->dc->boot_suffix) {
+        return true;
+    }
+    g_assert(p && p->type == PROP_TYPE_INT32);
+    return boot_device_add(*(int32_t *)((char *)dev + p->offset), dev,
+                           dev->dc->boot_suffix, errp);
+}
+
 bool qdev_realize(DeviceState *dev, Error **errp)
 {
     Object *parent;
@@ -238,7 +253,8 @@ bool qdev_realize(DeviceState *dev, Error **errp)
     if (!dev->bus) {
         dev->bus = qbus_find_type(device_class_bus_type(dev->dc));
     }
-    if (dev->dc->realize && !dev->dc->realize(dev, errp)) {
+    if (!qdev_add_boot_device(dev, errp) ||
+        (dev->dc->realize && !dev->dc->realize(dev, errp))) {
         dev->bus = NULL;
         qdev_free_unrealized(dev);
         return false;
@@ -412,6 +428,32 @@ DeviceState *qdev_from_object(Object *obj)
         }
     }
     return NULL;
+}
+
+static void fw_dev_path_append(GString *path, const DeviceState *dev)
+{
+    const BusState *bus = dev->bus;
+    char *node;
+
+    if (!bus) {
+        return;
+    }
+    if (bus->parent) {
+        fw_dev_path_append(path, bus->parent);
+    }
+    node = bus->fw_dev_path ? bus->fw_dev_path(bus, dev) : NULL;
+    if (node) {
+        g_string_append_printf(path, "/%s", node);
+        g_free(node);
+    }
+}
+
+char *qdev_fw_dev_path(const DeviceState *dev)
+{
+    GString *path = g_string_new(NULL);
+
+    fw_dev_path_append(path, dev);
+    return g_string_free(path, false);
 }
 
 void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque)

@@ -12,6 +12,7 @@
 
 #include "chardev/char.h"
 #include "hw/boards.h"
+#include "hw/boot-device.h"
 #include "hw/bus.h"
 #include "hw/i386/pc.h"
 #include "hw/i386/x86-boot.h"
@@ -195,7 +196,7 @@ static void pc_fw_cfg_machine_items(FWCfgState *fw, const MachineState *ms)
     /* Node count 0, then a CPU-to-node word per APIC ID, no nodes. */
     fw_cfg_add_bytes(fw, FW_CFG_NUMA, g_new0(uint64_t, 1 + max_cpus),
                      (1 + (size_t)max_cpus) * sizeof(uint64_t));
-    /* No device has a bootindex yet: QEMU's list is then empty. */
+    /* Filled in once the devices exist (pc_publish_boot_order()). */
     fw_cfg_add_file(fw, "bootorder", NULL, 0);
     if (cfg->boot.reboot_timeout_set) {
         reboot_timeout = cfg->boot.reboot_timeout;
@@ -424,6 +425,28 @@ static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
 }
 
 /*
+ * The "bootorder" file, from the devices' bootindex properties: written
+ * once the -device devices exist and again at each reset, so devices
+ * plugged since then are in it (as QEMU's fw_cfg does).
+ */
+static void pc_publish_boot_order(PCMachineState *pcms)
+{
+    size_t len;
+    char *list;
+
+    if (!pcms->fw_cfg) {
+        return;
+    }
+    list = boot_device_list(pcms->cfg->boot.strict, &len);
+    fw_cfg_add_file(pcms->fw_cfg, "bootorder", list, len);
+}
+
+static void pc_devices_done(MachineState *ms)
+{
+    pc_publish_boot_order(ms->board);
+}
+
+/*
  * system_reset: RAM keeps what the guest wrote, so the kernel is loaded
  * again, and the vCPUs start over from the loader's state.
  */
@@ -439,6 +462,7 @@ static void pc_reset(void *opaque)
         pc_cmos_boot_order(pcms->rtc, pcms->cfg->boot.order, NULL);
         pcms->boot_once = false;
     }
+    pc_publish_boot_order(pcms);
     x86_boot_state_init(&st);
     pc_place_acpi(pcms);
     if (pcms->cfg->kernel) {
@@ -785,5 +809,6 @@ const MachineClass pc_i440fx_machine_class = {
     .max_cpus = 255,
     .default_ram_size = 128 << 20,
     .init = pc_init,
+    .devices_done = pc_devices_done,
     .cleanup = pc_cleanup,
 };

@@ -258,6 +258,7 @@ const DeviceClass i440fx_host_device_class = {
     .category = "Controller/Bridge/Hub devices",
     .instance_size = sizeof(I440FXHostState),
     .props = i440fx_host_props,
+    .fw_name = "pci@i0cf8",     /* "pci" at CONFADDR, its first port */
     .realize = i440fx_host_realize,
     .unrealize = i440fx_host_unrealize,
     .reset = i440fx_host_reset,

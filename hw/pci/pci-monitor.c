@@ -7,47 +7,6 @@
 #include "monitor/monitor.h"
 #include "qapi/qapi-commands.h"
 
-/* QEMU's names for PCI classes (base class and subclass). */
-static const struct {
-    uint16_t class_id;
-    const char *desc;
-} pci_class_names[] = {
-    { 0x0100, "SCSI controller" },
-    { 0x0101, "IDE controller" },
-    { 0x0106, "SATA controller" },
-    { 0x0180, "Storage controller" },
-    { 0x0200, "Ethernet controller" },
-    { 0x0280, "Network controller" },
-    { 0x0300, "VGA controller" },
-    { 0x0380, "Display controller" },
-    { 0x0401, "Audio controller" },
-    { 0x0403, "Audio controller" },
-    { 0x0480, "Multimedia controller" },
-    { 0x0500, "RAM controller" },
-    { 0x0580, "Memory controller" },
-    { 0x0600, "Host bridge" },
-    { 0x0601, "ISA bridge" },
-    { 0x0604, "PCI bridge" },
-    { 0x0680, "Bridge" },
-    { 0x0700, "Serial port" },
-    { 0x0701, "Parallel port" },
-    { 0x0780, "Communication controller" },
-    { 0x0800, "Interrupt controller" },
-    { 0x0880, "System peripheral" },
-    { 0x0c03, "USB controller" },
-    { 0x0c05, "SMBus" },
-};
-
-static const char *pci_class_desc(uint16_t class_id)
-{
-    for (size_t i = 0; i < G_N_ELEMENTS(pci_class_names); i++) {
-        if (pci_class_names[i].class_id == class_id) {
-            return pci_class_names[i].desc;
-        }
-    }
-    return NULL;
-}
-
 static JsonObject *pci_region_info(const PCIDevice *d, int n)
 {
     const PCIIORegion *r = &d->io_regions[n];

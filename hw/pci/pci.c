@@ -12,10 +12,88 @@
 #include "qemu/log.h"
 #include "migration/vmstate.h"
 
+/*
+ * QEMU's names for PCI classes (base class and subclass): query-pci's
+ * description and the node name in firmware device paths.
+ */
+static const struct {
+    uint16_t class_id;
+    const char *desc;
+    const char *fw_name;
+} pci_class_names[] = {
+    { 0x0100, "SCSI controller", "scsi" },
+    { 0x0101, "IDE controller", "ide" },
+    { 0x0106, "SATA controller", NULL },
+    { 0x0180, "Storage controller", NULL },
+    { 0x0200, "Ethernet controller", "ethernet" },
+    { 0x0280, "Network controller", NULL },
+    { 0x0300, "VGA controller", "display" },
+    { 0x0380, "Display controller", NULL },
+    { 0x0401, "Audio controller", "sound" },
+    { 0x0403, "Audio controller", "sound" },
+    { 0x0480, "Multimedia controller", NULL },
+    { 0x0500, "RAM controller", "memory" },
+    { 0x0580, "Memory controller", NULL },
+    { 0x0600, "Host bridge", "host" },
+    { 0x0601, "ISA bridge", "isa" },
+    { 0x0604, "PCI bridge", "pci-bridge" },
+    { 0x0680, "Bridge", NULL },
+    { 0x0700, "Serial port", "serial" },
+    { 0x0701, "Parallel port", "parallel" },
+    { 0x0780, "Communication controller", NULL },
+    { 0x0800, "Interrupt controller", "interrupt-controller" },
+    { 0x0880, "System peripheral", NULL },
+    { 0x0c03, "USB controller", "usb" },
+    { 0x0c05, "SMBus", NULL },
+};
+
+static int pci_class_index(uint16_t class_id)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(pci_class_names); i++) {
+        if (pci_class_names[i].class_id == class_id) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+const char *pci_class_desc(uint16_t class_id)
+{
+    int i = pci_class_index(class_id);
+
+    return i < 0 ? NULL : pci_class_names[i].desc;
+}
+
+/*
+ * A function's node in firmware paths: its class's name, or
+ * "pciVVVV,DDDD" without one, then "@slot" and ",function" unless 0.
+ */
+static char *pci_bus_fw_dev_path(const BusState *bus, const DeviceState *dev)
+{
+    const PCIDevice *d = (const PCIDevice *)dev;
+    int i = pci_class_index(pci_get_word(d->config + PCI_CLASS_DEVICE));
+    const char *name = i < 0 ? NULL : pci_class_names[i].fw_name;
+    char *node = name ? g_strdup(name)
+                 : g_strdup_printf("pci%04x,%04x",
+                                   pci_get_word(d->config + PCI_VENDOR_ID),
+                                   pci_get_word(d->config + PCI_DEVICE_ID));
+    char *path;
+
+    if (PCI_FUNC(d->devfn)) {
+        path = g_strdup_printf("%s@%x,%x", node, PCI_SLOT(d->devfn),
+                               PCI_FUNC(d->devfn));
+    } else {
+        path = g_strdup_printf("%s@%x", node, PCI_SLOT(d->devfn));
+    }
+    g_free(node);
+    return path;
+}
+
 void pci_bus_init(PCIBus *bus, const char *name, MemoryRegion *mem,
                   MemoryRegion *io)
 {
     qbus_init(&bus->qbus, name, BUS_TYPE_PCI, &address_space_memory);
+    bus->qbus.fw_dev_path = pci_bus_fw_dev_path;
     bus->mem = mem;
     bus->io = io;
 }

@@ -92,6 +92,7 @@ typedef struct VirtIONetPCI {
     VirtIOPCIProxy proxy;
     /* Properties. */
     char *netdev;
+    int32_t bootindex;              /* firmware boot order (bootorder) */
     char *mac_str;
     bool mq;
     bool csum;
@@ -868,6 +869,7 @@ static void virtio_net_pci_reset(PCIDevice *d)
 }
 
 static const Property virtio_net_pci_props[] = {
+    DEFINE_PROP_INT32("bootindex", VirtIONetPCI, bootindex, -1),
     DEFINE_PROP_STRING("netdev", VirtIONetPCI, netdev),
     DEFINE_PROP_STRING("mac", VirtIONetPCI, mac_str),
     DEFINE_PROP_BOOL("mq", VirtIONetPCI, mq, false),
@@ -988,6 +990,7 @@ const PCIDeviceClass virtio_net_pci_device_class = {
         .name = "virtio-net-pci",
         .category = "Network devices",
         .instance_size = sizeof(VirtIONetPCI),
+        .boot_suffix = "/ethernet-phy@0",
         .props = virtio_net_pci_props,
         .user_creatable = true,
         .vmsd = &vmstate_virtio_net_pci,

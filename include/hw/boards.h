@@ -32,6 +32,11 @@ struct MachineClass {
     bool no_serial;             /* no default serial port */
     /* Build the board: RAM, devices, loaders. */
     bool (*init)(MachineState *ms, Error **errp);
+    /*
+     * After the -device devices exist (QEMU's machine-init-done): what
+     * depends on them (the bootorder list). NULL: nothing.
+     */
+    void (*devices_done)(MachineState *ms);
     /* Undo init, also after a partial init. */
     void (*cleanup)(MachineState *ms);
 };

@@ -20,6 +20,12 @@ typedef struct BusState {
     AddressSpace *as;           /* what its devices decode */
     GPtrArray *children;        /* of DeviceState *, plugging order */
     struct DeviceState *parent; /* the device it is behind, or NULL */
+    /*
+     * A child's node in firmware device paths ("scsi@4" on PCI), or NULL
+     * when the child has none (its level is left out of the path).
+     */
+    char *(*fw_dev_path)(const struct BusState *bus,
+                         const struct DeviceState *dev);
 } BusState;
 
 #define BUS_TYPE_SYSTEM     "System"

@@ -31,6 +31,19 @@ typedef struct DeviceClass {
      * node's path. NULL: no such child.
      */
     const char *virtio_backend;
+    /*
+     * Its node in firmware device paths on the system bus, QEMU's
+     * "name@i<first port>" ("pci@i0cf8"); NULL: none.
+     */
+    const char *fw_name;
+    /*
+     * A bootable device: the suffix of its entry in the bootorder list
+     * ("/disk@0,0", include/hw/boot-device.h), its index being its
+     * int32 "bootindex" property. qdev_realize() registers it first (as
+     * QEMU checks the index when the property is set); freeing the
+     * device drops it. NULL: not bootable.
+     */
+    const char *boot_suffix;
     bool (*realize)(DeviceState *dev, Error **errp);
     void (*reset)(DeviceState *dev);
     void (*unrealize)(DeviceState *dev);
@@ -88,6 +101,12 @@ void qdev_reset_all(void);
 /* Unrealize and free every device, newest first (at exit). */
 void qdev_destroy_all(void);
 DeviceState *qdev_from_object(Object *obj);
+/*
+ * The device's OpenFirmware-style path as QEMU's firmware interface
+ * writes it: the nodes its buses give, root first, each after a '/'
+ * ("/pci@i0cf8/scsi@4"); "" for a device without any. g_free() it.
+ */
+char *qdev_fw_dev_path(const DeviceState *dev);
 void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque);
 
 /* -global DRIVER.PROP=VALUE, applied by qdev_new(). */

@@ -17,14 +17,18 @@ bool monitor_init_hmp(Chardev *chr, Error **errp);
 void monitor_cleanup(void);
 
 /*
- * Descriptors named by getfd (monitor/qmp-cmds-fd.c). monitor_fd_take()
- * hands the one named name to the caller (closing it is then the
- * caller's business), or -1. monitor_fd_set_source() says which
- * chardev's received descriptors a getfd being dispatched takes.
+ * Descriptors named by getfd (monitor/qmp-cmds-fd.c), one set of names
+ * per monitor. monitor_fd_set_source() says, while a monitor dispatches,
+ * which chardev's received descriptors getfd takes and whose names
+ * getfd, closefd and monitor_fd_take() use (NULL, NULL: none).
+ * monitor_fd_take() hands the descriptor named name to the caller
+ * (closing it is then the caller's business), or -1.
  */
+typedef struct MonitorFds MonitorFds;
+MonitorFds *monitor_fds_new(void);
+void monitor_fds_free(MonitorFds *fds);
+void monitor_fd_set_source(CharBackend *be, MonitorFds *fds);
 int monitor_fd_take(const char *name);
-void monitor_fd_set_source(CharBackend *be);
-void monitor_fds_cleanup(void);
 
 /*
  * Send an event to every QMP monitor that finished capabilities

@@ -97,6 +97,8 @@ char *object_get_canonical_path(const Object *obj);
  */
 Object *object_resolve_path(const char *path, bool *ambiguous);
 
+/* The entry of a property table named name, or NULL. */
+const Property *object_prop_find(const Property *props, const char *name);
 /* Set table properties to their defaults (strings are g_strdup'ed). */
 void object_set_defaults(void *state, const Property *props);
 /* Free the strings a property table owns in state. */

@@ -591,6 +591,25 @@ void vm_qmp_ok(QemuVm *vm, const char *cmd)
     json_node_unref(vm_qmp_return(vm, cmd));
 }
 
+char *vm_qmp_error(QemuVm *vm, const char *cmd)
+{
+    JsonNode *reply = cmd[0] == '{' ? vm_qmp(vm, "%s", cmd)
+                                    : vm_qmp(vm, "{\"execute\": \"%s\"}", cmd);
+    JsonObject *o = json_node_get_object(reply);
+    JsonObject *e = json_object_has_member(o, "error")
+                    ? json_object_get_object_member(o, "error") : NULL;
+    char *desc;
+
+    if (!e) {
+        char *text = json_to_string(reply, FALSE);
+
+        g_error("%s succeeded: %s", cmd, text);
+    }
+    desc = g_strdup(json_object_get_string_member(e, "desc"));
+    json_node_unref(reply);
+    return desc;
+}
+
 char *vm_migrate_status(QemuVm *vm)
 {
     JsonNode *r = vm_qmp_return(vm, "query-migrate");

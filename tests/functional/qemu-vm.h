@@ -150,6 +150,8 @@ JsonNode *vm_qmp(QemuVm *vm, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 void vm_qmp_ok(QemuVm *vm, const char *cmd);
 /* The same, returning the reply's "return" member (json_node_unref it). */
 JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd);
+/* The same command that must fail: its error's "desc" (g_free it). */
+char *vm_qmp_error(QemuVm *vm, const char *cmd);
 /* query-status's "status". */
 char *vm_status(QemuVm *vm);
 /* query-migrate's "status" ("none" before any migration); g_free it. */

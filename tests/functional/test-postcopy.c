@@ -129,19 +129,6 @@ static void set_caps(QemuVm *vm, bool postcopy)
     g_free(cmd);
 }
 
-/* The error text of cmd, which must fail; g_free it. */
-static char *qmp_error(QemuVm *vm, const char *cmd)
-{
-    JsonNode *r = vm_qmp(vm, "%s", cmd);
-    JsonObject *e = json_object_get_object_member(json_node_get_object(r),
-                                                  "error");
-    char *desc;
-
-    g_assert_nonnull(e);
-    desc = g_strdup(json_object_get_string_member(e, "desc"));
-    json_node_unref(r);
-    return desc;
-}
 
 typedef struct Mem {
     long rss, lck, locked;      /* MiB: VmRSS, VmLck, smaps Locked */
@@ -433,12 +420,12 @@ static void test_errors(void)
         return;
     }
     vm = start("");
-    e = qmp_error(vm, "{\"execute\": \"migrate-start-postcopy\"}");
+    e = vm_qmp_error(vm, "{\"execute\": \"migrate-start-postcopy\"}");
     g_assert_cmpstr(e, ==, "Enable postcopy with migrate_set_capability "
                     "before the start of migration");
     g_free(e);
     set_caps(vm, true);
-    e = qmp_error(vm, "{\"execute\": \"migrate-start-postcopy\"}");
+    e = vm_qmp_error(vm, "{\"execute\": \"migrate-start-postcopy\"}");
     g_assert_cmpstr(e, ==, "Postcopy must be started after migration has "
                     "been started");
     g_free(e);

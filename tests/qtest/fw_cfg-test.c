@@ -3,6 +3,7 @@
  * port, the file directory, and DMA (read, skip, select, errors).
  */
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -344,6 +345,101 @@ static void test_fw_cfg_splash_time(void)
     qtest_quit(s);
 }
 
+/* A 1 MiB raw image for the disks that get a bootindex. */
+static char *fw_cfg_disk_image(void)
+{
+    char *path = g_build_filename(g_get_tmp_dir(), "fw_cfg-XXXXXX", NULL);
+    int fd = g_mkstemp(path);
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(ftruncate(fd, 1 << 20), ==, 0);
+    close(fd);
+    return path;
+}
+
+/*
+ * The bootorder file holds want and its NUL; an empty list has no bytes
+ * at all.
+ */
+static void fw_cfg_assert_bootorder(QTestState *s, const char *want)
+{
+    char buf[4097] = "";
+    int64_t size = fw_cfg_get_file(s, "bootorder", buf, sizeof(buf) - 1);
+    size_t len = strlen(want);
+
+    g_assert_cmpstr(buf, ==, want);
+    g_assert_cmpint(size, ==, len ? len + 1 : 0);
+}
+
+/*
+ * bootorder lists the devices with a bootindex by index, each as its
+ * firmware path (QEMU 7.2's bytes), NUL-terminated; -boot strict=on
+ * ends it with HALT. A reset rebuilds it (-boot once= resets too).
+ */
+static void test_fw_cfg_bootorder(void)
+{
+    static const struct {
+        const char *args;
+        const char *bootorder;
+    } cases[] = {
+        { "-device virtio-blk-pci,drive=d0,addr=4,bootindex=1 "
+          "-netdev user,id=n0 "
+          "-device virtio-net-pci,netdev=n0,addr=3,bootindex=0",
+          "/pci@i0cf8/ethernet@3/ethernet-phy@0\n"
+          "/pci@i0cf8/scsi@4/disk@0,0" },
+        { "-device virtio-blk-pci,drive=d0,addr=4,bootindex=1 "
+          "-boot strict=on,once=d",
+          "/pci@i0cf8/scsi@4/disk@0,0\nHALT" },
+        /* Slot and function in hex; a device without bootindex is out. */
+        { "-device virtio-blk-pci,drive=d0,addr=0xa.3,multifunction=on,"
+          "bootindex=5 -device virtio-blk-pci,drive=d1,addr=5",
+          "/pci@i0cf8/scsi@a,3/disk@0,0" },
+        /* Negative: not bootable, and strict adds nothing to nothing. */
+        { "-device virtio-blk-pci,drive=d0,bootindex=-2 -boot strict=on",
+          "" },
+    };
+    char *img0 = fw_cfg_disk_image(), *img1 = fw_cfg_disk_image();
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        QTestState *s = qtest_initf("-machine pc -nodefaults "
+                                    "-drive if=none,id=d0,format=raw,file=%s "
+                                    "-drive if=none,id=d1,format=raw,file=%s "
+                                    "%s", img0, img1, cases[i].args);
+        JsonNode *r;
+
+        fw_cfg_assert_bootorder(s, cases[i].bootorder);
+        /* Rebuilt at reset (for devices plugged meanwhile), the same. */
+        r = qtest_qmp(s, "{\"execute\": \"system_reset\"}");
+        g_assert_false(qtest_qmp_has_error(r));
+        json_node_unref(r);
+        qtest_qmp_eventwait(s, "RESET");
+        fw_cfg_assert_bootorder(s, cases[i].bootorder);
+        qtest_quit(s);
+    }
+    unlink(img0);
+    unlink(img1);
+    g_free(img0);
+    g_free(img1);
+}
+
+static void test_fw_cfg_bootorder_duplicate(void)
+{
+    char *img = fw_cfg_disk_image();
+    char *args = g_strdup_printf("-machine pc "
+                                 "-drive if=none,id=d0,format=raw,file=%s "
+                                 "-device virtio-blk-pci,drive=d0,bootindex=2 "
+                                 "-netdev user,id=n0 "
+                                 "-device virtio-net-pci,netdev=n0,"
+                                 "bootindex=2", img);
+
+    qtest_assert_start_error(args, "qemu-system-x86_64: -device "
+                             "virtio-net-pci,netdev=n0,bootindex=2: The "
+                             "bootindex 2 has already been used\n");
+    g_free(args);
+    unlink(img);
+    g_free(img);
+}
+
 static void test_fw_cfg_past_end(void)
 {
     QTestState *s = qtest_init("-machine pc");
@@ -489,6 +585,9 @@ int main(int argc, char **argv)
     qtest_add_func("fw_cfg/file_dir", test_fw_cfg_file_dir);
     qtest_add_func("fw_cfg/reboot_timeout", test_fw_cfg_reboot_timeout);
     qtest_add_func("fw_cfg/splash_time", test_fw_cfg_splash_time);
+    qtest_add_func("fw_cfg/bootorder", test_fw_cfg_bootorder);
+    qtest_add_func("fw_cfg/bootorder/duplicate",
+                   test_fw_cfg_bootorder_duplicate);
     qtest_add_func("fw_cfg/past_end", test_fw_cfg_past_end);
     qtest_add_func("fw_cfg/dma/signature", test_fw_cfg_dma_signature);
     qtest_add_func("fw_cfg/dma/read", test_fw_cfg_dma_read);

@@ -3,10 +3,12 @@
  * ISA IRQ 4, and bytes to and from a socket chardev the test holds.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "libqtest.h"
@@ -493,6 +495,97 @@ static void test_tx(const void *data)
     peer_stop(&p);
 }
 
+/* The pty path of "char device redirected to PATH (label LABEL)". */
+static char *pty_path_from_stderr(QTestState *s, const char *label)
+{
+    gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    char *tail = g_strdup_printf(" (label %s)\n", label);
+    char *path = NULL;
+
+    while (!path) {
+        const char *err = qtest_stderr(s);
+        const char *at = strstr(err, "char device redirected to ");
+        const char *end = at ? strstr(at, tail) : NULL;
+
+        if (end) {
+            at += strlen("char device redirected to ");
+            path = g_strndup(at, end - at);
+        } else {
+            g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+            g_usleep(1000);
+        }
+    }
+    g_free(tail);
+    return path;
+}
+
+/* query-chardev's filename of label. */
+static char *chardev_filename(QTestState *s, const char *label)
+{
+    JsonNode *r = qtest_qmp(s, "{\"execute\": \"query-chardev\"}");
+    JsonArray *list = json_object_get_array_member(
+        json_node_get_object(r), "return");
+    char *filename = NULL;
+
+    for (guint i = 0; i < json_array_get_length(list); i++) {
+        JsonObject *c = json_array_get_object_element(list, i);
+
+        if (!strcmp(json_object_get_string_member(c, "label"), label)) {
+            filename = g_strdup(json_object_get_string_member(c,
+                                                              "filename"));
+        }
+    }
+    json_node_unref(r);
+    return filename;
+}
+
+/*
+ * -serial pty, as QEMU 7.2 takes it: the path on stderr and in
+ * query-chardev, and bytes both ways through the terminal.
+ */
+static void test_serial_pty(void)
+{
+    QTestState *s = qtest_init(MACHINE " -serial pty");
+    char *path = pty_path_from_stderr(s, "serial0");
+    char *filename = chardev_filename(s, "serial0");
+    char *want = g_strdup_printf("pty:%s", path);
+    const char *msg = "to the pty\n";
+    struct termios tty;
+    char buf[32] = "";
+    size_t got = 0;
+    int fd;
+
+    g_assert_true(g_str_has_prefix(path, "/dev/pts/"));
+    g_assert_cmpstr(filename, ==, want);
+    fd = open(path, O_RDWR | O_NOCTTY);
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(tcgetattr(fd, &tty), ==, 0);
+    cfmakeraw(&tty);
+    g_assert_cmpint(tcsetattr(fd, TCSANOW, &tty), ==, 0);
+
+    g_assert_cmpint(write(fd, "!", 1), ==, 1);
+    wait_for_rx(s);
+    g_assert_cmphex(reg_read(s, RBR), ==, '!');
+    for (const char *c = msg; *c; c++) {
+        reg_write(s, THR, *c);
+    }
+    while (got < strlen(msg)) {
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        ssize_t n;
+
+        g_assert_cmpint(poll(&pfd, 1, 10000), ==, 1);
+        n = read(fd, buf + got, sizeof(buf) - 1 - got);
+        g_assert_cmpint(n, >, 0);
+        got += n;
+    }
+    g_assert_cmpstr(buf, ==, msg);
+    close(fd);
+    qtest_quit(s);
+    g_free(want);
+    g_free(filename);
+    g_free(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -510,6 +603,7 @@ int main(int argc, char **argv)
     qtest_add_func("/serial/rx-irq", test_rx_irq);
     qtest_add_func("/serial/rx-trigger-level", test_rx_trigger_level);
     qtest_add_func("/serial/rx-timeout", test_rx_timeout);
+    qtest_add_func("/serial/pty", test_serial_pty);
     qtest_add_data_func("/serial/tx-serial-unix",
                         "-serial unix:%s,server=on,wait=off", test_tx);
     qtest_add_data_func("/serial/tx-chardev",

@@ -1093,6 +1093,15 @@ static void test_blockdev_add_del(void)
     qmp_expect_error(&b, ADD("{\"driver\": \"file\", \"node-name\": \"n2\", "
                              "\"filename\": \"IMG\", \"bogus\": 1}"),
                      "Parameter 'bogus' is unexpected");
+    /* The inline file node's keys too (its schema type is any). */
+    qmp_expect_error(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n2\", "
+                             "\"file\": {\"driver\": \"file\", \"filename\":"
+                             " \"IMG\", \"bogus\": 1}}"),
+                     "Parameter 'file.bogus' is unexpected");
+    qmp_expect_error(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n2\", "
+                             "\"file\": {\"driver\": \"file\", \"filename\":"
+                             " \"IMG\", \"cache\": {\"bogus\": 1}}}"),
+                     "Parameter 'file.cache.bogus' is unexpected");
     qmp_expect_error(&b, ADD("{\"driver\": \"raw\", \"node-name\": \"n3\", "
                              "\"file\": \"nosuch\"}"),
                      "Cannot find device='nosuch' nor node-name='nosuch'");
@@ -1174,6 +1183,29 @@ static const BadImage bad_images[] = {
     { "-drive file=/dev/null,format=raw,if=none,id=d,rerror=enospc",
       "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
       "rerror=enospc: 'enospc' invalid read error action\n" },
+    /* -blockdev keys outside the schema, refused as QEMU 7.2 does. */
+    { "-blockdev driver=file,filename=/dev/null,node-name=f,bogus=1",
+      "qemu-system-x86_64: -blockdev driver=file,filename=/dev/null,"
+      "node-name=f,bogus=1: Parameter 'bogus' is unexpected\n" },
+    /* Before the node-name's absence, as QEMU's schema check comes first. */
+    { "-blockdev driver=file,filename=/dev/null,cache.bogus=1",
+      "qemu-system-x86_64: -blockdev driver=file,filename=/dev/null,"
+      "cache.bogus=1: Parameter 'cache.bogus' is unexpected\n" },
+    { "-blockdev driver=raw,node-name=r,file.driver=file,"
+      "file.filename=/dev/null,file.bogus=1",
+      "qemu-system-x86_64: -blockdev driver=raw,node-name=r,file.driver=file,"
+      "file.filename=/dev/null,file.bogus=1: Parameter 'file.bogus' is "
+      "unexpected\n" },
+    { "-blockdev driver=raw,node-name=r,file.driver=file,"
+      "file.filename=/dev/null,file.cache.bogus=1",
+      "qemu-system-x86_64: -blockdev driver=raw,node-name=r,file.driver=file,"
+      "file.filename=/dev/null,file.cache.bogus=1: Parameter "
+      "'file.cache.bogus' is unexpected\n" },
+    { "-blockdev {\"driver\":\"raw\",\"node-name\":\"r\",\"file\":"
+      "{\"driver\":\"file\",\"filename\":\"/dev/null\",\"bogus\":1}}",
+      "qemu-system-x86_64: -blockdev {\"driver\":\"raw\",\"node-name\":"
+      "\"r\",\"file\":{\"driver\":\"file\",\"filename\":\"/dev/null\","
+      "\"bogus\":1}}: Parameter 'file.bogus' is unexpected\n" },
     { "-drive file=/etc/os-release,format=raw,if=none,id=d,readonly=on "
       "-device virtio-blk-pci,drive=d,werror=bogus",
       "qemu-system-x86_64: -device virtio-blk-pci,drive=d,werror=bogus: "

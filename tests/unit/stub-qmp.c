@@ -116,6 +116,8 @@ bool qmp_query_pci(JsonNode **ret, Error **errp)
     return true;
 }
 
+/* fuzz-qmp links the real one (target/i386/cpu-model.c). */
+#ifndef STUB_QMP_REAL_CPU_MODEL
 bool qmp_query_cpu_model_expansion(
     const q_obj_query_cpu_model_expansion_arg *args, JsonNode **ret,
     Error **errp)
@@ -123,6 +125,7 @@ bool qmp_query_cpu_model_expansion(
     error_setg(errp, "CPU model '%s' not found", args->model->name);
     return false;
 }
+#endif
 
 bool qmp_query_block(JsonNode **ret, Error **errp)
 {

@@ -1247,6 +1247,7 @@ static void test_compat_forms(void)
 {
     assert_compat("null", "id=c0,backend=null");
     assert_compat("stdio", "id=c0,backend=stdio");
+    assert_compat("pty", "id=c0,backend=pty");
     assert_compat("file:/tmp/a,b", "id=c0,backend=file,path=/tmp/a,,b");
     assert_compat("pipe:/tmp/p", "id=c0,backend=pipe,path=/tmp/p");
     assert_compat("unix:/tmp/s,server=on,wait=off",
@@ -1268,7 +1269,7 @@ static void test_compat_forms(void)
 static void test_compat_errors(void)
 {
     assert_compat_fails("vc");
-    assert_compat_fails("pty");
+    assert_compat_fails("pty:/tmp/x");
     assert_compat_fails("udp:127.0.0.1:4444");
     assert_compat_fails("telnet::4444,server=on");
     assert_compat_fails("foo");

@@ -220,6 +220,8 @@ void pci_bus_set_irq_router(PCIBus *bus, PCIMapIRQFunc map_irq,
                             PCISetIRQFunc set_irq, void *opaque, int nirq);
 /* The first PCI bus (pci.0), or NULL on a machine without PCI. */
 PCIBus *pci_bus_default(void);
+/* QEMU's description of a class ("SCSI controller"), or NULL. */
+const char *pci_class_desc(uint16_t class_id);
 
 /* Configuration cycles as the host bridge forwards them (len 1, 2, 4). */
 uint32_t pci_bus_config_read(PCIBus *bus, int devfn, uint32_t addr,
