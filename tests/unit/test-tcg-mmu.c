@@ -118,9 +118,9 @@ static void reset_cpu(int mode, int cpl)
     env->cr[4] = mode == MODE_32 ? CR4_PSE_MASK :
                  mode != MODE_NONE ? CR4_PAE_MASK : 0;
     env->efer = mode == MODE_LONG ? EFER_LME | EFER_LMA | EFER_NXE : 0;
-    env->hflags = cpl | HF_PE_MASK |
-                  (mode != MODE_NONE ? HF_PG_MASK : 0) |
-                  (mode == MODE_LONG ? HF_LMA_MASK | HF_CS64_MASK : 0);
+    x86_set_hflags(env, cpl | HF_PE_MASK |
+                   (mode != MODE_NONE ? HF_PG_MASK : 0) |
+                   (mode == MODE_LONG ? HF_LMA_MASK | HF_CS64_MASK : 0));
 }
 
 /* 4-level tables: PML4 0x10000, PDPT 0x11000, PD 0x12000, PT 0x13000. */

@@ -317,21 +317,23 @@ protection:
 
 /* --- TLB --------------------------------------------------------------- */
 
-static void tlb_entry_clear(TLBEntry *e)
+static void tlb_entry_clear(CPUX86State *env, TLBEntry *e)
 {
+    TLBExtra *x = x86_tlb_extra(env, e);
+
     e->tag_read = e->tag_write = e->tag_fetch = TLB_INVALID;
     e->host = NULL;
-    e->large_vmask = 0;
-    e->large_vbase = 0;
-    e->global = false;
+    x->large_vmask = 0;
+    x->large_vbase = 0;
+    x->global = false;
 }
 
 void x86_tlb_flush(CPUX86State *env, bool include_global)
 {
     for (unsigned t = 0; t < 2; t++) {
         for (unsigned i = 0; i < TLB_SIZE; i++) {
-            if (include_global || !env->tlb[t][i].global) {
-                tlb_entry_clear(&env->tlb[t][i]);
+            if (include_global || !env->tlb_extra[t][i].global) {
+                tlb_entry_clear(env, &env->tlb[t][i]);
             }
         }
     }
@@ -346,7 +348,8 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
 
     for (unsigned i = 0; i < 2 * TLB_SIZE; i++) {
         TLBEntry *e = &env->tlb[i / TLB_SIZE][i % TLB_SIZE];
-        uint64_t page = __atomic_load_n(&e->paddr, __ATOMIC_RELAXED);
+        uint64_t page = __atomic_load_n(&x86_tlb_extra(env, e)->paddr,
+                                        __ATOMIC_RELAXED);
 
         if (page < first || page > last) {
             continue;
@@ -364,14 +367,14 @@ void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
     unsigned idx = (vaddr >> 12) & (TLB_SIZE - 1);
 
     for (unsigned t = 0; t < 2; t++) {
-        tlb_entry_clear(&env->tlb[t][idx]);
+        tlb_entry_clear(env, &env->tlb[t][idx]);
         /* Entries made from a large page sit at other indexes too. */
         for (unsigned i = 0; i < TLB_SIZE; i++) {
-            TLBEntry *e = &env->tlb[t][i];
+            TLBExtra *x = &env->tlb_extra[t][i];
 
-            if (e->large_vmask &&
-                (vaddr & e->large_vmask) == e->large_vbase) {
-                tlb_entry_clear(e);
+            if (x->large_vmask &&
+                (vaddr & x->large_vmask) == x->large_vbase) {
+                tlb_entry_clear(env, &env->tlb[t][i]);
             }
         }
     }
@@ -405,6 +408,7 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
 {
     uint64_t page = vaddr & X86_PAGE_MASK;
     TLBEntry *e = x86_tlb_entry(env, vaddr);
+    TLBExtra *x = x86_tlb_extra(env, e);
     X86PageWalk w;
     MemoryRegionSection s;
     uint64_t ppage, gen;
@@ -415,12 +419,12 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
         raise_page_fault(env, vaddr, err);
     }
     ppage = w.paddr & X86_PAGE_MASK;
-    tlb_entry_clear(e);
-    e->paddr = ppage;
-    e->global = w.global;
+    tlb_entry_clear(env, e);
+    x->paddr = ppage;
+    x->global = w.global;
     if (w.page_size > X86_PAGE_SIZE) {
-        e->large_vmask = ~(w.page_size - 1);
-        e->large_vbase = vaddr & e->large_vmask;
+        x->large_vmask = ~(w.page_size - 1);
+        x->large_vbase = vaddr & x->large_vmask;
     }
     /* The map is read without the big lock; see the head comment. */
     gen = memory_generation();
@@ -469,7 +473,7 @@ static uint64_t translate(CPUX86State *env, uint64_t vaddr,
          */
         e = tlb_fill(env, vaddr, access);
     }
-    return e->paddr | (vaddr & ~X86_PAGE_MASK);
+    return x86_tlb_extra(env, e)->paddr | (vaddr & ~X86_PAGE_MASK);
 }
 
 uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
@@ -483,7 +487,7 @@ uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
     if (*tag_of(e, access) == page) {
         *host = e->host + (vaddr & ~X86_PAGE_MASK);
     } else if (access != MMU_WRITE && e->host &&
-               e->paddr == (paddr & X86_PAGE_MASK)) {
+               x86_tlb_extra(env, e)->paddr == (paddr & X86_PAGE_MASK)) {
         /* RAM without a tag of this kind (NX pages are never fetched). */
         *host = e->host + (vaddr & ~X86_PAGE_MASK);
     }
