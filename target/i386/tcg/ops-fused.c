@@ -78,7 +78,7 @@ static inline bool fused_cond(int op, int ot, int cc, uint64_t a,
 }
 
 /* The pair for operation op on a (destination) and b, condition cc. */
-static inline uintptr_t fused(CPUX86State *env, const Insn *in, int op,
+static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
                               int ot, int form, int cc, uint64_t a,
                               uint64_t b)
 {
@@ -119,10 +119,10 @@ static inline uintptr_t fused(CPUX86State *env, const Insn *in, int op,
 #define FZ_A_ri(ot) reg_read(env, ot, in->rm)
 #define FZ_B_ri(ot) in->imm
 #define FZ_A_rm(ot) reg_read(env, ot, in->reg)
-#define FZ_B_rm(ot) mem_read(env, ot, x86_ea(env, in))
-#define FZ_A_mr(ot) mem_read(env, ot, x86_ea(env, in))
+#define FZ_B_rm(ot) MEM_LD(ot)
+#define FZ_A_mr(ot) MEM_LD(ot)
 #define FZ_B_mr(ot) reg_read(env, ot, in->reg)
-#define FZ_A_mi(ot) mem_read(env, ot, x86_ea(env, in))
+#define FZ_A_mi(ot) MEM_LD(ot)
 #define FZ_B_mi(ot) in->imm
 #define FZ_FORM_rr F_RR
 #define FZ_FORM_ri F_RI
@@ -130,7 +130,8 @@ static inline uintptr_t fused(CPUX86State *env, const Insn *in, int op,
 #define FZ_FORM_mr F_MR
 #define FZ_FORM_mi F_MI
 
-#define DEF_FZ_CC(form, op, ot, cc)                                       \
+/* Register forms. */
+#define DEF_FZ_R(form, op, ot, cc)                                        \
 static uintptr_t fz_##form##_##op##_##ot##_##cc(CPUX86State *env,        \
                                                 const Insn *in)          \
 {                                                                         \
@@ -138,6 +139,18 @@ static uintptr_t fz_##form##_##op##_##ot##_##cc(CPUX86State *env,        \
     uint64_t b = FZ_B_##form(ot);                                         \
     return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);              \
 }
+/* Memory forms, with fast paths (X86_DEF_MEM, ops.h). */
+#define DEF_FZ_M(form, op, ot, cc)                                        \
+X86_DEF_MEM(fz_##form##_##op##_##ot##_##cc, ot, MEM_R, x86_ea(env, in),   \
+    uint64_t a = FZ_A_##form(ot);                                         \
+    uint64_t b = FZ_B_##form(ot);                                         \
+    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);)
+#define FZ_DEF_rr DEF_FZ_R
+#define FZ_DEF_ri DEF_FZ_R
+#define FZ_DEF_rm DEF_FZ_M
+#define FZ_DEF_mr DEF_FZ_M
+#define FZ_DEF_mi DEF_FZ_M
+#define DEF_FZ_CC(form, op, ot, cc) FZ_DEF_##form(form, op, ot, cc)
 #define DEF_FZ(form, op, ot)                                              \
     DEF_FZ_CC(form, op, ot, 0) DEF_FZ_CC(form, op, ot, 1)                 \
     DEF_FZ_CC(form, op, ot, 2) DEF_FZ_CC(form, op, ot, 3)                 \
