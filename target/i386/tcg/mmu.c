@@ -73,16 +73,62 @@ static MemTxAttrs cpu_attrs(CPUX86State *env)
     return MEMTXATTRS_CPU(env->cpu->index);
 }
 
+/* For paddr in s: whether s holds size bytes from there. */
+static bool section_holds(const MemoryRegionSection *s, uint64_t paddr,
+                          uint64_t size)
+{
+    return size - 1 <= s->size - 1 - (paddr - s->offset_within_address_space);
+}
+
+static uint8_t *section_host(const MemoryRegionSection *s, uint64_t paddr)
+{
+    return s->mr->ram + s->offset_within_region +
+           (paddr - s->offset_within_address_space);
+}
+
+/*
+ * The section of address_space_memory holding paddr. The RAM section
+ * last found is kept while the memory map stays the same
+ * (memory_generation()): page walks, TLB fills and the slow paths look
+ * up the same few sections over and over, and a lookup of the map
+ * costs two atomic operations.
+ */
+static __thread struct {
+    bool valid;
+    uint64_t generation;
+    MemoryRegionSection s;
+} last_ram;
+
+static bool phys_find(uint64_t paddr, MemoryRegionSection *s)
+{
+    uint64_t gen = memory_generation();
+
+    if (last_ram.valid && last_ram.generation == gen &&
+        paddr - last_ram.s.offset_within_address_space < last_ram.s.size) {
+        *s = last_ram.s;
+        return true;
+    }
+    if (!address_space_find(&address_space_memory, paddr, s)) {
+        return false;
+    }
+    if (s->mr->ram) {
+        /* gen was read first: a change since then is seen next time. */
+        last_ram.s = *s;
+        last_ram.generation = gen;
+        last_ram.valid = true;
+    }
+    return true;
+}
+
 /* A naturally sized access to guest-physical memory: RAM, ROM, device. */
 static uint64_t phys_ld(uint64_t paddr, unsigned size, MemTxAttrs attrs)
 {
-    uint8_t *host = address_space_ram_ptr(&address_space_memory, paddr,
-                                          size);
+    MemoryRegionSection s;
     uint64_t v = 0;
     bool taken;
 
-    if (host) {
-        memcpy(&v, host, size);
+    if (phys_find(paddr, &s) && s.mr->ram && section_holds(&s, paddr, size)) {
+        memcpy(&v, section_host(&s, paddr), size);
         return v;
     }
     taken = x86_bql_acquire();
@@ -104,25 +150,13 @@ static void ram_stored(const MemoryRegionSection *s, uint64_t paddr,
     ram_written(paddr, size);
 }
 
-static bool section_holds(const MemoryRegionSection *s, uint64_t paddr,
-                          uint64_t size)
-{
-    return size - 1 <= s->size - 1 - (paddr - s->offset_within_address_space);
-}
-
-static uint8_t *section_host(const MemoryRegionSection *s, uint64_t paddr)
-{
-    return s->mr->ram + s->offset_within_region +
-           (paddr - s->offset_within_address_space);
-}
-
 static void phys_st(uint64_t paddr, uint64_t v, unsigned size,
                     MemTxAttrs attrs)
 {
     MemoryRegionSection s;
     bool taken;
 
-    if (address_space_find(&address_space_memory, paddr, &s) && s.mr->ram &&
+    if (phys_find(paddr, &s) && s.mr->ram &&
         section_holds(&s, paddr, size)) {
         if (!s.readonly) {
             memcpy(section_host(&s, paddr), &v, size);
@@ -148,7 +182,7 @@ static void pt_set_bits(uint64_t paddr, unsigned size, uint64_t bits)
     MemoryRegionSection s;
     void *host;
 
-    if (!address_space_find(&address_space_memory, paddr, &s) ||
+    if (!phys_find(paddr, &s) ||
         !s.mr->ram || s.readonly || !section_holds(&s, paddr, size)) {
         return;         /* tables outside RAM: no A/D updates */
     }
@@ -428,7 +462,7 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
     }
     /* The map is read without the big lock; see the head comment. */
     gen = memory_generation();
-    if (address_space_find(&address_space_memory, ppage, &s) && s.mr->ram &&
+    if (phys_find(ppage, &s) && s.mr->ram &&
         section_holds(&s, ppage, X86_PAGE_SIZE)) {
         e->host = section_host(&s, ppage);
         e->tag_read = page;
