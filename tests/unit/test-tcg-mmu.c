@@ -462,6 +462,14 @@ static void test_tlb_global_and_large(void)
     g_assert_cmpint(env->hflags & HF_CPL_MASK, ==, 0);
     g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
                     big + 0x5000);
+
+    /* Also with no flush between the fill and the invlpg. */
+    reset_cpu(MODE_LONG, 0);
+    map_long_2m(big, 0x400000, P | RW);
+    g_assert_cmpint(try_load(big + 0x5000, 8, MMU_READ, &v), ==, -1);
+    x86_tlb_flush_page(env, big + 0x1fff00);
+    g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
+                    TLB_INVALID);
 }
 
 static void test_cross_page(void)

@@ -189,7 +189,7 @@ enum {
 #define CPU_INTERRUPT_EXIT  0x10u   /* leave the execution loop */
 
 /* Soft TLB: direct mapped, guest-virtual page to host page or device. */
-#define TLB_BITS        8
+#define TLB_BITS        10
 #define TLB_SIZE        (1u << TLB_BITS)
 #define X86_PAGE_SIZE   4096u
 #define X86_PAGE_MASK   (~(uint64_t)(X86_PAGE_SIZE - 1))
@@ -341,6 +341,7 @@ typedef struct CPUX86State {
      */
     TLBEntry tlb[2][TLB_SIZE];
     TLBExtra tlb_extra[2][TLB_SIZE];
+    bool tlb_large[2];          /* may hold entries of large pages */
 
     X86CPU *cpu;
 } CPUX86State;

@@ -365,11 +365,15 @@ static void tlb_entry_clear(CPUX86State *env, TLBEntry *e)
 void x86_tlb_flush(CPUX86State *env, bool include_global)
 {
     for (unsigned t = 0; t < 2; t++) {
+        bool large = false;
+
         for (unsigned i = 0; i < TLB_SIZE; i++) {
             if (include_global || !env->tlb_extra[t][i].global) {
                 tlb_entry_clear(env, &env->tlb[t][i]);
             }
+            large |= env->tlb_extra[t][i].large_vmask != 0;
         }
+        env->tlb_large[t] = large;
     }
 }
 
@@ -402,6 +406,9 @@ void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
 
     for (unsigned t = 0; t < 2; t++) {
         tlb_entry_clear(env, &env->tlb[t][idx]);
+        if (!env->tlb_large[t]) {
+            continue;
+        }
         /* Entries made from a large page sit at other indexes too. */
         for (unsigned i = 0; i < TLB_SIZE; i++) {
             TLBExtra *x = &env->tlb_extra[t][i];
@@ -459,6 +466,7 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
     if (w.page_size > X86_PAGE_SIZE) {
         x->large_vmask = ~(w.page_size - 1);
         x->large_vbase = vaddr & x->large_vmask;
+        env->tlb_large[e >= env->tlb[1]] = true;
     }
     /* The map is read without the big lock; see the head comment. */
     gen = memory_generation();
