@@ -68,6 +68,7 @@ typedef struct TBChain {
     TranslationBlock *running;  /* the block being run */
     uint64_t count;             /* instructions the chain retired before */
     int64_t budget;             /* instructions left to the loop's check */
+    TBJmpCache *jc;             /* the running vCPU's */
 } TBChain;
 
 static TBChain tb_chain;
@@ -80,18 +81,74 @@ static TBChain tb_chain;
  */
 #define TB_CHAIN_MAX    4096
 
-uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
+/* Go on into next, n instructions retired; else back to the loop. */
+static inline uintptr_t chain_into(CPUX86State *env, const Insn *in,
+                                   TranslationBlock *next, unsigned n,
+                                   int why)
 {
-    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
-
-    if (G_LIKELY(next && next->valid) &&
-        (tb_chain.budget -= in->base) > 0 &&
+    if ((tb_chain.budget -= n) > 0 &&
         !__atomic_load_n(&env->interrupt_request, __ATOMIC_RELAXED)) {
-        tb_chain.count += in->base;
+        tb_chain.count += n;
         tb_chain.running = next;
         return next->insns[0].fn(env, next->insns);
     }
     return X86_EXIT(in, why);
+}
+
+uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
+{
+    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
+
+    if (G_LIKELY(next && next->valid)) {
+        return chain_into(env, in, next, in->base, why);
+    }
+    return X86_EXIT(in, why);
+}
+
+/* A block last was seen to continue into, if it starts at rip. */
+static inline TranslationBlock *link_lookup(TranslationBlock *last,
+                                            uint64_t rip)
+{
+    /* Links hold only within one page and mode: rip decides. */
+    TranslationBlock *tb = last->link[0];
+
+    if (tb && tb->pc == rip && tb->valid) {
+        return tb;
+    }
+    tb = last->link[1];
+    if (tb && tb->pc == rip && tb->valid) {
+        return tb;
+    }
+    return NULL;
+}
+
+/* The jump cache's block for env->rip at lin, if it is still good. */
+static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
+                                          uint64_t lin)
+{
+    TranslationBlock *tb = jc->tbs[jc_hash(lin)];
+
+    if (tb && tb->pc == env->rip && tb->valid &&
+        tb->cs_base == env->segs[R_CS].base &&
+        tb->flags == (env->hflags & HF_DECODE_MASK) &&
+        tb_pages_match(env, tb)) {
+        return tb;
+    }
+    return NULL;
+}
+
+uintptr_t tb_chain_indirect(CPUX86State *env, const Insn *in)
+{
+    TranslationBlock *from = tb_chain.running, *next;
+
+    next = link_lookup(from, env->rip);
+    if (!next) {
+        next = jc_lookup(env, tb_chain.jc, code_lin(env));
+        if (!next) {
+            return X86_EXIT(in, X86_JUMP);
+        }
+    }
+    return chain_into(env, in, next, in - from->insns + 1, X86_JUMP);
 }
 
 /*
@@ -108,13 +165,8 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
     unsigned h;
 
     if (last) {
-        /* Links hold only within one page and mode: rip decides. */
-        tb = last->link[0];
-        if (tb && tb->pc == env->rip && tb->valid) {
-            return tb;
-        }
-        tb = last->link[1];
-        if (tb && tb->pc == env->rip && tb->valid) {
+        tb = link_lookup(last, env->rip);
+        if (tb) {
             return tb;
         }
     }
@@ -131,11 +183,8 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
         return tb;
     }
     h = jc_hash(lin);
-    tb = jc->tbs[h];
-    if (!(tb && tb->pc == env->rip && tb->valid &&
-          tb->cs_base == env->segs[R_CS].base &&
-          tb->flags == (env->hflags & HF_DECODE_MASK) &&
-          tb_pages_match(env, tb))) {
+    tb = jc_lookup(env, jc, lin);
+    if (!tb) {
         gen = tb_generation;
         tb = tb_find(env, lin, 0);
         if (gen != tb_generation) {
@@ -248,6 +297,7 @@ X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed)
         jc->generation = tb_generation;
     }
     tb_chain.running = NULL;
+    tb_chain.jc = jc;
     env->exit_reason = X86_CPU_EXIT_NONE;
     if (setjmp(env->jmp_env)) {
         TranslationBlock *tb = tb_chain.running;
