@@ -66,8 +66,9 @@ static bool can_link(const TranslationBlock *from, const TranslationBlock *to)
  */
 typedef struct TBChain {
     TranslationBlock *running;  /* the block being run */
-    uint64_t count;             /* instructions the chain retired before */
-    int64_t budget;             /* instructions left to the loop's check */
+    int64_t start;              /* the budget the chain started with */
+    int64_t budget;             /* instructions left to the loop's check:
+                                 * start - budget retired before running */
     TBJmpCache *jc;             /* the running vCPU's */
 } TBChain;
 
@@ -86,9 +87,11 @@ static inline uintptr_t chain_into(CPUX86State *env, const Insn *in,
                                    TranslationBlock *next, unsigned n,
                                    int why)
 {
-    if ((tb_chain.budget -= n) > 0 &&
+    int64_t left = tb_chain.budget - n;
+
+    if (left > 0 &&
         !__atomic_load_n(&env->interrupt_request, __ATOMIC_RELAXED)) {
-        tb_chain.count += n;
+        tb_chain.budget = left;
         tb_chain.running = next;
         return next->insns[0].fn(env, next->insns);
     }
@@ -261,15 +264,16 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
             env->hflags &= ~HF_INHIBIT_IRQ_MASK;
         }
         tb_chain.running = tb;
-        tb_chain.count = 0;
         tb_chain.budget = MIN(budget - executed - st->faults,
                               (uint64_t)TB_CHAIN_MAX);
+        tb_chain.start = tb_chain.budget;
         r = tb->insns[0].fn(env, tb->insns);
         tb = tb_chain.running;
         tb_chain.running = NULL;
         exit_in = X86_EXIT_INSN(r);
         why = X86_EXIT_WHY(r);
-        executed += tb_chain.count + (exit_in - tb->insns) +
+        executed += tb_chain.start - tb_chain.budget +
+                    (exit_in - tb->insns) +
                     (why == X86_END || why == X86_KILLED ? 0 : 1);
         st->executed = executed;
         if (why == X86_JUMP || why == X86_END) {
@@ -304,7 +308,8 @@ X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed)
 
         tb_chain.running = NULL;
         if (tb) {
-            stp->executed += tb_chain.count + insns_before(tb, env->rip) +
+            stp->executed += tb_chain.start - tb_chain.budget +
+                             insns_before(tb, env->rip) +
                              (env->exception_is_int ? 1 : 0);
         }
         if (!env->exception_is_int) {
