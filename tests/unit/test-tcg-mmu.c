@@ -118,9 +118,9 @@ static void reset_cpu(int mode, int cpl)
     env->cr[4] = mode == MODE_32 ? CR4_PSE_MASK :
                  mode != MODE_NONE ? CR4_PAE_MASK : 0;
     env->efer = mode == MODE_LONG ? EFER_LME | EFER_LMA | EFER_NXE : 0;
-    env->hflags = cpl | HF_PE_MASK |
-                  (mode != MODE_NONE ? HF_PG_MASK : 0) |
-                  (mode == MODE_LONG ? HF_LMA_MASK | HF_CS64_MASK : 0);
+    x86_set_hflags(env, cpl | HF_PE_MASK |
+                   (mode != MODE_NONE ? HF_PG_MASK : 0) |
+                   (mode == MODE_LONG ? HF_LMA_MASK | HF_CS64_MASK : 0));
 }
 
 /* 4-level tables: PML4 0x10000, PDPT 0x11000, PD 0x12000, PT 0x13000. */
@@ -462,6 +462,14 @@ static void test_tlb_global_and_large(void)
     g_assert_cmpint(env->hflags & HF_CPL_MASK, ==, 0);
     g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
                     big + 0x5000);
+
+    /* Also with no flush between the fill and the invlpg. */
+    reset_cpu(MODE_LONG, 0);
+    map_long_2m(big, 0x400000, P | RW);
+    g_assert_cmpint(try_load(big + 0x5000, 8, MMU_READ, &v), ==, -1);
+    x86_tlb_flush_page(env, big + 0x1fff00);
+    g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
+                    TLB_INVALID);
 }
 
 static void test_cross_page(void)

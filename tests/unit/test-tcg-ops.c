@@ -654,6 +654,58 @@ static void test_page_crossing(void)
     g_assert_cmphex(h->env->regs[R_EAX], ==, 0x12345678);
 }
 
+/*
+ * Data accesses straddling two pages that map to distant physical pages
+ * (the handlers' fast paths must leave them to the slow path): loads,
+ * a store, a read-modify-write, a compare-and-branch pair and a
+ * push/pop, each across 0x50001000.
+ */
+static const uint8_t code_data_cross[] = {
+    0x31, 0xf6,                                 /* xor %esi, %esi */
+    0x48, 0xc7, 0xc3, 0xfc, 0x0f, 0x00, 0x50,   /* mov $0x50000ffc, %rbx */
+    0x48, 0x8b, 0x03,                           /* mov (%rbx), %rax */
+    0x0f, 0xb7, 0x4b, 0x03,                     /* movzwl 3(%rbx), %ecx */
+    0x48, 0xba, 0x08, 0x07, 0x06, 0x05,         /* mov $0x0102030405060708, */
+    0x04, 0x03, 0x02, 0x01,                     /*     %rdx */
+    0x48, 0x89, 0x53, 0x02,                     /* mov %rdx, 2(%rbx) */
+    0x48, 0x83, 0x43, 0x02, 0x01,               /* addq $1, 2(%rbx) */
+    0x48, 0x39, 0x53, 0x02,                     /* cmp %rdx, 2(%rbx) */
+    0x75, 0x05,                                 /* jne 1f */
+    0xbe, 0x01, 0x00, 0x00, 0x00,               /* mov $1, %esi */
+    0x4c, 0x8b, 0x43, 0x02,                     /* 1: mov 2(%rbx), %r8 */
+    0x48, 0xc7, 0xc4, 0x04, 0x10, 0x00, 0x50,   /* mov $0x50001004, %rsp */
+    0x52,                                       /* push %rdx */
+    0x5f,                                       /* pop %rdi */
+    0xf4,                                       /* hlt */
+};
+
+static void test_data_page_crossing(void)
+{
+    static const uint8_t lo[4] = { 0x11, 0x22, 0x33, 0x44 };
+    static const uint8_t hi[4] = { 0x55, 0x66, 0x77, 0x88 };
+    TcgHarness *h = th_get();
+    CPUX86State *env = h->env;
+
+    th_set_mode(h, TH_LONG);
+    th_map(h, 0x50000000, 0x700000, X86_PAGE_SIZE);
+    th_map(h, 0x50001000, 0x900000, X86_PAGE_SIZE);
+    th_write(h, 0x700ffc, lo, sizeof(lo));
+    th_write(h, 0x900000, hi, sizeof(hi));
+    th_write(h, TH_CODE, code_data_cross, sizeof(code_data_cross));
+    th_run(h, 1000);
+    g_assert_cmphex(env->rip, ==, TH_CODE + sizeof(code_data_cross));
+    g_assert_cmphex(env->regs[R_EAX], ==, 0x8877665544332211ull);
+    g_assert_cmphex(env->regs[R_ECX], ==, 0x5544);
+    /* The store and the add: two bytes low, six high. */
+    g_assert_cmphex(env->regs[8], ==, 0x0102030405060709ull);
+    g_assert_cmphex(h->ram[0x900005], ==, 0x01);
+    g_assert_cmphex(env->regs[R_ESI], ==, 0);  /* jne taken */
+    /* The push at 0x50000ffc: four bytes low, four high. */
+    g_assert_cmphex(h->ram[0x700ffc], ==, 0x08);
+    g_assert_cmphex(h->ram[0x900003], ==, 0x01);
+    g_assert_cmphex(env->regs[R_EDI], ==, 0x0102030405060708ull);
+}
+
 /* A cache too small for the program flushes and carries on. */
 static void test_cache_flush(void)
 {
@@ -785,6 +837,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/code-rewritten", test_code_rewritten);
     g_test_add_func("/tcg/ops/code-page-notify", test_code_page_notify);
     g_test_add_func("/tcg/ops/page-crossing", test_page_crossing);
+    g_test_add_func("/tcg/ops/data-page-crossing", test_data_page_crossing);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

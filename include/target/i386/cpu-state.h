@@ -189,7 +189,7 @@ enum {
 #define CPU_INTERRUPT_EXIT  0x10u   /* leave the execution loop */
 
 /* Soft TLB: direct mapped, guest-virtual page to host page or device. */
-#define TLB_BITS        8
+#define TLB_BITS        10
 #define TLB_SIZE        (1u << TLB_BITS)
 #define X86_PAGE_SIZE   4096u
 #define X86_PAGE_MASK   (~(uint64_t)(X86_PAGE_SIZE - 1))
@@ -200,18 +200,23 @@ enum {
  * virtual address the kind may use directly, or TLB_INVALID. An
  * address that matches uses host + (vaddr & ~X86_PAGE_MASK). Pages that
  * are not plain RAM (devices, pages holding decoded code for writes)
- * never match a fast-path tag: they go through the slow path.
+ * never match a fast-path tag: they go through the slow path. What the
+ * fast paths read is these 32 bytes; the rest of an entry is in
+ * TLBExtra, at the same index of env->tlb_extra.
  */
 typedef struct TLBEntry {
     uint64_t tag_read;
     uint64_t tag_write;
     uint64_t tag_fetch;
     uint8_t *host;          /* host address of the page's first byte */
+} TLBEntry;
+
+typedef struct TLBExtra {
     uint64_t paddr;         /* guest-physical page */
     uint64_t large_vbase;   /* for invlpg of large pages */
     uint64_t large_vmask;
     bool global;
-} TLBEntry;
+} TLBExtra;
 
 /* Memory access kinds for the MMU. */
 typedef enum MMUAccess { MMU_READ, MMU_WRITE, MMU_FETCH } MMUAccess;
@@ -288,7 +293,8 @@ typedef struct CPUX86State {
     uint32_t cc_op;
     uint32_t eflags;
 
-    uint32_t hflags;
+    uint32_t hflags;            /* set through x86_set_hflags() */
+    uint32_t tlb_off;           /* see x86_set_hflags() */
     SegmentCache segs[X86_NUM_SEGS];
     SegmentCache ldt, tr;
     DescTable gdt, idt;
@@ -334,6 +340,8 @@ typedef struct CPUX86State {
      * exceed the other's), so privilege changes flush nothing.
      */
     TLBEntry tlb[2][TLB_SIZE];
+    TLBExtra tlb_extra[2][TLB_SIZE];
+    bool tlb_large[2];          /* may hold entries of large pages */
 
     X86CPU *cpu;
 } CPUX86State;
@@ -409,13 +417,27 @@ void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr);
 void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
                              uint64_t len, bool writes_only);
 
+/*
+ * Set hflags, and with them the TLB of the CPL (tlb_off: the byte
+ * offset of env->tlb[1] at CPL 3, else 0).
+ */
+static inline void x86_set_hflags(CPUX86State *env, uint32_t hf)
+{
+    env->hflags = hf;
+    env->tlb_off = (hf & HF_CPL_MASK) == 3 ? sizeof(env->tlb[0]) : 0;
+}
+
 /* Fast paths: a TLB hit within one page; else the slow path. */
 static inline TLBEntry *x86_tlb_entry(CPUX86State *env, uint64_t vaddr)
 {
-    /* ((CPL + 1) >> 2) is 1 at CPL 3 only: the user TLB. */
-    unsigned user = ((env->hflags & HF_CPL_MASK) + 1) >> 2;
+    return (TLBEntry *)((char *)env->tlb + env->tlb_off) +
+           ((vaddr >> 12) & (TLB_SIZE - 1));
+}
 
-    return &env->tlb[user][(vaddr >> 12) & (TLB_SIZE - 1)];
+/* The rest of TLB entry e. */
+static inline TLBExtra *x86_tlb_extra(CPUX86State *env, const TLBEntry *e)
+{
+    return &env->tlb_extra[0][0] + (e - &env->tlb[0][0]);
 }
 
 #define X86_DEFINE_LD(name, type, size)                                   \

@@ -66,8 +66,10 @@ static bool can_link(const TranslationBlock *from, const TranslationBlock *to)
  */
 typedef struct TBChain {
     TranslationBlock *running;  /* the block being run */
-    uint64_t count;             /* instructions the chain retired before */
-    int64_t budget;             /* instructions left to the loop's check */
+    int64_t start;              /* the budget the chain started with */
+    int64_t budget;             /* instructions left to the loop's check:
+                                 * start - budget retired before running */
+    TBJmpCache *jc;             /* the running vCPU's */
 } TBChain;
 
 static TBChain tb_chain;
@@ -80,18 +82,76 @@ static TBChain tb_chain;
  */
 #define TB_CHAIN_MAX    4096
 
-uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
+/* Go on into next, n instructions retired; else back to the loop. */
+static inline uintptr_t chain_into(CPUX86State *env, const Insn *in,
+                                   TranslationBlock *next, unsigned n,
+                                   int why)
 {
-    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
+    int64_t left = tb_chain.budget - n;
 
-    if (G_LIKELY(next && next->valid) &&
-        (tb_chain.budget -= in->base) > 0 &&
+    if (left > 0 &&
         !__atomic_load_n(&env->interrupt_request, __ATOMIC_RELAXED)) {
-        tb_chain.count += in->base;
+        tb_chain.budget = left;
         tb_chain.running = next;
         return next->insns[0].fn(env, next->insns);
     }
     return X86_EXIT(in, why);
+}
+
+uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
+{
+    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
+
+    if (G_LIKELY(next && next->valid)) {
+        return chain_into(env, in, next, in->base, why);
+    }
+    return X86_EXIT(in, why);
+}
+
+/* A block last was seen to continue into, if it starts at rip. */
+static inline TranslationBlock *link_lookup(TranslationBlock *last,
+                                            uint64_t rip)
+{
+    /* Links hold only within one page and mode: rip decides. */
+    TranslationBlock *tb = last->link[0];
+
+    if (tb && tb->pc == rip && tb->valid) {
+        return tb;
+    }
+    tb = last->link[1];
+    if (tb && tb->pc == rip && tb->valid) {
+        return tb;
+    }
+    return NULL;
+}
+
+/* The jump cache's block for env->rip at lin, if it is still good. */
+static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
+                                          uint64_t lin)
+{
+    TranslationBlock *tb = jc->tbs[jc_hash(lin)];
+
+    if (tb && tb->pc == env->rip && tb->valid &&
+        tb->cs_base == env->segs[R_CS].base &&
+        tb->flags == (env->hflags & HF_DECODE_MASK) &&
+        tb_pages_match(env, tb)) {
+        return tb;
+    }
+    return NULL;
+}
+
+uintptr_t tb_chain_indirect(CPUX86State *env, const Insn *in)
+{
+    TranslationBlock *from = tb_chain.running, *next;
+
+    next = link_lookup(from, env->rip);
+    if (!next) {
+        next = jc_lookup(env, tb_chain.jc, code_lin(env));
+        if (!next) {
+            return X86_EXIT(in, X86_JUMP);
+        }
+    }
+    return chain_into(env, in, next, in - from->insns + 1, X86_JUMP);
 }
 
 /*
@@ -108,13 +168,8 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
     unsigned h;
 
     if (last) {
-        /* Links hold only within one page and mode: rip decides. */
-        tb = last->link[0];
-        if (tb && tb->pc == env->rip && tb->valid) {
-            return tb;
-        }
-        tb = last->link[1];
-        if (tb && tb->pc == env->rip && tb->valid) {
+        tb = link_lookup(last, env->rip);
+        if (tb) {
             return tb;
         }
     }
@@ -131,11 +186,8 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
         return tb;
     }
     h = jc_hash(lin);
-    tb = jc->tbs[h];
-    if (!(tb && tb->pc == env->rip && tb->valid &&
-          tb->cs_base == env->segs[R_CS].base &&
-          tb->flags == (env->hflags & HF_DECODE_MASK) &&
-          tb_pages_match(env, tb))) {
+    tb = jc_lookup(env, jc, lin);
+    if (!tb) {
         gen = tb_generation;
         tb = tb_find(env, lin, 0);
         if (gen != tb_generation) {
@@ -212,15 +264,16 @@ static void exec_blocks(X86CPU *cpu, uint64_t budget, ExecState *st,
             env->hflags &= ~HF_INHIBIT_IRQ_MASK;
         }
         tb_chain.running = tb;
-        tb_chain.count = 0;
         tb_chain.budget = MIN(budget - executed - st->faults,
                               (uint64_t)TB_CHAIN_MAX);
+        tb_chain.start = tb_chain.budget;
         r = tb->insns[0].fn(env, tb->insns);
         tb = tb_chain.running;
         tb_chain.running = NULL;
         exit_in = X86_EXIT_INSN(r);
         why = X86_EXIT_WHY(r);
-        executed += tb_chain.count + (exit_in - tb->insns) +
+        executed += tb_chain.start - tb_chain.budget +
+                    (exit_in - tb->insns) +
                     (why == X86_END || why == X86_KILLED ? 0 : 1);
         st->executed = executed;
         if (why == X86_JUMP || why == X86_END) {
@@ -248,13 +301,15 @@ X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed)
         jc->generation = tb_generation;
     }
     tb_chain.running = NULL;
+    tb_chain.jc = jc;
     env->exit_reason = X86_CPU_EXIT_NONE;
     if (setjmp(env->jmp_env)) {
         TranslationBlock *tb = tb_chain.running;
 
         tb_chain.running = NULL;
         if (tb) {
-            stp->executed += tb_chain.count + insns_before(tb, env->rip) +
+            stp->executed += tb_chain.start - tb_chain.budget +
+                             insns_before(tb, env->rip) +
                              (env->exception_is_int ? 1 : 0);
         }
         if (!env->exception_is_int) {

@@ -1278,10 +1278,11 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
         int f = fuse[i], c = jcc[i + 1];
         InsnFn fn;
 
-        if (f < 0 || c < 0 || (c >> 1) == 5) {
-            continue;                   /* jp/jnp would need PF */
+        if (f < 0 || c < 0) {
+            continue;
         }
-        fn = x86_fused_fn[f >> 6][(f >> 2) & 15][f & 3];
+        /* NULL for jp/jnp, which would need PF. */
+        fn = x86_fused_fn[f >> 6][(f >> 2) & 15][f & 3][c >> 1];
         if (fn) {
             db->insns[i].fn = fn;
             db->insns[i + 1].aux = c;

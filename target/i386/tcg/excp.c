@@ -131,7 +131,7 @@ void x86_update_hflags(CPUX86State *env)
         }
     }
     /* CPL 3 has a TLB of its own (see mmu.c): nothing to flush. */
-    env->hflags = hf;
+    x86_set_hflags(env, hf);
 }
 
 /* --- delivery ---------------------------------------------------------- */

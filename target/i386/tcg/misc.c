@@ -910,7 +910,7 @@ void x86_cpu_init_state(X86CPU *cpu)
     memset(env->regs, 0, sizeof(env->regs));
     env->regs[R_EDX] = leaf1 ? leaf1->regs[X86_R_EAX] : 0;
     env->rip = 0xfff0;
-    env->hflags = 0;
+    x86_set_hflags(env, 0);
     env->cr[0] = CR0_RESET;
     env->cr[2] = env->cr[3] = env->cr[4] = 0;
     env->efer = 0;

@@ -73,16 +73,62 @@ static MemTxAttrs cpu_attrs(CPUX86State *env)
     return MEMTXATTRS_CPU(env->cpu->index);
 }
 
+/* For paddr in s: whether s holds size bytes from there. */
+static bool section_holds(const MemoryRegionSection *s, uint64_t paddr,
+                          uint64_t size)
+{
+    return size - 1 <= s->size - 1 - (paddr - s->offset_within_address_space);
+}
+
+static uint8_t *section_host(const MemoryRegionSection *s, uint64_t paddr)
+{
+    return s->mr->ram + s->offset_within_region +
+           (paddr - s->offset_within_address_space);
+}
+
+/*
+ * The section of address_space_memory holding paddr. The RAM section
+ * last found is kept while the memory map stays the same
+ * (memory_generation()): page walks, TLB fills and the slow paths look
+ * up the same few sections over and over, and a lookup of the map
+ * costs two atomic operations.
+ */
+static __thread struct {
+    bool valid;
+    uint64_t generation;
+    MemoryRegionSection s;
+} last_ram;
+
+static bool phys_find(uint64_t paddr, MemoryRegionSection *s)
+{
+    uint64_t gen = memory_generation();
+
+    if (last_ram.valid && last_ram.generation == gen &&
+        paddr - last_ram.s.offset_within_address_space < last_ram.s.size) {
+        *s = last_ram.s;
+        return true;
+    }
+    if (!address_space_find(&address_space_memory, paddr, s)) {
+        return false;
+    }
+    if (s->mr->ram) {
+        /* gen was read first: a change since then is seen next time. */
+        last_ram.s = *s;
+        last_ram.generation = gen;
+        last_ram.valid = true;
+    }
+    return true;
+}
+
 /* A naturally sized access to guest-physical memory: RAM, ROM, device. */
 static uint64_t phys_ld(uint64_t paddr, unsigned size, MemTxAttrs attrs)
 {
-    uint8_t *host = address_space_ram_ptr(&address_space_memory, paddr,
-                                          size);
+    MemoryRegionSection s;
     uint64_t v = 0;
     bool taken;
 
-    if (host) {
-        memcpy(&v, host, size);
+    if (phys_find(paddr, &s) && s.mr->ram && section_holds(&s, paddr, size)) {
+        memcpy(&v, section_host(&s, paddr), size);
         return v;
     }
     taken = x86_bql_acquire();
@@ -104,25 +150,13 @@ static void ram_stored(const MemoryRegionSection *s, uint64_t paddr,
     ram_written(paddr, size);
 }
 
-static bool section_holds(const MemoryRegionSection *s, uint64_t paddr,
-                          uint64_t size)
-{
-    return size - 1 <= s->size - 1 - (paddr - s->offset_within_address_space);
-}
-
-static uint8_t *section_host(const MemoryRegionSection *s, uint64_t paddr)
-{
-    return s->mr->ram + s->offset_within_region +
-           (paddr - s->offset_within_address_space);
-}
-
 static void phys_st(uint64_t paddr, uint64_t v, unsigned size,
                     MemTxAttrs attrs)
 {
     MemoryRegionSection s;
     bool taken;
 
-    if (address_space_find(&address_space_memory, paddr, &s) && s.mr->ram &&
+    if (phys_find(paddr, &s) && s.mr->ram &&
         section_holds(&s, paddr, size)) {
         if (!s.readonly) {
             memcpy(section_host(&s, paddr), &v, size);
@@ -148,7 +182,7 @@ static void pt_set_bits(uint64_t paddr, unsigned size, uint64_t bits)
     MemoryRegionSection s;
     void *host;
 
-    if (!address_space_find(&address_space_memory, paddr, &s) ||
+    if (!phys_find(paddr, &s) ||
         !s.mr->ram || s.readonly || !section_holds(&s, paddr, size)) {
         return;         /* tables outside RAM: no A/D updates */
     }
@@ -317,23 +351,29 @@ protection:
 
 /* --- TLB --------------------------------------------------------------- */
 
-static void tlb_entry_clear(TLBEntry *e)
+static void tlb_entry_clear(CPUX86State *env, TLBEntry *e)
 {
+    TLBExtra *x = x86_tlb_extra(env, e);
+
     e->tag_read = e->tag_write = e->tag_fetch = TLB_INVALID;
     e->host = NULL;
-    e->large_vmask = 0;
-    e->large_vbase = 0;
-    e->global = false;
+    x->large_vmask = 0;
+    x->large_vbase = 0;
+    x->global = false;
 }
 
 void x86_tlb_flush(CPUX86State *env, bool include_global)
 {
     for (unsigned t = 0; t < 2; t++) {
+        bool large = false;
+
         for (unsigned i = 0; i < TLB_SIZE; i++) {
-            if (include_global || !env->tlb[t][i].global) {
-                tlb_entry_clear(&env->tlb[t][i]);
+            if (include_global || !env->tlb_extra[t][i].global) {
+                tlb_entry_clear(env, &env->tlb[t][i]);
             }
+            large |= env->tlb_extra[t][i].large_vmask != 0;
         }
+        env->tlb_large[t] = large;
     }
 }
 
@@ -346,7 +386,8 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
 
     for (unsigned i = 0; i < 2 * TLB_SIZE; i++) {
         TLBEntry *e = &env->tlb[i / TLB_SIZE][i % TLB_SIZE];
-        uint64_t page = __atomic_load_n(&e->paddr, __ATOMIC_RELAXED);
+        uint64_t page = __atomic_load_n(&x86_tlb_extra(env, e)->paddr,
+                                        __ATOMIC_RELAXED);
 
         if (page < first || page > last) {
             continue;
@@ -364,14 +405,17 @@ void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
     unsigned idx = (vaddr >> 12) & (TLB_SIZE - 1);
 
     for (unsigned t = 0; t < 2; t++) {
-        tlb_entry_clear(&env->tlb[t][idx]);
+        tlb_entry_clear(env, &env->tlb[t][idx]);
+        if (!env->tlb_large[t]) {
+            continue;
+        }
         /* Entries made from a large page sit at other indexes too. */
         for (unsigned i = 0; i < TLB_SIZE; i++) {
-            TLBEntry *e = &env->tlb[t][i];
+            TLBExtra *x = &env->tlb_extra[t][i];
 
-            if (e->large_vmask &&
-                (vaddr & e->large_vmask) == e->large_vbase) {
-                tlb_entry_clear(e);
+            if (x->large_vmask &&
+                (vaddr & x->large_vmask) == x->large_vbase) {
+                tlb_entry_clear(env, &env->tlb[t][i]);
             }
         }
     }
@@ -405,6 +449,7 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
 {
     uint64_t page = vaddr & X86_PAGE_MASK;
     TLBEntry *e = x86_tlb_entry(env, vaddr);
+    TLBExtra *x = x86_tlb_extra(env, e);
     X86PageWalk w;
     MemoryRegionSection s;
     uint64_t ppage, gen;
@@ -415,16 +460,17 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
         raise_page_fault(env, vaddr, err);
     }
     ppage = w.paddr & X86_PAGE_MASK;
-    tlb_entry_clear(e);
-    e->paddr = ppage;
-    e->global = w.global;
+    tlb_entry_clear(env, e);
+    x->paddr = ppage;
+    x->global = w.global;
     if (w.page_size > X86_PAGE_SIZE) {
-        e->large_vmask = ~(w.page_size - 1);
-        e->large_vbase = vaddr & e->large_vmask;
+        x->large_vmask = ~(w.page_size - 1);
+        x->large_vbase = vaddr & x->large_vmask;
+        env->tlb_large[e >= env->tlb[1]] = true;
     }
     /* The map is read without the big lock; see the head comment. */
     gen = memory_generation();
-    if (address_space_find(&address_space_memory, ppage, &s) && s.mr->ram &&
+    if (phys_find(ppage, &s) && s.mr->ram &&
         section_holds(&s, ppage, X86_PAGE_SIZE)) {
         e->host = section_host(&s, ppage);
         e->tag_read = page;
@@ -469,7 +515,7 @@ static uint64_t translate(CPUX86State *env, uint64_t vaddr,
          */
         e = tlb_fill(env, vaddr, access);
     }
-    return e->paddr | (vaddr & ~X86_PAGE_MASK);
+    return x86_tlb_extra(env, e)->paddr | (vaddr & ~X86_PAGE_MASK);
 }
 
 uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
@@ -483,7 +529,7 @@ uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
     if (*tag_of(e, access) == page) {
         *host = e->host + (vaddr & ~X86_PAGE_MASK);
     } else if (access != MMU_WRITE && e->host &&
-               e->paddr == (paddr & X86_PAGE_MASK)) {
+               x86_tlb_extra(env, e)->paddr == (paddr & X86_PAGE_MASK)) {
         /* RAM without a tag of this kind (NX pages are never fetched). */
         *host = e->host + (vaddr & ~X86_PAGE_MASK);
     }

@@ -71,25 +71,19 @@ static uintptr_t alu_rr_##op##_##ot(CPUX86State *env, const Insn *in)          \
     }                                                                     \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t alu_rm_##op##_##ot(CPUX86State *env, const Insn *in)          \
-{                                                                         \
-    uint64_t b = mem_read(env, ot, x86_ea(env, in));                      \
-    uint64_t r = alu(env, op, ot, reg_read(env, ot, in->reg), b);         \
+X86_DEF_MEM(alu_rm_##op##_##ot, ot, MEM_R, x86_ea(env, in),                \
+    uint64_t r = alu(env, op, ot, reg_read(env, ot, in->reg), MEM_LD(ot));\
     if (op != ALU_CMP) {                                                  \
         reg_write(env, ot, in->reg, r);                                   \
     }                                                                     \
-    return x86_next(env, in);                                             \
-}                                                                         \
-static uintptr_t alu_mr_##op##_##ot(CPUX86State *env, const Insn *in)          \
-{                                                                         \
-    uint64_t a = x86_ea(env, in);                                         \
-    uint64_t r = alu(env, op, ot, mem_read(env, ot, a),                   \
-                     reg_read(env, ot, in->reg));                         \
+    return x86_next(env, in);)                                            \
+X86_DEF_MEM(alu_mr_##op##_##ot, ot, op != ALU_CMP ? MEM_RW : MEM_R,       \
+            x86_ea(env, in),                                              \
+    uint64_t r = alu(env, op, ot, MEM_LD(ot), reg_read(env, ot, in->reg));\
     if (op != ALU_CMP) {                                                  \
-        mem_write(env, ot, a, r);                                         \
+        MEM_ST(ot, r);                                                    \
     }                                                                     \
-    return x86_next(env, in);                                             \
-}                                                                         \
+    return x86_next(env, in);)                                            \
 static uintptr_t alu_ri_##op##_##ot(CPUX86State *env, const Insn *in)          \
 {                                                                         \
     uint64_t r = alu(env, op, ot, reg_read(env, ot, in->rm), in->imm);    \
@@ -98,15 +92,13 @@ static uintptr_t alu_ri_##op##_##ot(CPUX86State *env, const Insn *in)          \
     }                                                                     \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t alu_mi_##op##_##ot(CPUX86State *env, const Insn *in)          \
-{                                                                         \
-    uint64_t a = x86_ea(env, in);                                         \
-    uint64_t r = alu(env, op, ot, mem_read(env, ot, a), in->imm);         \
+X86_DEF_MEM(alu_mi_##op##_##ot, ot, op != ALU_CMP ? MEM_RW : MEM_R,       \
+            x86_ea(env, in),                                              \
+    uint64_t r = alu(env, op, ot, MEM_LD(ot), in->imm);                   \
     if (op != ALU_CMP) {                                                  \
-        mem_write(env, ot, a, r);                                         \
+        MEM_ST(ot, r);                                                    \
     }                                                                     \
-    return x86_next(env, in);                                             \
-}
+    return x86_next(env, in);)
 
 #define DEF_ALU_OP(op) DEF_ALU(op, 0) DEF_ALU(op, 1) DEF_ALU(op, 2) \
                        DEF_ALU(op, 3)
@@ -141,23 +133,17 @@ static uintptr_t test_rr_##ot(CPUX86State *env, const Insn *in)                 
            reg_read(env, ot, in->rm) & reg_read(env, ot, in->reg), 0);    \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t test_mr_##ot(CPUX86State *env, const Insn *in)                 \
-{                                                                         \
-    cc_set(env, CC_K_LOGIC, ot, mem_read(env, ot, x86_ea(env, in)) &      \
-           reg_read(env, ot, in->reg), 0);                                \
-    return x86_next(env, in);                                             \
-}                                                                         \
+X86_DEF_MEM(test_mr_##ot, ot, MEM_R, x86_ea(env, in),                     \
+    cc_set(env, CC_K_LOGIC, ot, MEM_LD(ot) & reg_read(env, ot, in->reg), 0);\
+    return x86_next(env, in);)                                            \
 static uintptr_t test_ri_##ot(CPUX86State *env, const Insn *in)                 \
 {                                                                         \
     cc_set(env, CC_K_LOGIC, ot, reg_read(env, ot, in->rm) & in->imm, 0);  \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t test_mi_##ot(CPUX86State *env, const Insn *in)                 \
-{                                                                         \
-    cc_set(env, CC_K_LOGIC, ot,                                           \
-           mem_read(env, ot, x86_ea(env, in)) & in->imm, 0);              \
-    return x86_next(env, in);                                             \
-}
+X86_DEF_MEM(test_mi_##ot, ot, MEM_R, x86_ea(env, in),                     \
+    cc_set(env, CC_K_LOGIC, ot, MEM_LD(ot) & in->imm, 0);                 \
+    return x86_next(env, in);)
 DEF_TEST(0)
 DEF_TEST(1)
 DEF_TEST(2)

@@ -66,14 +66,14 @@ const InsnFn x86_jcc_fn[16] = {
 static uintptr_t jmp_r(CPUX86State *env, const Insn *in)
 {
     env->rip = near_target(env, in, env->regs[in->rm]);
-    return X86_EXIT(in, X86_JUMP);
+    return tb_chain_indirect(env, in);
 }
 
 static uintptr_t jmp_m(CPUX86State *env, const Insn *in)
 {
     env->rip = near_target(env, in,
                            mem_read(env, in->aux2, x86_ea(env, in)));
-    return X86_EXIT(in, X86_JUMP);
+    return tb_chain_indirect(env, in);
 }
 
 /* 64-bit code: the common call and ret, without the generic stack. */
@@ -96,7 +96,7 @@ static uintptr_t ret_64(CPUX86State *env, const Insn *in)
     }
     env->regs[R_ESP] += 8 + in->imm2;
     env->rip = v;
-    return X86_EXIT(in, X86_JUMP);
+    return tb_chain_indirect(env, in);
 }
 
 static uintptr_t call_rel(CPUX86State *env, const Insn *in)
@@ -112,7 +112,7 @@ static uintptr_t call_r(CPUX86State *env, const Insn *in)
 
     stk_push(env, in->stk, in->aux2, env->rip + in->len);
     env->rip = t;
-    return X86_EXIT(in, X86_JUMP);
+    return tb_chain_indirect(env, in);
 }
 
 static uintptr_t call_m(CPUX86State *env, const Insn *in)
@@ -122,7 +122,7 @@ static uintptr_t call_m(CPUX86State *env, const Insn *in)
 
     stk_push(env, in->stk, in->aux2, env->rip + in->len);
     env->rip = t;
-    return X86_EXIT(in, X86_JUMP);
+    return tb_chain_indirect(env, in);
 }
 
 static uintptr_t ret_near(CPUX86State *env, const Insn *in)
@@ -131,7 +131,7 @@ static uintptr_t ret_near(CPUX86State *env, const Insn *in)
 
     stk_adjust(env, in->stk, (1u << in->aux2) + in->imm2);
     env->rip = t;
-    return X86_EXIT(in, X86_JUMP);
+    return tb_chain_indirect(env, in);
 }
 
 /*

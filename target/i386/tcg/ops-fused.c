@@ -13,63 +13,104 @@
 #include "target/i386/tcg/tb.h"
 #include "target/i386/tcg/ops-tables.h"
 
+/* Condition classes: jcc's condition >> 1 (its low bit negates). */
+enum { FC_O, FC_B, FC_Z, FC_BE, FC_S, FC_P, FC_L, FC_LE, FC_NUM };
+
 /*
- * Whether each condition holds, for each combination of the flags that
- * decide it: bit cf | zf << 1 | sf << 2 | of << 3 (P conditions are
- * never paired).
+ * Whether condition class cc holds after op on a and b (truncated to
+ * the operand size) with result r. Each handler has its class built in,
+ * so this folds to the one comparison the class needs.
  */
-static const uint16_t cond_table[16] = {
-    0xff00, 0x00ff, 0xaaaa, 0x5555, 0xcccc, 0x3333, 0xeeee, 0x1111,
-    0xf0f0, 0x0f0f, 0x0000, 0xffff, 0x0ff0, 0xf00f, 0xcffc, 0x3003,
-};
-
-static inline uintptr_t fused_branch(CPUX86State *env, const Insn *in,
-                                     bool cf, bool zf, bool sf, bool of)
+static inline bool fused_cond(int op, int ot, int cc, uint64_t a,
+                              uint64_t b, uint64_t r)
 {
-    const Insn *j = in + 1;
-    unsigned idx = cf | zf << 1 | sf << 2 | of << 3;
+    bool of, sf = ot_msb(ot, r);
 
-    if ((cond_table[j->aux] >> idx) & 1) {
-        env->rip = j->imm;
-        return tb_chain_jump(env, j, X86_JUMP);
+    if (op == FUSE_AND || op == FUSE_TEST) {
+        switch (cc) {
+        case FC_Z:
+        case FC_BE:
+            return r == 0;
+        case FC_S:
+        case FC_L:
+            return sf;
+        case FC_LE:
+            return r == 0 || sf;
+        default:                        /* O, B: clear after logic */
+            return false;
+        }
     }
-    env->rip += in->len + j->len;
-    return in[2].fn(env, in + 2);
+    if (op == FUSE_ADD) {
+        of = ot_msb(ot, ~(a ^ b) & (a ^ r));
+        switch (cc) {
+        case FC_O:
+            return of;
+        case FC_B:
+            return r < a;
+        case FC_Z:
+            return r == 0;
+        case FC_BE:
+            return r < a || r == 0;
+        case FC_S:
+            return sf;
+        case FC_L:
+            return sf != of;
+        default:
+            return r == 0 || sf != of;
+        }
+    }
+    switch (cc) {                       /* sub, cmp */
+    case FC_O:
+        return ot_msb(ot, (a ^ b) & (a ^ r));
+    case FC_B:
+        return a < b;
+    case FC_Z:
+        return a == b;
+    case FC_BE:
+        return a <= b;
+    case FC_S:
+        return sf;
+    case FC_L:
+        return ot_sext(ot, a) < ot_sext(ot, b);
+    default:
+        return ot_sext(ot, a) <= ot_sext(ot, b);
+    }
 }
 
-/* The pair for operation op on a (destination) and b. */
-static inline uintptr_t fused(CPUX86State *env, const Insn *in, int op,
-                              int ot, int form, uint64_t a, uint64_t b)
+/* The pair for operation op on a (destination) and b, condition cc. */
+static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
+                              int ot, int form, int cc, uint64_t a,
+                              uint64_t b)
 {
+    const Insn *j = in + 1;
     uint64_t m = ot_mask(ot), r;
-    bool cf, of;
 
     a &= m;
     b &= m;
     switch (op) {
     case FUSE_ADD:
         r = (a + b) & m;
-        cf = r < a;
-        of = ot_msb(ot, ~(a ^ b) & (a ^ r));
         cc_set(env, CC_K_ADD, ot, r, b);
         break;
     case FUSE_AND:
     case FUSE_TEST:
         r = a & b;
-        cf = of = false;
         cc_set(env, CC_K_LOGIC, ot, r, 0);
         break;
     default:                            /* sub, cmp */
         r = (a - b) & m;
-        cf = a < b;
-        of = ot_msb(ot, (a ^ b) & (a ^ r));
         cc_set(env, CC_K_SUB, ot, r, b);
         break;
     }
     if (op == FUSE_ADD || op == FUSE_SUB || op == FUSE_AND) {
         reg_write(env, ot, form == F_RM ? in->reg : in->rm, r);
     }
-    return fused_branch(env, in, cf, r == 0, ot_msb(ot, r), of);
+    if (fused_cond(op, ot, cc, a, b, r) ^ (j->aux & 1)) {
+        env->rip = j->imm;
+        return tb_chain_jump(env, j, X86_JUMP);
+    }
+    env->rip += in->len + j->len;
+    return in[2].fn(env, in + 2);
 }
 
 /* The operands of each form, as the ALU handlers take them. */
@@ -78,10 +119,10 @@ static inline uintptr_t fused(CPUX86State *env, const Insn *in, int op,
 #define FZ_A_ri(ot) reg_read(env, ot, in->rm)
 #define FZ_B_ri(ot) in->imm
 #define FZ_A_rm(ot) reg_read(env, ot, in->reg)
-#define FZ_B_rm(ot) mem_read(env, ot, x86_ea(env, in))
-#define FZ_A_mr(ot) mem_read(env, ot, x86_ea(env, in))
+#define FZ_B_rm(ot) MEM_LD(ot)
+#define FZ_A_mr(ot) MEM_LD(ot)
 #define FZ_B_mr(ot) reg_read(env, ot, in->reg)
-#define FZ_A_mi(ot) mem_read(env, ot, x86_ea(env, in))
+#define FZ_A_mi(ot) MEM_LD(ot)
 #define FZ_B_mi(ot) in->imm
 #define FZ_FORM_rr F_RR
 #define FZ_FORM_ri F_RI
@@ -89,14 +130,32 @@ static inline uintptr_t fused(CPUX86State *env, const Insn *in, int op,
 #define FZ_FORM_mr F_MR
 #define FZ_FORM_mi F_MI
 
-#define DEF_FZ(form, op, ot)                                              \
-static uintptr_t fz_##form##_##op##_##ot(CPUX86State *env,               \
-                                         const Insn *in)                 \
+/* Register forms. */
+#define DEF_FZ_R(form, op, ot, cc)                                        \
+static uintptr_t fz_##form##_##op##_##ot##_##cc(CPUX86State *env,        \
+                                                const Insn *in)          \
 {                                                                         \
     uint64_t a = FZ_A_##form(ot);                                         \
     uint64_t b = FZ_B_##form(ot);                                         \
-    return fused(env, in, op, ot, FZ_FORM_##form, a, b);                  \
+    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);              \
 }
+/* Memory forms, with fast paths (X86_DEF_MEM, ops.h). */
+#define DEF_FZ_M(form, op, ot, cc)                                        \
+X86_DEF_MEM(fz_##form##_##op##_##ot##_##cc, ot, MEM_R, x86_ea(env, in),   \
+    uint64_t a = FZ_A_##form(ot);                                         \
+    uint64_t b = FZ_B_##form(ot);                                         \
+    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);)
+#define FZ_DEF_rr DEF_FZ_R
+#define FZ_DEF_ri DEF_FZ_R
+#define FZ_DEF_rm DEF_FZ_M
+#define FZ_DEF_mr DEF_FZ_M
+#define FZ_DEF_mi DEF_FZ_M
+#define DEF_FZ_CC(form, op, ot, cc) FZ_DEF_##form(form, op, ot, cc)
+#define DEF_FZ(form, op, ot)                                              \
+    DEF_FZ_CC(form, op, ot, 0) DEF_FZ_CC(form, op, ot, 1)                 \
+    DEF_FZ_CC(form, op, ot, 2) DEF_FZ_CC(form, op, ot, 3)                 \
+    DEF_FZ_CC(form, op, ot, 4) DEF_FZ_CC(form, op, ot, 6)                 \
+    DEF_FZ_CC(form, op, ot, 7)
 #define DEF_FZ_OT(form, op) DEF_FZ(form, op, 0) DEF_FZ(form, op, 1)       \
                             DEF_FZ(form, op, 2) DEF_FZ(form, op, 3)
 /* cmp: every form; sub/add/and: register destinations; test. */
@@ -119,12 +178,18 @@ DEF_FZ_OT(ri, 4)
 DEF_FZ_OT(mr, 4)
 DEF_FZ_OT(mi, 4)
 
+/* The classes of one size; P conditions are never paired (no PF here). */
+#define FZ_CCS(form, op, ot) {                                            \
+    fz_##form##_##op##_##ot##_0, fz_##form##_##op##_##ot##_1,             \
+    fz_##form##_##op##_##ot##_2, fz_##form##_##op##_##ot##_3,             \
+    fz_##form##_##op##_##ot##_4, NULL, fz_##form##_##op##_##ot##_6,       \
+    fz_##form##_##op##_##ot##_7 }
 #define FZ_ROW(form, op) \
-    { fz_##form##_##op##_0, fz_##form##_##op##_1, fz_##form##_##op##_2, \
-      fz_##form##_##op##_3 }
+    { FZ_CCS(form, op, 0), FZ_CCS(form, op, 1), FZ_CCS(form, op, 2), \
+      FZ_CCS(form, op, 3) }
 
 /* Memory-destination forms of sub/add/and would store: left unpaired. */
-const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4] = {
+const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8] = {
     [FUSE_CMP] = { [F_RR] = FZ_ROW(rr, 0), [F_RI] = FZ_ROW(ri, 0),
                    [F_RM] = FZ_ROW(rm, 0), [F_MR] = FZ_ROW(mr, 0),
                    [F_MI] = FZ_ROW(mi, 0) },

@@ -9,33 +9,30 @@
 
 #define ROW4(name) { name##_0, name##_1, name##_2, name##_3 }
 
-/* mov in the ALU's forms (F_RM is a load, F_MR a store). */
+/*
+ * mov in the ALU's forms (F_RM is a load, F_MR a store); the memory
+ * forms have fast paths (X86_DEF_MEM, ops.h).
+ */
 #define DEF_MOV(ot)                                                       \
 static uintptr_t mov_rr_##ot(CPUX86State *env, const Insn *in)                  \
 {                                                                         \
     reg_write(env, ot, in->rm, reg_read(env, ot, in->reg));               \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t mov_rm_##ot(CPUX86State *env, const Insn *in)                  \
-{                                                                         \
-    reg_write(env, ot, in->reg, mem_read(env, ot, x86_ea(env, in)));      \
-    return x86_next(env, in);                                             \
-}                                                                         \
-static uintptr_t mov_mr_##ot(CPUX86State *env, const Insn *in)                  \
-{                                                                         \
-    mem_write(env, ot, x86_ea(env, in), reg_read(env, ot, in->reg));      \
-    return x86_next(env, in);                                             \
-}                                                                         \
+X86_DEF_MEM(mov_rm_##ot, ot, MEM_R, x86_ea(env, in),                      \
+    reg_write(env, ot, in->reg, MEM_LD(ot));                              \
+    return x86_next(env, in);)                                            \
+X86_DEF_MEM(mov_mr_##ot, ot, MEM_W, x86_ea(env, in),                      \
+    MEM_ST(ot, reg_read(env, ot, in->reg));                               \
+    return x86_next(env, in);)                                            \
 static uintptr_t mov_ri_##ot(CPUX86State *env, const Insn *in)                  \
 {                                                                         \
     reg_write(env, ot, in->rm, in->imm);                                  \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t mov_mi_##ot(CPUX86State *env, const Insn *in)                  \
-{                                                                         \
-    mem_write(env, ot, x86_ea(env, in), in->imm);                         \
-    return x86_next(env, in);                                             \
-}
+X86_DEF_MEM(mov_mi_##ot, ot, MEM_W, x86_ea(env, in),                      \
+    MEM_ST(ot, in->imm);                                                  \
+    return x86_next(env, in);)
 DEF_MOV(0)
 DEF_MOV(1)
 DEF_MOV(2)
@@ -62,13 +59,10 @@ static uintptr_t movx_r_##sign##_##sot##_##dot(CPUX86State *env,               \
     reg_write(env, dot, in->reg, sign ? (uint64_t)ot_sext(sot, v) : v);   \
     return x86_next(env, in);                                             \
 }                                                                         \
-static uintptr_t movx_m_##sign##_##sot##_##dot(CPUX86State *env,               \
-                                          const Insn *in)                 \
-{                                                                         \
-    uint64_t v = mem_read(env, sot, x86_ea(env, in));                     \
+X86_DEF_MEM(movx_m_##sign##_##sot##_##dot, sot, MEM_R, x86_ea(env, in),  \
+    uint64_t v = MEM_LD(sot);                                             \
     reg_write(env, dot, in->reg, sign ? (uint64_t)ot_sext(sot, v) : v);   \
-    return x86_next(env, in);                                             \
-}
+    return x86_next(env, in);)
 #define DEF_MOVX_S(sign, sot) DEF_MOVX(sign, sot, 1) DEF_MOVX(sign, sot, 2) \
                               DEF_MOVX(sign, sot, 3)
 DEF_MOVX_S(0, 0)

@@ -6,24 +6,21 @@
  */
 #include "target/i386/tcg/ops-tables.h"
 
-/* 64-bit code pushes and pops quadwords on a flat stack. */
-static uintptr_t push_r_64(CPUX86State *env, const Insn *in)
-{
-    uint64_t sp = env->regs[R_ESP] - 8;
+/*
+ * 64-bit code pushes and pops quadwords on a flat stack (with fast
+ * paths: X86_DEF_MEM, ops.h).
+ */
+X86_DEF_MEM(push_r_64, OT_Q, MEM_W, env->regs[R_ESP] - 8,
+    MEM_ST(OT_Q, env->regs[in->rm]);
+    env->regs[R_ESP] = a_;
+    return x86_next(env, in);)
 
-    x86_stq(env, sp, env->regs[in->rm]);
-    env->regs[R_ESP] = sp;
-    return x86_next(env, in);
-}
-
-static uintptr_t pop_r_64(CPUX86State *env, const Insn *in)
-{
-    uint64_t v = x86_ldq(env, env->regs[R_ESP]);
+X86_DEF_MEM(pop_r_64, OT_Q, MEM_R, env->regs[R_ESP],
+    uint64_t v = MEM_LD(OT_Q);
 
     env->regs[R_ESP] += 8;
     env->regs[in->rm] = v;
-    return x86_next(env, in);
-}
+    return x86_next(env, in);)
 
 /* Flat 32-bit stack (SS.B, no base), 32-bit operand. */
 static uintptr_t push_r_32(CPUX86State *env, const Insn *in)

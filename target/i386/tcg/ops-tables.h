@@ -82,9 +82,12 @@ enum {
 };
 extern const InsnFn x86_far_fn[FAR_NUM];
 
-/* ops-fused.c: an ALU operation with the jcc after it ([op][form][ot]). */
+/*
+ * ops-fused.c: an ALU operation with the jcc after it
+ * ([op][form][ot][the jcc's condition >> 1]; NULL for P).
+ */
 enum { FUSE_CMP, FUSE_SUB, FUSE_ADD, FUSE_AND, FUSE_TEST, FUSE_NUM };
-extern const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4];
+extern const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8];
 
 /* ops-system.c */
 enum {

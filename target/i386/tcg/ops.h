@@ -16,6 +16,13 @@
 #include "target/i386/cpu-state.h"
 
 typedef struct Insn Insn;
+
+/*
+ * For the helpers of the hot handlers that GCC's size heuristics would
+ * leave out of line in some of their many users (a call, and a stack
+ * frame, per instruction).
+ */
+#define X86_INLINE  inline __attribute__((always_inline))
 /*
  * A handler runs its instruction and then the rest of the block: it
  * tail-calls the next instruction's handler (x86_next), so dispatch is
@@ -253,7 +260,7 @@ static inline unsigned reg8_offset(unsigned n, bool rex)
 }
 
 /* Memory through the soft TLB's fast paths. */
-static inline uint64_t mem_read(CPUX86State *env, int ot, uint64_t a)
+static X86_INLINE uint64_t mem_read(CPUX86State *env, int ot, uint64_t a)
 {
     switch (ot) {
     case OT_B:
@@ -267,7 +274,7 @@ static inline uint64_t mem_read(CPUX86State *env, int ot, uint64_t a)
     }
 }
 
-static inline void mem_write(CPUX86State *env, int ot, uint64_t a,
+static X86_INLINE void mem_write(CPUX86State *env, int ot, uint64_t a,
                              uint64_t v)
 {
     switch (ot) {
@@ -286,8 +293,104 @@ static inline void mem_write(CPUX86State *env, int ot, uint64_t a,
     }
 }
 
+/*
+ * Frameless fast paths. mem_fast() gives the host address for an access
+ * when the TLB holds the page for it and the access stays within the
+ * page, else false with nothing done. X86_DEF_MEM defines a handler
+ * twice from one body: the fast version tries mem_fast() and otherwise
+ * tail-calls the full version, which goes through mem_read() and
+ * mem_write() (the slow path, faults included): it may, having changed
+ * nothing yet. The fast version so makes no call and needs no stack
+ * frame. The body accesses its one memory operand, at address addr and
+ * with the rights need, through MEM_LD() and MEM_ST().
+ */
+enum { MEM_R = 1, MEM_W = 2, MEM_RW = 3 };   /* what mem_fast() needs */
+
+static X86_INLINE bool mem_fast(CPUX86State *env, int ot, uint64_t a,
+                            unsigned need, uint8_t **p)
+{
+    TLBEntry *e = x86_tlb_entry(env, a);
+    uint64_t page = a & X86_PAGE_MASK;
+
+    if (((need & MEM_R) && e->tag_read != page) ||
+        ((need & MEM_W) && e->tag_write != page) ||
+        (a & ~X86_PAGE_MASK) > X86_PAGE_SIZE - (1u << ot)) {
+        return false;
+    }
+    *p = e->host + (a & ~X86_PAGE_MASK);
+    return true;
+}
+
+static X86_INLINE uint64_t host_read(int ot, const uint8_t *p)
+{
+    uint8_t b;
+    uint16_t w;
+    uint32_t l;
+    uint64_t q;
+
+    switch (ot) {
+    case OT_B:
+        memcpy(&b, p, 1);
+        return b;
+    case OT_W:
+        memcpy(&w, p, 2);
+        return w;
+    case OT_L:
+        memcpy(&l, p, 4);
+        return l;
+    default:
+        memcpy(&q, p, 8);
+        return q;
+    }
+}
+
+static X86_INLINE void host_write(int ot, uint8_t *p, uint64_t v)
+{
+    uint8_t b = v;
+    uint16_t w = v;
+    uint32_t l = v;
+
+    switch (ot) {
+    case OT_B:
+        memcpy(p, &b, 1);
+        break;
+    case OT_W:
+        memcpy(p, &w, 2);
+        break;
+    case OT_L:
+        memcpy(p, &l, 4);
+        break;
+    default:
+        memcpy(p, &v, 8);
+        break;
+    }
+}
+
+#define MEM_LD(ot)      (fast_ ? host_read(ot, p_) : mem_read(env, ot, a_))
+#define MEM_ST(ot, v)                                                     \
+    (fast_ ? host_write(ot, p_, v) : mem_write(env, ot, a_, v))
+#define X86_DEF_MEM(name, ot, need, addr, ...)                            \
+static __attribute__((noinline)) uintptr_t name##_full(CPUX86State *env, \
+                                                       const Insn *in)   \
+{                                                                         \
+    const bool fast_ = false;                                             \
+    uint64_t a_ = (addr);                                                 \
+    uint8_t *p_ = NULL;                                                   \
+    __VA_ARGS__                                                           \
+}                                                                         \
+static uintptr_t name(CPUX86State *env, const Insn *in)                   \
+{                                                                         \
+    const bool fast_ = true;                                              \
+    uint64_t a_ = (addr);                                                 \
+    uint8_t *p_;                                                          \
+    if (!mem_fast(env, ot, a_, need, &p_)) {                              \
+        return name##_full(env, in);                                      \
+    }                                                                     \
+    __VA_ARGS__                                                           \
+}
+
 /* Linear address of the instruction's memory operand. */
-static inline uint64_t x86_ea(CPUX86State *env, const Insn *in)
+static X86_INLINE uint64_t x86_ea(CPUX86State *env, const Insn *in)
 {
     uint64_t a = in->disp;
     unsigned f = in->eaf;
@@ -298,15 +401,18 @@ static inline uint64_t x86_ea(CPUX86State *env, const Insn *in)
     if (f & EA_INDEX) {
         a += env->regs[in->index] << in->scale;
     }
-    if (f & EA_A32) {
-        a = (uint32_t)a;
-    } else if (f & EA_A16) {
-        a = (uint16_t)a;
-    }
-    if (f & EA_SEG) {
-        a += env->segs[in->seg].base;
-        if (f & EA_LIN32) {
+    /* 64-bit code has none of these: one test. */
+    if (f & (EA_A32 | EA_A16 | EA_SEG)) {
+        if (f & EA_A32) {
             a = (uint32_t)a;
+        } else if (f & EA_A16) {
+            a = (uint16_t)a;
+        }
+        if (f & EA_SEG) {
+            a += env->segs[in->seg].base;
+            if (f & EA_LIN32) {
+                a = (uint32_t)a;
+            }
         }
     }
     return a;

@@ -415,7 +415,7 @@ static uint64_t code_page(CPUX86State *env, uint64_t lin)
     uint8_t *host;
 
     if (e->tag_fetch == (lin & X86_PAGE_MASK)) {
-        return e->paddr;
+        return x86_tlb_extra(env, e)->paddr;
     }
     return x86_translate(env, lin, MMU_FETCH, &host) & X86_PAGE_MASK;
 }

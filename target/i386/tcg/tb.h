@@ -46,6 +46,12 @@ struct TranslationBlock {
  * handlers' fast paths need no stack frame.
  */
 uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why);
+/*
+ * Leave by the indirect branch in (rip already at its target): into a
+ * block it was seen to lead to or the jump cache's block for rip, else
+ * back to the loop (X86_JUMP), which looks it up and links it.
+ */
+uintptr_t tb_chain_indirect(CPUX86State *env, const Insn *in);
 
 /* Per-vCPU jump cache: recent blocks by linear pc. */
 #define TB_JMP_CACHE_BITS   12
