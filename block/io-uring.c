@@ -1,19 +1,22 @@
 /*
  * aio=io_uring (include/block/io-uring.h): reads, writes and flushes of
- * protocol nodes go to the kernel through one io_uring; an eventfd
- * registered with the ring wakes the main loop, which reaps completions
- * and runs their callbacks. A short transfer is resubmitted for the
- * rest; a read that reaches the end of the file sees zeroes, as the
- * thread pool's preadv loop does. Submissions beyond the ring's size
- * wait in a queue until completions make room. Between luring_plug()
- * and luring_unplug() (a device's pass over its queue, a reap)
- * submissions collect in the ring and go to the kernel in one call.
+ * protocol nodes go to the kernel through one io_uring; the main loop
+ * polls the ring's own fd (readable while completions wait, so a reap
+ * that emptied the queue leaves no wakeup behind, unlike an eventfd),
+ * reaps completions and runs their callbacks. A short transfer is
+ * resubmitted for the rest; a read that reaches the end of the file
+ * sees zeroes, as the thread pool's preadv loop does. Submissions
+ * beyond the ring's size wait in a queue until completions make room.
+ * Between luring_plug() and luring_unplug() (a device's pass over its
+ * queue, a reap) submissions collect in the ring and go to the kernel
+ * in one call; what the kernel completed during that call (page-cache
+ * and tmpfs reads often are) is reaped at once by the outermost
+ * unplug, so the device sees it before the main loop polls again.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -41,12 +44,12 @@ typedef struct LuringReq {
 
 static struct io_uring ring;
 static bool ring_ready;
-static int ring_efd = -1;
 static guint ring_source;
 static unsigned in_ring;            /* submitted to the kernel */
 static GQueue waiting = G_QUEUE_INIT;
 static unsigned plugged;            /* luring_plug() depth */
 static bool unsubmitted;            /* SQEs the kernel has not seen */
+static bool reaping;                /* in reap(): no nested reap */
 
 static void req_finish(LuringReq *r, int ret)
 {
@@ -93,12 +96,18 @@ void luring_plug(void)
     plugged++;
 }
 
+static void reap(void);
+
 void luring_unplug(void)
 {
     g_assert(plugged);
     if (--plugged == 0 && unsubmitted) {
         unsubmitted = false;
         io_uring_submit(&ring);
+        /* The end of a batch: what is already done completes now. */
+        if (!reaping && io_uring_cq_ready(&ring)) {
+            reap();
+        }
     }
 }
 
@@ -124,32 +133,38 @@ static void req_progress(LuringReq *r, int res)
     }
 }
 
+/*
+ * Run the callbacks of what completed. What they (and short transfers)
+ * submit goes in one call per pass; a pass whose submissions completed
+ * at once is followed by another, up to a bound, so one caller does not
+ * keep the main loop for long.
+ */
 static void reap(void)
 {
     struct io_uring_cqe *cqe;
+    bool outer = reaping;       /* a callback may drain: reap nests */
 
-    /* Callbacks and short transfers submit more: in one call. */
-    luring_plug();
-    while (io_uring_peek_cqe(&ring, &cqe) == 0) {
-        LuringReq *r = io_uring_cqe_get_data(cqe);
-        int res = cqe->res;
+    reaping = true;
+    for (unsigned pass = 0; pass < 8 && io_uring_cq_ready(&ring); pass++) {
+        luring_plug();
+        while (io_uring_peek_cqe(&ring, &cqe) == 0) {
+            LuringReq *r = io_uring_cqe_get_data(cqe);
+            int res = cqe->res;
 
-        io_uring_cqe_seen(&ring, cqe);
-        in_ring--;
-        req_progress(r, res);
+            io_uring_cqe_seen(&ring, cqe);
+            in_ring--;
+            req_progress(r, res);
+        }
+        while (in_ring < LURING_ENTRIES && !g_queue_is_empty(&waiting)) {
+            req_submit(g_queue_pop_head(&waiting));
+        }
+        luring_unplug();
     }
-    while (in_ring < LURING_ENTRIES && !g_queue_is_empty(&waiting)) {
-        req_submit(g_queue_pop_head(&waiting));
-    }
-    luring_unplug();
+    reaping = outer;
 }
 
-static gboolean on_wake(gint fd, GIOCondition cond, gpointer data)
+static gboolean on_ready(gint fd, GIOCondition cond, gpointer data)
 {
-    uint64_t count;
-
-    while (read(fd, &count, sizeof(count)) < 0 && errno == EINTR) {
-    }
     reap();
     return G_SOURCE_CONTINUE;
 }
@@ -166,17 +181,7 @@ bool luring_init(Error **errp)
         error_setg_errno(errp, -r, "failed to init linux io_uring ring");
         return false;
     }
-    ring_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (ring_efd < 0 || io_uring_register_eventfd(&ring, ring_efd) < 0) {
-        error_setg_errno(errp, errno, "failed to init linux io_uring ring");
-        if (ring_efd >= 0) {
-            close(ring_efd);
-            ring_efd = -1;
-        }
-        io_uring_queue_exit(&ring);
-        return false;
-    }
-    ring_source = main_loop_add_fd(ring_efd, G_IO_IN, on_wake, NULL);
+    ring_source = main_loop_add_fd(ring.ring_fd, G_IO_IN, on_ready, NULL);
     ring_ready = true;
     return true;
 }
@@ -221,8 +226,6 @@ void luring_cleanup(void)
     luring_drain();
     g_source_remove(ring_source);
     io_uring_queue_exit(&ring);
-    close(ring_efd);
-    ring_efd = -1;
     ring_ready = false;
 }
 

@@ -33,6 +33,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "chardev/char.h"
 #include "hw/qdev.h"
@@ -532,6 +534,15 @@ void qtest_server_free(QTestServer *s)
     g_free(s);
 }
 
+/* f is /dev/null (character device 1:3), under whatever name. */
+static bool is_dev_null(FILE *f)
+{
+    struct stat st;
+
+    return fstat(fileno(f), &st) == 0 && S_ISCHR(st.st_mode) &&
+           major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+}
+
 bool qtest_server_init(const char *spec, const char *logfile, Error **errp)
 {
     QTestServer *s;
@@ -561,6 +572,11 @@ bool qtest_server_init(const char *spec, const char *logfile, Error **errp)
             g_string_free(s->inbuf, TRUE);
             g_free(s);
             return false;
+        }
+        if (is_dev_null(s->log)) {
+            /* libqtest's default: two writes per command for nothing. */
+            fclose(s->log);
+            s->log = NULL;
         }
     }
     if (!qemu_chr_fe_init(&s->be, chr, errp)) {

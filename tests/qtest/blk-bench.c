@@ -47,26 +47,6 @@ typedef struct Bench {
     uint64_t next_sector;       /* sequential */
 } Bench;
 
-/* utime + stime of pid, in seconds. */
-static double cpu_seconds(pid_t pid)
-{
-    g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
-    g_autofree char *text = NULL;
-    unsigned long ut = 0, st = 0;
-    const char *p;
-
-    if (!g_file_get_contents(path, &text, NULL, NULL) ||
-        !(p = strrchr(text, ')'))) {
-        return 0;
-    }
-    /* After "pid (comm)": state is field 3, utime 14, stime 15. */
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-               &ut, &st) != 2) {
-        return 0;
-    }
-    return (double)(ut + st) / sysconf(_SC_CLK_TCK);
-}
-
 /* Aim request i at its next offset: header type and sector. */
 static void aim(Bench *b, unsigned i)
 {
@@ -201,7 +181,7 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < b.depth; i++) {
         heads[i] = 3 * i;
     }
-    cpu0 = cpu_seconds(qtest_pid(b.s));
+    cpu0 = qtest_cpu_seconds(b.s);
     t0 = g_get_monotonic_time();
     publish(&b, heads, b.depth);
     do {
@@ -216,7 +196,7 @@ int main(int argc, char **argv)
         }
         t1 = g_get_monotonic_time();
     } while (t1 - t0 < seconds * 1e6);
-    cpu1 = cpu_seconds(qtest_pid(b.s));
+    cpu1 = qtest_cpu_seconds(b.s);
     /* Every request that completed said OK (0, also what RAM held). */
     st = g_malloc(b.depth);
     qtest_memread(b.s, b.statuses, st, b.depth);

@@ -225,6 +225,25 @@ pid_t qtest_pid(QTestState *s)
     return s->pid;
 }
 
+double qtest_cpu_seconds(QTestState *s)
+{
+    g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)s->pid);
+    g_autofree char *text = NULL;
+    unsigned long ut = 0, st = 0;
+    const char *p;
+
+    if (!g_file_get_contents(path, &text, NULL, NULL) ||
+        !(p = strrchr(text, ')'))) {
+        return 0;
+    }
+    /* After "pid (comm)": state is field 3, utime 14, stime 15. */
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+               &ut, &st) != 2) {
+        return 0;
+    }
+    return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
 static void child_setup(gpointer data)
 {
     /* Do not outlive a test that crashed or hit g_error(). */

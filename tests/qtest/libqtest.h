@@ -30,6 +30,8 @@ void qtest_quit(QTestState *s);
 /* Wait for the process to exit by itself; returns its wait status. */
 int qtest_wait_exit(QTestState *s);
 pid_t qtest_pid(QTestState *s);
+/* The emulator's CPU time so far (utime + stime), in seconds; 0 if unknown. */
+double qtest_cpu_seconds(QTestState *s);
 /* The stderr the emulator printed so far (for error tests). */
 const char *qtest_stderr(QTestState *s);
 /*

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "libqtest.h"
 
@@ -523,6 +524,68 @@ static void test_empty_lines_and_pipelining(void)
     qtest_quit(s);
 }
 
+/* The write-family syscalls the emulator made so far (/proc/PID/io). */
+static uint64_t write_syscalls(QTestState *s)
+{
+    g_autofree char *path = g_strdup_printf("/proc/%d/io", qtest_pid(s));
+    g_autofree char *text = NULL;
+    const char *p;
+
+    if (!g_file_get_contents(path, &text, NULL, NULL) ||
+        !(p = strstr(text, "syscw: "))) {
+        return UINT64_MAX;
+    }
+    return g_ascii_strtoull(p + 7, NULL, 10);
+}
+
+/* -qtest-log FILE gets each command and each reply as a line. */
+static void test_log_file(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("qtest-log-XXXXXX", NULL);
+    g_autofree char *path = g_build_filename(dir, "log", NULL);
+    g_autofree char *args = g_strdup_printf(MACHINE " -qtest-log %s", path);
+    g_autofree char *log = NULL;
+    static const char *const want[] = {
+        "[R +", "] readb 0x100000\n", "[S +", "] OK 0x000000000000005a\n",
+    };
+    QTestState *s = qtest_init(args);
+
+    qtest_writeb(s, RAM_TEST_ADDR, 0x5a);
+    g_assert_cmphex(qtest_readb(s, RAM_TEST_ADDR), ==, 0x5a);
+    qtest_quit(s);
+    g_assert_true(g_file_get_contents(path, &log, NULL, NULL));
+    /* Received and sent lines, each with its time stamp. */
+    for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+        if (!strstr(log, want[i])) {
+            g_error("no '%s' in the qtest log:\n%s", want[i], log);
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/*
+ * libqtest's -qtest-log /dev/null costs the emulator nothing: no write
+ * per command (replies go out with sendto, which syscw does not count).
+ */
+static void test_log_dev_null(void)
+{
+    QTestState *s = qtest_init(MACHINE);
+    uint64_t before = write_syscalls(s), after;
+
+    if (before == UINT64_MAX) {
+        qtest_quit(s);
+        g_test_skip("no /proc/PID/io here");
+        return;
+    }
+    for (unsigned i = 0; i < 1000; i++) {
+        qtest_readb(s, RAM_TEST_ADDR);
+    }
+    after = write_syscalls(s);
+    qtest_quit(s);
+    g_assert_cmpuint(after - before, <, 100);
+}
+
 static void test_disconnect_mid_line(void)
 {
     QTestState *s = qtest_init(MACHINE);
@@ -588,6 +651,8 @@ int main(int argc, char **argv)
     qtest_add_func("qtest/stream/disconnect-mid-line",
                    test_disconnect_mid_line);
     qtest_add_func("qtest/libqtest/failed-start", test_failed_start);
+    qtest_add_func("qtest/log/file", test_log_file);
+    qtest_add_func("qtest/log/dev-null", test_log_dev_null);
 
     return g_test_run();
 }
