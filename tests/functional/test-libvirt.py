@@ -24,6 +24,14 @@ Cases (TAP):
   one with its serial port on a file, which libvirt opens itself and
   passes with -add-fd as /dev/fdset/N; and `virsh shutdown` of one with
   ACPI running powerbutton.elf, which powers off on the button;
+  <memoryBacking><locked/> (libvirt's -overcommit mem-lock=on) with a
+  <memtune><hard_limit> no higher than this process's RLIMIT_MEMLOCK
+  hard limit, as a container without CAP_SYS_RESOURCE needs (libvirt
+  sets RLIMIT_MEMLOCK to the hard_limit, or raises it to unlimited
+  without one, which prlimit refuses there; CAP_IPC_LOCK lets mlockall
+  lock more than the limit): the guest's RAM is locked and resident; and
+  mem-lock=on-fault through <qemu:commandline> (ours only: QEMU 7.2
+  has no on-fault): locked but not made resident, on the first virt type;
   with --linux-dir DIR (or $LINUX_GUEST_DIR; scripts/fetch-linux-guest.sh,
   skipped without it or without its button/evdev modules) Debian's Linux
   under tcg with /init's libvirt=1: start, the shell through the pty,
@@ -42,6 +50,8 @@ namespaces.
 Usage: test-libvirt.py BINARY [--qemu BIN] [--guest-dir DIR] [--linux-dir DIR]
 """
 import os
+import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -362,12 +372,13 @@ def check_domain(tap, lv, binary, virttype, who, kernel):
     lv.virsh('undefine', name)
 
 
-def define_and_start(lv, name, binary, virttype, kernel, old, new):
-    """DOMAIN_XML with old replaced by new, defined and started: the
-    result of virsh start and the domain's log path."""
+def define_and_start(lv, name, binary, virttype, kernel, old, new,
+                     template=None):
+    """DOMAIN_XML (or template) with old replaced by new, defined and
+    started: the result of virsh start and the domain's log path."""
     xml = os.path.join(lv.dir, name + '.xml')
-    text = DOMAIN_XML.format(virttype=virttype, name=name, kernel=kernel,
-                             binary=binary)
+    text = (template or DOMAIN_XML).format(virttype=virttype, name=name,
+                                           kernel=kernel, binary=binary)
     with open(xml, 'w') as f:
         f.write(text.replace(old, new))
     lv.virsh('define', xml)
@@ -474,6 +485,74 @@ def check_shutdown(tap, lv, binary, virttype, who, kernel):
                                  if os.path.exists(log) else ''))
     lv.virsh('destroy', name)
     lv.virsh('undefine', name)
+
+
+def proc_status_kib(pid, field):
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith(field + ':'):
+                    return int(line.split()[1])
+    except (OSError, TypeError, ValueError):
+        pass
+    return None
+
+
+# QEMU's mem-lock=on-fault; libvirt 9.0 has no syntax of its own for it.
+ON_FAULT_ARGS = ("<qemu:commandline><qemu:arg value='-overcommit'/>"
+                 "<qemu:arg value='mem-lock=on-fault'/></qemu:commandline>")
+QEMU_NS = " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'"
+
+
+def check_locked(tap, lv, binary, virttype, who, kernel):
+    """<locked/> and on-fault: VmLck and VmRSS of the started process.
+
+    The guest has 64 MiB; Linux counts a locked mapping whole in VmLck,
+    so both modes show at least the guest's RAM there, and VmRSS tells
+    them apart: mlockall populates it, on-fault does not.
+    """
+    guest_kib = 64 << 10
+    hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]
+    limit_kib = 8192 if hard == resource.RLIM_INFINITY else hard >> 10
+    locked = ("<memoryBacking><locked/></memoryBacking><memtune>"
+              "<hard_limit unit='KiB'>%d</hard_limit></memtune>" % limit_kib)
+    modes = [('locked', '<vcpu>1</vcpu>', '<vcpu>1</vcpu>' + locked,
+              'mem-lock=on')]
+    if who == 'ours':
+        modes.append(('on-fault', '</devices>', '</devices>' + ON_FAULT_ARGS,
+                      'mem-lock=on-fault'))
+    for mode, old, new, arg in modes:
+        name = 'qapi-%s-%s-%s' % (who, virttype, mode)
+        case = '%s/domain/%s/%s' % (who, virttype, mode)
+        if mode == 'on-fault':
+            new_xml = DOMAIN_XML.replace("type='{virttype}'>",
+                                         "type='{virttype}'%s>" % QEMU_NS)
+            r, log = define_and_start(lv, name, binary, virttype, kernel,
+                                      old, new, new_xml)
+        else:
+            r, log = define_and_start(lv, name, binary, virttype, kernel,
+                                      old, new)
+        text = open(log, errors='replace').read() \
+            if os.path.exists(log) else ''
+        pid = Libvirt._pid(os.path.join(lv.dir, 'run/libvirt/qemu',
+                                        name + '.pid'))
+        # The guest's RAM is mapped (and, for on, populated) before the
+        # monitor answers; let a loaded host settle.
+        time.sleep(1)
+        lck = proc_status_kib(pid, 'VmLck')
+        rss = proc_status_kib(pid, 'VmRSS')
+        # The last -overcommit counts (on-fault comes after libvirt's).
+        ok = (r.returncode == 0 and state_is(lv, name, 'running') and
+              re.findall(r'-overcommit (\S+)', text)[-1:] == [arg] and
+              lck is not None and lck >= guest_kib)
+        if mode == 'locked':
+            ok = ok and rss >= guest_kib
+        else:
+            ok = ok and rss < guest_kib
+        tap.ok(ok, case, 'VmLck %s kB VmRSS %s kB; %s%s' % (
+            lck, rss, r.stderr, text[-2000:]))
+        lv.virsh('destroy', name)
+        lv.virsh('undefine', name)
 
 
 # A Linux domain: DOMAIN_XML with 256 MiB, ACPI, the initrd and /init's
@@ -692,6 +771,8 @@ def main(argv):
                     check_domain(tap, lv, b, vt, who, kernel)
                     check_file_serial(tap, lv, b, vt, who, kernel)
                     check_disk(tap, lv, b, vt, who, kernel)
+                    if vt == virttypes[0]:
+                        check_locked(tap, lv, b, vt, who, kernel)
                 if button and os.path.exists(button):
                     check_shutdown(tap, lv, b, vt, who, button)
             if no_linux:
