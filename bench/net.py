@@ -15,7 +15,10 @@ sender outran the bench's reader) are reported apart, so a binary is
 not shown slower for sending faster than the bench reads.
 With -netdev user the frames are UDP datagrams: guest to host through
 slirp to a UDP socket of the bench on 127.0.0.1 (counted there), host
-to guest from that socket to a hostfwd=udp port (counted in the guest).
+to guest from that socket to a hostfwd=udp port (counted in the guest),
+the sender keeping at most 64 datagrams in flight: unpaced, a UDP sender
+spins on one of the two CPUs the emulator needs and overflows slirp's
+socket, so the row measured the scheduler more than the emulator.
 
 Usage: bench/net.py [--runs N] [--seconds S] [--sizes 64,1500]
                     [--backends socket,user] [--driver PATH] [--write-doc]

@@ -345,6 +345,7 @@ typedef struct BlockRequest {
     int niov;
     BlockCompletion *done;
     void *opaque;
+    unsigned nreqs;                 /* guest requests merged into this */
 } BlockRequest;
 
 static bool no_flush(const BlockDriverState *bs)
@@ -425,11 +426,12 @@ static void request_done(void *opaque, int ret)
 
     st->in_flight--;
     if (ret < 0) {
-        st->failed[t]++;
+        st->failed[t] += r->nreqs;
     } else {
-        st->ops[t]++;
+        st->ops[t] += r->nreqs;
+        st->merged[t] += r->nreqs - 1;
         st->bytes[t] += r->len;
-        st->total_time_ns[t] += now - r->start_ns;
+        st->total_time_ns[t] += (now - r->start_ns) * r->nreqs;
         if (t == BLOCK_ACCT_WRITE && r->offset + r->len >
                                      st->wr_highest_offset) {
             st->wr_highest_offset = r->offset + r->len;
@@ -553,6 +555,14 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
              uint64_t len, struct iovec *iov, int niov,
              BlockCompletion *done, void *opaque)
 {
+    blk_aio_merged(blk, type, offset, len, iov, niov, 1, done, opaque);
+}
+
+void blk_aio_merged(BlockBackend *blk, BlockRequestType type,
+                    uint64_t offset, uint64_t len, struct iovec *iov,
+                    int niov, unsigned nreqs, BlockCompletion *done,
+                    void *opaque)
+{
     int ret = request_check(blk->root, type, offset, len);
     BlockAcctType acct = acct_type[type];
     BlockRequest *r;
@@ -561,7 +571,9 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
         /* Completions always come later, from the main loop. */
         BlockError *e = g_new0(BlockError, 1);
 
-        blk_account_invalid(blk, type);
+        for (unsigned i = 0; i < nreqs; i++) {
+            blk_account_invalid(blk, type);
+        }
         e->done = done;
         e->opaque = opaque;
         e->ret = ret;
@@ -593,6 +605,7 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
     r->niov = niov;
     r->done = done;
     r->opaque = opaque;
+    r->nreqs = nreqs;
     requests_in_flight++;
     if (!engine_submit(r)) {
         thread_pool_submit(request_work, request_done, r);

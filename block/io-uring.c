@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <glib.h>
 #include <glib-unix.h>

@@ -236,6 +236,16 @@ static gboolean user_prepare(GSource *source, gint *timeout)
     return FALSE;
 }
 
+static bool user_has_input(NetUser *u)
+{
+    for (guint i = 0; i < u->pollfds->len; i++) {
+        if (g_array_index(u->pollfds, GPollFD, i).revents & G_IO_IN) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static gboolean user_check(GSource *source)
 {
     NetUser *u = ((SlirpSource *)source)->u;
@@ -252,14 +262,17 @@ static gboolean user_check(GSource *source)
 static gboolean user_dispatch(GSource *source, GSourceFunc cb, gpointer data)
 {
     NetUser *u = ((SlirpSource *)source)->u;
+    bool input = user_has_input(u);
 
     slirp_pollfds_poll(u->slirp, 0, user_get_revents, u);
     /*
      * slirp takes one datagram per socket per poll: take what else is
      * waiting now, a burst at most, rather than one per main loop
-     * iteration (host to guest UDP ran at half QEMU's rate).
+     * iteration (host to guest UDP ran at half QEMU's rate). Only after
+     * a read: an iteration woken by something else (a guest sending, a
+     * qtest command) must not pay a poll of slirp's sockets.
      */
-    for (int i = 0; i < USER_BURST && !u->nc->paused; i++) {
+    for (int i = 0; input && i < USER_BURST && !u->nc->paused; i++) {
         uint32_t ms = UINT32_MAX;
 
         g_array_set_size(u->burst, 0);

@@ -167,6 +167,9 @@ static BlockDeviceStats *device_stats(const BlockBackend *blk)
     d->flush_total_time_ns = st->total_time_ns[BLOCK_ACCT_FLUSH];
     d->unmap_total_time_ns = st->total_time_ns[BLOCK_ACCT_UNMAP];
     d->wr_highest_offset = st->wr_highest_offset;
+    d->rd_merged = st->merged[BLOCK_ACCT_READ];
+    d->wr_merged = st->merged[BLOCK_ACCT_WRITE];
+    d->unmap_merged = st->merged[BLOCK_ACCT_UNMAP];
     d->failed_rd_operations = st->failed[BLOCK_ACCT_READ];
     d->failed_wr_operations = st->failed[BLOCK_ACCT_WRITE];
     d->failed_flush_operations = st->failed[BLOCK_ACCT_FLUSH];

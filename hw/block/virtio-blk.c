@@ -15,8 +15,14 @@
  * report (IOERR), ignore (OK), or stop: the request is held, the VM
  * stops (io-error) and BLOCK_IO_ERROR is sent; when the VM runs again
  * ("cont") the held requests are submitted again, in order.
+ *
+ * Reads and writes that follow each other in one pass over a queue and
+ * are contiguous on the disk (a guest's sequential I/O) go to the block
+ * layer as one request, up to MERGE_MAX_REQS of them (as QEMU's
+ * request merging); each still completes, and fails, on its own.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "block/block.h"
@@ -51,6 +57,8 @@
 #define VIRTIO_BLK_CONFIG_SIZE      60
 #define VIRTIO_BLK_MAX_SECTORS      0x3fffff
 #define SECTOR_SIZE                 512
+#define MERGE_MAX_REQS              32
+#define MERGE_MAX_BYTES             (128u << 20)
 
 typedef struct VirtIOBlkPCI {
     VirtIOPCIProxy proxy;
@@ -86,6 +94,15 @@ typedef struct VirtIOBlkReq {
     BlockRequestType op;            /* what went to the block layer */
     uint64_t offset, len;
 } VirtIOBlkReq;
+
+/* Contiguous reads or writes of one pass, in queue order. */
+typedef struct BlkMerge {
+    unsigned n;
+    int niov;
+    uint64_t len;
+    struct iovec *iov;              /* all of theirs, once submitted */
+    VirtIOBlkReq *reqs[MERGE_MAX_REQS];
+} BlkMerge;
 
 static void put_le(uint8_t *p, uint64_t v, unsigned n)
 {
@@ -186,6 +203,62 @@ static void req_io_done(void *opaque, int ret)
                         ? VIRTIO_BLK_S_IOERR : VIRTIO_BLK_S_OK);
     }
     blk_error_action(s->blk, action, is_read, -ret);
+}
+
+/* A merged request finished: each of its requests goes on alone. */
+static void merge_done(void *opaque, int ret)
+{
+    BlkMerge *m = opaque;
+
+    for (unsigned i = 0; i < m->n; i++) {
+        req_io_done(m->reqs[i], ret);
+    }
+    g_free(m->iov);
+    g_free(m);
+}
+
+/* Submit what m collected (one request as it is) and empty it. */
+static void merge_flush(VirtIOBlkPCI *s, BlkMerge *m)
+{
+    VirtIOBlkReq *first = m->reqs[0];
+    BlkMerge *sent;
+    int k = 0;
+
+    if (m->n == 1) {
+        req_submit(first, first->op, first->offset, first->len);
+    } else if (m->n > 1) {
+        sent = g_memdup2(m, sizeof(*m));
+        sent->iov = g_new(struct iovec, m->niov);
+        for (unsigned i = 0; i < m->n; i++) {
+            memcpy(sent->iov + k, m->reqs[i]->iov,
+                   m->reqs[i]->niov * sizeof(struct iovec));
+            k += m->reqs[i]->niov;
+        }
+        blk_aio_merged(s->blk, first->op, first->offset, m->len, sent->iov,
+                       m->niov, m->n, merge_done, sent);
+    }
+    m->n = 0;
+    m->niov = 0;
+    m->len = 0;
+}
+
+/* A read or write: merged with the ones before it where it can be. */
+static void merge_add(VirtIOBlkPCI *s, BlkMerge *m, VirtIOBlkReq *r,
+                      BlockRequestType op, uint64_t offset, uint64_t len)
+{
+    VirtIOBlkReq *last = m->n ? m->reqs[m->n - 1] : NULL;
+
+    r->op = op;
+    r->offset = offset;
+    r->len = len;
+    if (last && (last->op != op || last->offset + last->len != offset ||
+                 m->n == MERGE_MAX_REQS || m->niov + r->niov > IOV_MAX ||
+                 m->len + len > MERGE_MAX_BYTES)) {
+        merge_flush(s, m);
+    }
+    m->reqs[m->n++] = r;
+    m->niov += r->niov;
+    m->len += len;
 }
 
 /* The VM runs again ("cont" after an I/O error): retry what was held. */
@@ -291,7 +364,7 @@ static void handle_dwz(VirtIOBlkReq *r, uint32_t type, uint64_t out_size)
 }
 
 static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
-                           VirtQueueElement *e)
+                           VirtQueueElement *e, BlkMerge *m)
 {
     VirtIODevice *vdev = &s->proxy.vdev;
     uint64_t out_size = bufs_size(e->out, e->out_num);
@@ -321,6 +394,10 @@ static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
     virtqueue_buf_to(e->out, e->out_num, 0, hdr, sizeof(hdr));
     type = get_le(hdr, 4);
     sector = get_le(hdr + 8, 8);
+    if (type != VIRTIO_BLK_T_IN && type != VIRTIO_BLK_T_OUT) {
+        /* A flush must follow the writes before it, not overtake them. */
+        merge_flush(s, m);
+    }
     switch (type) {
     case VIRTIO_BLK_T_IN:
     case VIRTIO_BLK_T_OUT: {
@@ -339,8 +416,8 @@ static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
             req_iov(r, e->in, e->in_num, 0, data);
             r->in_len = data;
         }
-        req_submit(r, write ? BLOCK_WRITE : BLOCK_READ,
-                   sector * SECTOR_SIZE, data);
+        merge_add(s, m, r, write ? BLOCK_WRITE : BLOCK_READ,
+                  sector * SECTOR_SIZE, data);
         return;
     }
     case VIRTIO_BLK_T_FLUSH:
@@ -370,11 +447,13 @@ static void handle_request(VirtIOBlkPCI *s, VirtQueue *vq,
 static void blk_handle_output(VirtIODevice *vdev, VirtQueue *vq)
 {
     VirtQueueElement *e;
+    BlkMerge m = { 0 };
 
     blk_io_plug();
     while ((e = virtqueue_pop(vq))) {
-        handle_request(vdev->opaque, vq, e);
+        handle_request(vdev->opaque, vq, e, &m);
     }
+    merge_flush(vdev->opaque, &m);
     blk_io_unplug();
 }
 

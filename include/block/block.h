@@ -155,6 +155,15 @@ void blk_aio(BlockBackend *blk, BlockRequestType type, uint64_t offset,
              uint64_t len, struct iovec *iov, int niov,
              BlockCompletion *done, void *opaque);
 /*
+ * The same for nreqs guest requests of type that a device merged into
+ * one (contiguous, in order): accounted as nreqs operations, nreqs - 1
+ * of them merged (query-blockstats' rd_merged, wr_merged).
+ */
+void blk_aio_merged(BlockBackend *blk, BlockRequestType type,
+                    uint64_t offset, uint64_t len, struct iovec *iov,
+                    int niov, unsigned nreqs, BlockCompletion *done,
+                    void *opaque);
+/*
  * I/O accounting per backend, as QEMU's (query-blockstats): counted at
  * completion; write-zeroes counts as a write, discard as an unmap. A
  * request refused before it ran (beyond the end, read-only) is invalid.
@@ -173,6 +182,7 @@ typedef struct BlockAcctStats {
     uint64_t failed[BLOCK_ACCT_COUNT];
     uint64_t invalid[BLOCK_ACCT_COUNT];
     uint64_t total_time_ns[BLOCK_ACCT_COUNT];
+    uint64_t merged[BLOCK_ACCT_COUNT];  /* merged into another request */
     uint64_t wr_highest_offset;
     int64_t last_done_ns;           /* 0: nothing completed yet */
     unsigned in_flight;

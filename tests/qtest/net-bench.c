@@ -26,7 +26,8 @@
  * which slirp sends from a host socket to the bench's UDP socket on
  * 127.0.0.1; what arrives there is counted. user-rx: after an ARP
  * request that tells slirp the guest's MAC, a thread sends datagrams to
- * a hostfwd=udp port, and slirp delivers them as SIZE-byte frames.
+ * a hostfwd=udp port, and slirp delivers them as SIZE-byte frames; the
+ * sender keeps at most USER_RX_WINDOW of them in flight.
  */
 #include <arpa/inet.h>
 #include <linux/sock_diag.h>
@@ -45,6 +46,13 @@
 #define RING            256
 #define F_MAC           (1ULL << 5)
 #define UDP_HDRS        (14 + 20 + 8)
+/*
+ * user-rx: datagrams sent but not yet seen by the guest side at most.
+ * A UDP sender never blocks, so an unpaced one spins on a CPU the
+ * emulator needs and overflows slirp's socket (its drops are counted
+ * nowhere); 64 datagrams fit slirp's default receive buffer.
+ */
+#define USER_RX_WINDOW  64
 
 static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t slirp_mac[6] = { 0x52, 0x55, 0x0a, 0x00, 0x02, 0x02 };
@@ -59,6 +67,7 @@ typedef struct Bench {
     size_t size;
     volatile bool stop;
     uint64_t frames;            /* counted by the socket thread */
+    uint64_t delivered;         /* user-rx: frames the guest side saw */
 } Bench;
 
 /* A UDP socket on 127.0.0.1 (port 0: any); its port in *port. */
@@ -223,12 +232,24 @@ static gpointer writer(gpointer opaque)
     size_t one = 4 + b->size, n = 64;
     g_autofree uint8_t *buf = g_malloc0(one * n);
 
-    while (b->user && !b->stop) {
+    for (uint64_t sent = 0, lost = 0, waited = 0; b->user && !b->stop;) {
+        uint64_t seen = __atomic_load_n(&b->delivered, __ATOMIC_RELAXED);
+
+        if (sent - lost - seen >= USER_RX_WINDOW) {
+            if (waited++ < 50) {
+                g_usleep(20);
+                continue;
+            }
+            /* ~1 ms without progress: what is in flight got lost. */
+            lost = sent - seen;
+        }
+        waited = 0;
         /* Datagrams to hostfwd; slirp adds the 42 bytes of headers. */
         if (send(b->fd, buf, b->size - UDP_HDRS, MSG_NOSIGNAL) < 0 &&
             errno != ENOBUFS && errno != EAGAIN) {
             break;
         }
+        sent++;
     }
     for (size_t i = 0; i < n; i++) {
         uint8_t *f = buf + i * one;
@@ -403,6 +424,7 @@ int main(int argc, char **argv)
 
         if (done) {
             packets += done;
+            __atomic_store_n(&b.delivered, packets, __ATOMIC_RELAXED);
             seen = now;
             /* The used chains are free again: the same slots, in order. */
             ring_publish(&b, vq, done);

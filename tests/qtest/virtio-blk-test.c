@@ -8,7 +8,8 @@
  * counts of query-blockstats, query-named-block-nodes, block_resize (the
  * capacity and a config interrupt), aio=native, werror= on a full
  * tmpfs (stop holds the request until "cont", report and ignore),
- * blockdev-add and blockdev-del, and the command line's errors for
+ * blockdev-add and blockdev-del, request merging (wr_merged, rd_merged),
+ * aio=io_uring completing at the kick, and the command line's errors for
  * bad images. Runs against QEMU 7.2 as well
  * (QTEST_ACCEL=tcg); the error wording checks are this emulator's.
  */
@@ -702,6 +703,84 @@ static int64_t stat_of(JsonObject *stats, const char *name)
     return json_object_get_int_member(stats, name);
 }
 
+/*
+ * Sequential I/O published together and kicked once: contiguous writes
+ * (then reads) go to the image as one request each, as QEMU's request
+ * merging does (wr_merged, rd_merged), and each guest request still
+ * completes with its own status and data; the flush after them waits
+ * for the writes (it is not merged).
+ */
+static void test_merge(void)
+{
+    /* Three contiguous writes, two contiguous reads, a flush. */
+    static const struct { uint32_t type; uint64_t sector; } req[] = {
+        { T_OUT, 16 }, { T_OUT, 24 }, { T_OUT, 32 },
+        { T_IN, 200 }, { T_IN, 208 }, { T_FLUSH, 0 },
+    };
+    unsigned n = G_N_ELEMENTS(req), done = 0;
+    uint8_t buf[4096], back[3 * 4096];
+    JsonNode *reply;
+    JsonObject *st;
+    uint32_t len;
+    Blk b;
+
+    blk_start(&b, "-drive file=IMG,format=raw,if=none,id=d "
+              "-device virtio-blk-pci,drive=d,disable-legacy=on");
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t hdr = REQ_BASE + 32 * i, data = DATA_BASE + 4096 * i;
+        uint16_t head;
+
+        qtest_writel(b.s, hdr, req[i].type);
+        qtest_writel(b.s, hdr + 4, 0);
+        qtest_writeq(b.s, hdr + 8, req[i].sector);
+        qtest_writeb(b.s, hdr + 16, 0xee);
+        memset(buf, 0xa0 + i, sizeof(buf));
+        qtest_memwrite(b.s, data, buf, sizeof(buf));
+        head = qvirtqueue_add(&b.dev, &b.vq, hdr, 16, false, true);
+        if (req[i].type != T_FLUSH) {
+            qvirtqueue_add(&b.dev, &b.vq, data, 4096, req[i].type == T_IN,
+                           true);
+        }
+        qvirtqueue_add(&b.dev, &b.vq, hdr + 16, 1, true, false);
+        qtest_writew(b.s, b.vq.avail + 4 + 2 * ((b.vq.avail_idx + i) %
+                                                b.vq.size), head);
+    }
+    /* All of them in the ring, then one notification. */
+    b.vq.avail_idx += n;
+    qtest_writew(b.s, b.vq.avail + 2, b.vq.avail_idx);
+    qpci_bar_write(b.s, &b.dev.bar, b.dev.notify +
+                   (uint64_t)b.vq.notify_off * b.dev.notify_mult,
+                   b.vq.index, 2);
+    while (done < n) {
+        g_assert_true(wait_used(&b, &len));
+        done++;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        g_assert_cmpuint(qtest_readb(b.s, REQ_BASE + 32 * i + 16), ==, S_OK);
+    }
+    image_read(&b, 16 * 512, back, sizeof(back));
+    for (unsigned i = 0; i < 3; i++) {
+        memset(buf, 0xa0 + i, sizeof(buf));
+        g_assert_cmpmem(back + 4096 * i, 4096, buf, 4096);
+    }
+    for (unsigned i = 3; i < 5; i++) {
+        qtest_memread(b.s, DATA_BASE + 4096 * i, buf, sizeof(buf));
+        g_assert_cmphex(buf[0], ==, pattern(req[i].sector, 0));
+        g_assert_cmphex(buf[4095], ==, pattern(req[i].sector + 7, 511));
+    }
+    reply = qmp_ok(&b, "{\"execute\": \"query-blockstats\"}");
+    st = json_object_get_object_member(json_array_get_object_element(
+             json_object_get_array_member(json_node_get_object(reply),
+                                          "return"), 0), "stats");
+    g_assert_cmpint(stat_of(st, "wr_operations"), ==, 3);
+    g_assert_cmpint(stat_of(st, "wr_merged"), ==, 2);
+    g_assert_cmpint(stat_of(st, "rd_operations"), ==, 2);
+    g_assert_cmpint(stat_of(st, "rd_merged"), ==, 1);
+    g_assert_cmpint(stat_of(st, "flush_operations"), ==, 1);
+    json_node_unref(reply);
+    blk_stop(&b);
+}
+
 static void test_blockstats(void)
 {
     Blk b;
@@ -1318,6 +1397,7 @@ int main(int argc, char **argv)
     qtest_add_func("virtio-blk/no-status", test_no_status);
     qtest_add_func("virtio-blk/query-block", test_query_block);
     qtest_add_func("virtio-blk/query-blockstats", test_blockstats);
+    qtest_add_func("virtio-blk/merge", test_merge);
     qtest_add_func("virtio-blk/block-resize", test_resize);
     qtest_add_func("virtio-blk/block-resize-read-only",
                    test_resize_read_only);
