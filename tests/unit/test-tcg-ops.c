@@ -706,6 +706,54 @@ static void test_data_page_crossing(void)
     g_assert_cmphex(env->regs[R_EDI], ==, 0x0102030405060708ull);
 }
 
+/*
+ * Flags the next instructions overwrite unread are not recorded
+ * (decode-flags.c), except where they can still be seen: in the
+ * exception frame of an instruction that faults before the overwrite,
+ * and after shifts that leave the flags alone (count 0 in CL, or an
+ * immediate count that masks to 0).
+ */
+static const uint8_t code_flags_fault[] = {
+    0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff,   /* mov $-1, %rax */
+    0x48, 0xc7, 0xc3, 0x01, 0x00, 0x00, 0x00,   /* mov $1, %rbx */
+    0x48, 0xc7, 0xc1, 0x00, 0x00, 0x00, 0x60,   /* mov $0x60000000, %rcx */
+    0x48, 0x01, 0xd8,                           /* add %rbx, %rax: ZF CF */
+    0x48, 0x8b, 0x11,                           /* mov (%rcx), %rdx: #PF */
+    0x48, 0x39, 0xc3,                           /* cmp %rax, %rbx */
+    0xf4,                                       /* hlt */
+};
+
+static const uint8_t code_flags_shift0[] = {
+    0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff,   /* mov $-1, %rax */
+    0x48, 0xc7, 0xc3, 0x01, 0x00, 0x00, 0x00,   /* mov $1, %rbx */
+    0x31, 0xc9,                                 /* xor %ecx, %ecx */
+    0x48, 0x01, 0xd8,                           /* add %rbx, %rax: ZF CF */
+    0x48, 0xd3, 0xe2,                           /* shl %cl, %rdx */
+    0x48, 0xc1, 0xe2, 0x40,                     /* shl $64, %rdx */
+    0xf4,                                       /* hlt */
+};
+
+static void test_dead_flags(void)
+{
+    TcgHarness *h = th_get();
+    uint32_t f;
+
+    th_set_mode(h, TH_LONG);
+    th_write(h, TH_CODE, code_flags_fault, sizeof(code_flags_fault));
+    th_run(h, 1000);
+    assert_fault(h, EXCP0E_PAGE, TH_CODE + 24, true, 0);
+    /* RFLAGS in the frame, above error code, rip and cs. */
+    f = ld64(h, h->env->regs[R_ESP] + 24);
+    g_assert_cmphex(f & (CC_Z | CC_C | CC_S), ==, CC_Z | CC_C);
+
+    th_set_mode(h, TH_LONG);
+    th_write(h, TH_CODE, code_flags_shift0, sizeof(code_flags_shift0));
+    th_run(h, 1000);
+    g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(code_flags_shift0));
+    f = x86_get_eflags(h->env);
+    g_assert_cmphex(f & (CC_Z | CC_C | CC_S), ==, CC_Z | CC_C);
+}
+
 /* A cache too small for the program flushes and carries on. */
 static void test_cache_flush(void)
 {
@@ -838,6 +886,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/code-page-notify", test_code_page_notify);
     g_test_add_func("/tcg/ops/page-crossing", test_page_crossing);
     g_test_add_func("/tcg/ops/data-page-crossing", test_data_page_crossing);
+    g_test_add_func("/tcg/ops/dead-flags", test_dead_flags);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

@@ -1289,6 +1289,7 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
         }
     }
     db->n = n;
+    x86_dead_flags(db);
     memset(&db->insns[n], 0, sizeof(Insn));
     db->insns[n].fn = op_block_end;
     db->insns[n].off = d->pc - db->pc;

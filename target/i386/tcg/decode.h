@@ -95,6 +95,9 @@ enum { DEC_ABORT_TOO_LONG = 1, DEC_ABORT_CROSS };
 /* FUSE_* operation, F_* form and size of an instruction, for pairing. */
 #define DEC_FUSE(op, form, ot)  ((op) << 6 | (form) << 2 | (ot))
 
+/* Flag-less handlers where a block's flags are dead (decode-flags.c). */
+void x86_dead_flags(DecodedBlock *db);
+
 uint8_t dec_u8(Dec *d);
 uint16_t dec_u16(Dec *d);
 uint32_t dec_u32(Dec *d);

@@ -125,6 +125,57 @@ const InsnFn x86_alu_fn[F_NUM][8][4] = {
     [F_MI] = ALU_FORM(alu_mi),
 };
 
+/*
+ * The register forms without the flags, for an instruction whose flags
+ * the next ones overwrite unread (decode-flags.c): [0] Ev(register) op=
+ * Gv, [1] Ev(register) op= imm. cmp is a nop then; adc and sbb read CF
+ * and have none.
+ */
+static inline uint64_t alu_nf(int op, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case ALU_ADD:
+        return a + b;
+    case ALU_OR:
+        return a | b;
+    case ALU_AND:
+        return a & b;
+    case ALU_XOR:
+        return a ^ b;
+    default:            /* sub */
+        return a - b;
+    }
+}
+
+#define DEF_ALU_NF(op, ot)                                                \
+static uintptr_t alu_nf_rr_##op##_##ot(CPUX86State *env, const Insn *in)  \
+{                                                                         \
+    reg_write(env, ot, in->rm, alu_nf(op, reg_read(env, ot, in->rm),      \
+                                      reg_read(env, ot, in->reg)));       \
+    return x86_next(env, in);                                             \
+}                                                                         \
+static uintptr_t alu_nf_ri_##op##_##ot(CPUX86State *env, const Insn *in)  \
+{                                                                         \
+    reg_write(env, ot, in->rm, alu_nf(op, reg_read(env, ot, in->rm),      \
+                                      in->imm));                          \
+    return x86_next(env, in);                                             \
+}
+X86_EACH_OT(DEF_ALU_NF, 0)
+X86_EACH_OT(DEF_ALU_NF, 1)
+X86_EACH_OT(DEF_ALU_NF, 4)
+X86_EACH_OT(DEF_ALU_NF, 5)
+X86_EACH_OT(DEF_ALU_NF, 6)
+
+#define NF_ROW(form, op) \
+    { form##_##op##_0, form##_##op##_1, form##_##op##_2, form##_##op##_3 }
+#define NF_FORM(form) {                                                   \
+    NF_ROW(form, 0), NF_ROW(form, 1), { NULL }, { NULL },                 \
+    NF_ROW(form, 4), NF_ROW(form, 5), NF_ROW(form, 6),                    \
+    { op_nop, op_nop, op_nop, op_nop } }
+
+const InsnFn x86_alu_nf_fn[2][8][4] = { NF_FORM(alu_nf_rr),
+                                        NF_FORM(alu_nf_ri) };
+
 /* test: and without the write-back. */
 #define DEF_TEST(ot)                                                      \
 static uintptr_t test_rr_##ot(CPUX86State *env, const Insn *in)                 \

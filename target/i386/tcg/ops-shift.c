@@ -131,6 +131,35 @@ DEF_SHIFT_OP(7)
 const InsnFn x86_shift_fn[2][8][4] = { SH_FORM(sh_r), SH_FORM(sh_m) };
 
 /*
+ * shl/shr/sal/sar of a register by a non-zero immediate, without the
+ * flags (decode-flags.c); NULL for the rotates, which keep some.
+ */
+#define DEF_SHIFT_NF(op, ot)                                              \
+static uintptr_t sh_nf_##op##_##ot(CPUX86State *env, const Insn *in)      \
+{                                                                         \
+    unsigned c = SHIFT_COUNT(env, in, ot);                                \
+    uint64_t v = reg_read(env, ot, in->rm);                               \
+    if (op == SH_SHR) {                                                   \
+        v >>= c;                                                          \
+    } else if (op == SH_SAR) {                                            \
+        v = ot_sext(ot, v) >> c;                                          \
+    } else {                                                              \
+        v <<= c;                                                          \
+    }                                                                     \
+    reg_write(env, ot, in->rm, v);                                        \
+    return x86_next(env, in);                                             \
+}
+X86_EACH_OT(DEF_SHIFT_NF, 4)
+X86_EACH_OT(DEF_SHIFT_NF, 5)
+X86_EACH_OT(DEF_SHIFT_NF, 6)
+X86_EACH_OT(DEF_SHIFT_NF, 7)
+
+const InsnFn x86_shift_nf_fn[8][4] = {
+    [SH_SHL] = SH_ROW(sh_nf, 4), [SH_SHR] = SH_ROW(sh_nf, 5),
+    [SH_SAL] = SH_ROW(sh_nf, 6), [SH_SAR] = SH_ROW(sh_nf, 7),
+};
+
+/*
  * shld/shrd Ev, Gv, imm8/CL (aux: 1 for CL; aux2: operand size; imm2:
  * 1 for shrd). Counts above the operand size (16-bit forms only) are
  * undefined; this takes them modulo 32 in a 64-bit frame.

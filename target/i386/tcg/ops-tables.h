@@ -14,6 +14,8 @@ enum { F_RR, F_RM, F_MR, F_RI, F_MI, F_NUM };
 
 /* ops-alu.c */
 extern const InsnFn x86_alu_fn[F_NUM][8][4];
+/* Without the flags: [0] F_RR, [1] F_RI; NULL for adc and sbb. */
+extern const InsnFn x86_alu_nf_fn[2][8][4];
 extern const InsnFn x86_test_fn[F_NUM][4];
 extern const InsnFn x86_unary_fn[2][4][4];     /* [mem][inc,dec,not,neg] */
 enum {
@@ -39,6 +41,8 @@ extern const InsnFn x86_cbw_fn, x86_cwd_fn, x86_xlat_fn;
 
 /* ops-shift.c */
 extern const InsnFn x86_shift_fn[2][8][4];     /* [mem][op][ot] */
+/* Register forms by an immediate, without the flags: shl/shr/sal/sar. */
+extern const InsnFn x86_shift_nf_fn[8][4];
 extern const InsnFn x86_dshift_fn[2];
 
 /* ops-muldiv.c */

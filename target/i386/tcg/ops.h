@@ -23,6 +23,9 @@ typedef struct Insn Insn;
  * frame, per instruction).
  */
 #define X86_INLINE  inline __attribute__((always_inline))
+
+/* DEF(op, ot) for each operand size. */
+#define X86_EACH_OT(DEF, op)    DEF(op, 0) DEF(op, 1) DEF(op, 2) DEF(op, 3)
 /*
  * A handler runs its instruction and then the rest of the block: it
  * tail-calls the next instruction's handler (x86_next), so dispatch is
