@@ -587,7 +587,11 @@ static void test_errors(void)
                    "mem-path is not the source's file", NULL);
     g_assert_true(vm_wait_serial(src, " ok ", vm_serial_count(src, " ok ") +
                                  1));
-    g_assert_null(strstr(vm_serial(src), "BAD"));
+    {
+        g_autofree char *serial = vm_serial(src);
+
+        g_assert_null(strstr(serial, "BAD"));
+    }
     vm_free(src);
     g_unlink(path);
     g_unlink(moved);
