@@ -648,6 +648,19 @@ char *vm_status(QemuVm *vm)
     return status;
 }
 
+bool vm_wait_status(QemuVm *vm, const char *want, int timeout_s)
+{
+    for (int i = 0; i < timeout_s * 20; i++) {
+        g_autofree char *st = vm_status(vm);
+
+        if (!strcmp(st, want)) {
+            return true;
+        }
+        g_usleep(50 * 1000);
+    }
+    return false;
+}
+
 char *vm_wait_event_data(QemuVm *vm, const char *event)
 {
     char *why = NULL, *text;

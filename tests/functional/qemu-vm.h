@@ -154,6 +154,8 @@ JsonNode *vm_qmp_return(QemuVm *vm, const char *cmd);
 char *vm_qmp_error(QemuVm *vm, const char *cmd);
 /* query-status's "status". */
 char *vm_status(QemuVm *vm);
+/* Poll query-status until its status is want: false after timeout_s. */
+bool vm_wait_status(QemuVm *vm, const char *want, int timeout_s);
 /* query-migrate's "status" ("none" before any migration); g_free it. */
 char *vm_migrate_status(QemuVm *vm);
 /*

@@ -124,21 +124,6 @@ static bool migrate(QemuVm *src, const char *uri, char **why)
     return ok;
 }
 
-static bool wait_run_status(QemuVm *vm, const char *want)
-{
-    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
-        char *st = vm_status(vm);
-        bool done = !strcmp(st, want);
-
-        g_free(st);
-        if (done) {
-            return true;
-        }
-        g_usleep(50 * 1000);
-    }
-    return false;
-}
-
 static JsonObject *return_object(QemuVm *vm, const char *cmd)
 {
     JsonNode *r = vm_qmp_return(vm, cmd);
@@ -254,7 +239,7 @@ static bool live_update(const char *accel, const char *path, bool handover,
     }
     g_assert_true(migrate(src, uri, NULL));
     g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
-    g_assert_true(wait_run_status(dst, "running"));
+    g_assert_true(vm_wait_status(dst, "running", MIG_TIMEOUT_S));
     *srcp = src;
     *dstp = dst;
     src = dst = NULL;
@@ -525,7 +510,7 @@ static void expect_refused(QemuVm *src, QemuVm *dst, const char *uri,
                                 src_error));
     }
     json_object_unref(o);
-    g_assert_true(wait_run_status(src, "running"));
+    g_assert_true(vm_wait_status(src, "running", MIG_TIMEOUT_S));
     td = memdev_teardown(src);
     g_assert_cmpstr(td, !=, "keep/exported");
     g_free(td);

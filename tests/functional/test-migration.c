@@ -120,21 +120,6 @@ static JsonObject *qmp_return_object(QemuVm *vm, const char *cmd)
     return o;
 }
 
-static bool wait_run_status(QemuVm *vm, const char *want)
-{
-    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
-        char *st = vm_status(vm);
-        bool done = !strcmp(st, want);
-
-        g_free(st);
-        if (done) {
-            return true;
-        }
-        g_usleep(50 * 1000);
-    }
-    return false;
-}
-
 static void check_ram_stats(QemuVm *src, uint64_t total)
 {
     JsonObject *o = qmp_return_object(src, "query-migrate");
@@ -178,7 +163,7 @@ static void check_switched(QemuVm *src, QemuVm *dst)
     char *s, *d;
     unsigned have;
 
-    g_assert_true(wait_run_status(dst, "running"));
+    g_assert_true(vm_wait_status(dst, "running", MIG_TIMEOUT_S));
     {
         char *st = vm_status(src);
 
@@ -289,7 +274,7 @@ static void test_memfd_sparse(void)
     wait_scans(src, 2);
     vm_qmp_ok(src, cmd);
     g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
-    g_assert_true(wait_run_status(dst, "running"));
+    g_assert_true(vm_wait_status(dst, "running", MIG_TIMEOUT_S));
     shmem_kb = proc_status_kb(vm_pid(dst), "RssShmem");
     g_test_message("destination RssShmem %ld KiB of 131072", shmem_kb);
     g_assert_cmpint(shmem_kb, >, 12 << 10);
@@ -399,7 +384,7 @@ static void test_fd(const void *data)
     vm_qmp_ok(src, cmd);
     close(sv[0]);
     g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
-    g_assert_true(wait_run_status(dst, "paused"));
+    g_assert_true(vm_wait_status(dst, "paused", MIG_TIMEOUT_S));
     vm_qmp_ok(dst, "{\"execute\": \"cont\"}");
     finish(src, dst);
     g_free(cmd);
