@@ -33,6 +33,7 @@ const X86Vendor x86_vendors[X86_VENDOR_COUNT] = {
         .bsf_zero_source_defined = false,
         .fxsave_mxcsr_mask = 0xffff,
         .fxsave_ptrs_only_with_es = false,
+        .dp_sum_per_lane = true,
     },
 };
 

@@ -96,8 +96,10 @@ class Libvirt:
                     'libvirtd.log"\n')
         self.pids = [os.path.join(self.dir, n)
                      for n in ('virtlogd.pid', 'libvirtd.pid')]
-        mounts = ' && '.join('mount --bind %s/%s /%s' % (self.dir, m, m)
-                             for m in MOUNTS)
+        # A host with libvirt installed but never started (no systemd)
+        # may lack /run/libvirt: make the mount points first.
+        mounts = ' && '.join('mkdir -p /%s && mount --bind %s/%s /%s'
+                             % (m, self.dir, m, m) for m in MOUNTS)
         script = ('set -e; mount --make-rprivate / && %s && '
                   'virtlogd -d -p %s && libvirtd -d -p %s'
                   % (mounts, self.pids[0], self.pids[1]))

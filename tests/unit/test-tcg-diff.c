@@ -86,6 +86,8 @@ static unsigned insn_off;       /* where a case's bytes go (64-bit) */
 static unsigned insn32_off;     /* and in 32-bit code */
 static unsigned host_features;
 static const X86Vendor *host_vendor;
+/* CPUID.07H.0:EBX[13]: the host stores the x87 CS and DS selectors as 0. */
+static bool host_fcs_fds_zero;
 static char host_brand[49];
 
 static void *map_fixed(uint64_t va, size_t len, int prot)
@@ -110,6 +112,8 @@ static void read_host_cpu(void)
             regs[X86_R_EDX]);
     x86_vendor_string(regs, vendor);
     host_vendor = x86_vendor_from_string(vendor);
+    __cpuid_count(7, 0, regs[0], regs[1], regs[2], regs[3]);
+    host_fcs_fds_zero = regs[X86_R_EBX] >> 13 & 1;
     for (unsigned i = 0; i < 3; i++) {
         __cpuid(0x80000002 + i, regs[0], regs[1], regs[2], regs[3]);
         memcpy(host_brand + 16 * i, regs, 16);
@@ -641,6 +645,7 @@ static void setup_bench(TcgHarness *h)
     host_features = host_cpu_features();
     read_host_cpu();
     h->cpu->vendor = host_vendor;
+    h->cpu->fcs_fds_zero = host_fcs_fds_zero;
     emit_prologue();
     emit_stub32();
     th_set_mode(h, TH_LONG);

@@ -356,6 +356,9 @@ struct X86CPU {
     unsigned ncpuid;
     /* The behaviour of CPUID leaf 0's vendor, set at reset from cpuid. */
     const X86Vendor *vendor;
+    /* CPUID.07H.0:EBX[13] (zero-fcs-fds): the x87 CS and DS selectors are
+     * stored as 0 by fxsave, xsave, fnstenv and fnsave; set at reset. */
+    bool fcs_fds_zero;
     uint64_t icount;            /* instructions retired (for MIPS) */
     bool stopped;               /* waiting for INIT/SIPI (APs) */
     bool pause_yields;          /* pause ends the run: others wait for it */

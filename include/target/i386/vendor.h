@@ -76,6 +76,12 @@ typedef struct X86Vendor {
      * always stores them.
      */
     bool fxsave_ptrs_only_with_es;
+    /*
+     * dpps/dppd sum the products once per destination lane, each lane in
+     * its own order, so with several NaNs the lanes can differ (Intel).
+     * Otherwise one sum, ((p0 + p1) + (p2 + p3)), goes to every lane.
+     */
+    bool dp_sum_per_lane;
 } X86Vendor;
 
 extern const X86Vendor x86_vendors[X86_VENDOR_COUNT];

@@ -98,10 +98,12 @@ void x86_fxsave_image(CPUX86State *env, uint8_t *img, bool rex_w)
         put64(img + FX_FIP, env->fpip);
         put64(img + FX_FDP, env->fpdp);
     } else {
+        bool zero = env->cpu && env->cpu->fcs_fds_zero;
+
         put32(img + FX_FIP, env->fpip);
-        put32(img + FX_FCS, env->fpcs);
+        put32(img + FX_FCS, zero ? 0 : env->fpcs);
         put32(img + FX_FDP, env->fpdp);
-        put32(img + FX_FDS, env->fpds);
+        put32(img + FX_FDS, zero ? 0 : env->fpds);
     }
     put32(img + FX_MXCSR, env->mxcsr);
     put32(img + FX_MXCSR_MASK, mxcsr_mask(env));

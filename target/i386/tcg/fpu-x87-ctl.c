@@ -300,6 +300,8 @@ static bool x87_real_format(CPUX86State *env)
 static unsigned x87_env_image(CPUX86State *env, const Insn *in, uint8_t *buf)
 {
     bool o16 = in->imm & X87F_O16, real = x87_real_format(env);
+    bool zero = env->cpu && env->cpu->fcs_fds_zero;
+    uint16_t fcs = zero ? 0 : env->fpcs, fds = zero ? 0 : env->fpds;
     uint32_t w[7];
 
     w[0] = env->fpuc;
@@ -320,14 +322,14 @@ static unsigned x87_env_image(CPUX86State *env, const Insn *in, uint8_t *buf)
         }
     } else if (o16) {
         w[3] = env->fpip & 0xffff;
-        w[4] = env->fpcs;
+        w[4] = fcs;
         w[5] = env->fpdp & 0xffff;
-        w[6] = env->fpds;
+        w[6] = fds;
     } else {
         w[3] = env->fpip;
-        w[4] = env->fpcs | ((uint32_t)(env->fpop & 0x7ff) << 16);
+        w[4] = fcs | ((uint32_t)(env->fpop & 0x7ff) << 16);
         w[5] = env->fpdp;
-        w[6] = env->fpds | 0xffff0000u;
+        w[6] = fds | 0xffff0000u;
     }
     for (unsigned i = 0; i < 7; i++) {
         if (o16) {

@@ -947,6 +947,7 @@ void x86_cpu_reset_state(X86CPU *cpu, bool bsp)
 
     env->cpu = cpu;
     cpu->vendor = x86_vendor_from_cpuid(cpu->cpuid, cpu->ncpuid);
+    cpu->fcs_fds_zero = cpuid_bit(cpu, 7, X86_R_EBX, 1u << 13);
     __atomic_store_n(&env->interrupt_request, 0, __ATOMIC_SEQ_CST);
     x86_cpu_init_state(cpu);
     env->mtrr_def_type = 0;

@@ -248,16 +248,72 @@ FP_COMI(k_ucomiss, "ucomiss")
 FP_COMI(k_comisd, "comisd")
 FP_COMI(k_ucomisd, "ucomisd")
 
+/* a + b (size 4: single, 8: double) under the guest's MXCSR g; the
+ * flags are the caller's. */
+static uint64_t dp_add(uint64_t a, uint64_t b, unsigned size, uint32_t g,
+                       uint32_t h)
+{
+    VecF x = { 0 }, y = { 0 };
+    uint64_t out = 0;
+
+    memcpy(&x, &a, size);
+    memcpy(&y, &b, size);
+    if (size == 4) {
+        asm volatile("ldmxcsr %[g]\n\taddss %[y], %[x]\n\tldmxcsr %[h]"
+                     : [x] "+x"(x) : [y] "x"(y), [g] "m"(g), [h] "m"(h));
+    } else {
+        asm volatile("ldmxcsr %[g]\n\taddsd %[y], %[x]\n\tldmxcsr %[h]"
+                     : [x] "+x"(x) : [y] "x"(y), [g] "m"(g), [h] "m"(h));
+    }
+    memcpy(&out, &x, size);
+    return out;
+}
+
+/*
+ * The sum for destination lane j where the vendor sums per lane
+ * (vendor.h): the operand order, which picks the NaN when there are
+ * several, as an Intel Xeon (family 6 model 0xa0678) does it, found by
+ * running dpps/dppd on NaNs of distinct payloads.
+ */
+static uint32_t dpps_lane(const uint32_t p[4], unsigned j, uint32_t g,
+                          uint32_t h)
+{
+    uint32_t s01 = j & 1 ? dp_add(p[0], p[1], 4, g, h)
+                         : dp_add(p[1], p[0], 4, g, h);
+    uint32_t s23 = j & 1 ? dp_add(p[2], p[3], 4, g, h)
+                         : dp_add(p[3], p[2], 4, g, h);
+
+    return j < 2 ? dp_add(s01, s23, 4, g, h) : dp_add(s23, s01, 4, g, h);
+}
+
+static void dp_per_lane(X86XMMReg *d, const X86XMMReg *prod, unsigned lanes,
+                        unsigned imm, uint32_t g, uint32_t h)
+{
+    for (unsigned j = 0; j < lanes; j++) {
+        if (!(imm & (1u << j))) {
+            continue;
+        }
+        if (lanes == 4) {
+            d->l[j] = dpps_lane(prod->l, j, g, h);
+        } else {
+            d->q[j] = j ? dp_add(prod->q[1], prod->q[0], 8, g, h)
+                        : dp_add(prod->q[0], prod->q[1], 8, g, h);
+        }
+    }
+}
+
 /*
  * dpps/dppd: the products imm8[7:4] selects (the others +0.0, which
  * raise nothing), summed pairwise in the SDM's order, into the lanes
  * imm8[3:0] selects. An unmasked exception of the products stops it
- * before the sums.
+ * before the sums. The flags come from the one pairwise sum; a vendor
+ * that sums per lane gets each lane's value from dp_per_lane (the same
+ * additions, so the same flags).
  */
 #define FP_DP(name, mul, hadd, lanes, f, zero_lane)                      \
     VK(name)                                                             \
     {                                                                    \
-        X86XMMReg x = *d, y = *s, t;                                     \
+        X86XMMReg x = *d, y = *s, t, p;                                  \
                                                                          \
         for (unsigned i = 0; i < lanes; i++) {                           \
             if (!(in->imm & (0x10u << i))) {                             \
@@ -267,6 +323,7 @@ FP_COMI(k_ucomisd, "ucomisd")
         FP_BEGIN(&x, &y);                                                \
         FP_ASM(mul);                                                     \
         x86_vec_fp_done(env, o);                                         \
+        memcpy(&p, &r, 16);                                              \
         asm volatile("ldmxcsr %[g]\n\t" hadd " %[r], %[r]\n\t"          \
                      zero_lane                                           \
                      "stmxcsr %[o]\n\tldmxcsr %[h]"                      \
@@ -276,6 +333,10 @@ FP_COMI(k_ucomisd, "ucomisd")
         memcpy(&t, &r, 16);                                              \
         for (unsigned i = 0; i < lanes; i++) {                           \
             d->f[i] = in->imm & (1u << i) ? t.f[0] : 0;                  \
+        }                                                                \
+        if (env->cpu && env->cpu->vendor &&                              \
+            env->cpu->vendor->dp_sum_per_lane) {                         \
+            dp_per_lane(d, &p, lanes, in->imm, g, h);                    \
         }                                                                \
     }
 
