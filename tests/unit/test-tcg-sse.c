@@ -295,8 +295,9 @@ static void test_xsave_round_trip(void)
 /*
  * What a vendor's processor does that the differential test sees only on
  * that vendor's hosts: CPUID.07H.0:EBX[13] stores FCS and FDS as 0 in
- * fxsave; Intel's dpps sums per lane, so with several NaNs the lanes
- * differ (values measured on an Intel Xeon, family 6 model 0xa0678).
+ * fxsave and fnstenv; Intel's dpps and dppd sum per lane, so with
+ * several NaNs the lanes differ (values measured on an Intel Xeon,
+ * family 6 model 0xa0678).
  */
 static void test_vendor_forms(void)
 {
@@ -305,7 +306,13 @@ static void test_vendor_forms(void)
         0x48, 0xc7, 0xc3, DATA & 0xff, (DATA >> 8) & 0xff,
         (DATA >> 16) & 0xff, 0, 0x0f, 0xae, 0x03,
     };
+    /* mov $DATA, %rbx; fnstenv (%rbx) */
+    static const uint8_t fnstenv[] = {
+        0x48, 0xc7, 0xc3, DATA & 0xff, (DATA >> 8) & 0xff,
+        (DATA >> 16) & 0xff, 0, 0xd9, 0x33,
+    };
     static const uint8_t dpps[] = { 0x66, 0x0f, 0x3a, 0x40, 0xc1, 0xff };
+    static const uint8_t dppd[] = { 0x66, 0x0f, 0x3a, 0x41, 0xc1, 0x33 };
     static const uint32_t intel[4] = {
         0xffc00002, 0xffc00001, 0xffc00004, 0xffc00003,
     };
@@ -323,6 +330,12 @@ static void test_vendor_forms(void)
         memcpy(&sel[1], h->ram + DATA + 20, 2);
         g_assert_cmphex(sel[0], ==, zero ? 0 : 0x1234);
         g_assert_cmphex(sel[1], ==, zero ? 0 : 0x5678);
+        /* fnstenv's 32-bit protected image: FCS at 16, FDS at 24. */
+        go(h, fnstenv, sizeof(fnstenv));
+        memcpy(&sel[0], h->ram + DATA + 16, 2);
+        memcpy(&sel[1], h->ram + DATA + 24, 2);
+        g_assert_cmphex(sel[0], ==, zero ? 0 : 0x1234);
+        g_assert_cmphex(sel[1], ==, zero ? 0 : 0x5678);
     }
     h->cpu->fcs_fds_zero = false;
 
@@ -334,8 +347,18 @@ static void test_vendor_forms(void)
         }
         go(h, dpps, sizeof(dpps));
         for (unsigned i = 0; i < 4; i++) {
-            g_assert_cmphex(h->env->xmm[0].l[i], ==, v ? intel[i] : 0xffc00001);
+            g_assert_cmphex(h->env->xmm[0].l[i], ==,
+                            v ? intel[i] : 0xffc00001);
         }
+        /* dppd: Intel's lane 1 sums p1 + p0, AMD copies lane 0's sum. */
+        for (unsigned i = 0; i < 2; i++) {
+            h->env->xmm[0].q[i] = 0xfff8000000000001ull + i;
+            h->env->xmm[1].q[i] = 0x3ff0000000000000ull;    /* 1.0 */
+        }
+        go(h, dppd, sizeof(dppd));
+        g_assert_cmphex(h->env->xmm[0].q[0], ==, 0xfff8000000000001ull);
+        g_assert_cmphex(h->env->xmm[0].q[1], ==,
+                        v ? 0xfff8000000000002ull : 0xfff8000000000001ull);
     }
     h->cpu->vendor = saved;
 }
