@@ -506,6 +506,15 @@ ON_FAULT_ARGS = ("<qemu:commandline><qemu:arg value='-overcommit'/>"
 QEMU_NS = " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'"
 
 
+def asan_build(binary):
+    """Whether binary was built with AddressSanitizer (-Db_sanitize)."""
+    try:
+        with open(binary, 'rb') as f:
+            return b'__asan_init' in f.read()
+    except OSError:
+        return False
+
+
 def check_locked(tap, lv, binary, virttype, who, kernel):
     """<locked/> and on-fault: VmLck and VmRSS of the started process.
 
@@ -545,12 +554,18 @@ def check_locked(tap, lv, binary, virttype, who, kernel):
         rss = proc_status_kib(pid, 'VmRSS')
         # The last -overcommit counts (on-fault comes after libvirt's).
         ok = (r.returncode == 0 and state_is(lv, name, 'running') and
-              re.findall(r'-overcommit (\S+)', text)[-1:] == [arg] and
-              lck is not None and lck >= guest_kib)
-        if mode == 'locked':
-            ok = ok and rss >= guest_kib
+              re.findall(r'-overcommit (\S+)', text)[-1:] == [arg])
+        if ok and asan_build(binary):
+            # The domain started with the mode; what it locked cannot be
+            # measured: ASan's shadow mappings make mlockall() lock
+            # nothing (its interceptor), as the unit tests skip too.
+            case += ' # SKIP VmLck is not measurable under ASan'
+        elif mode == 'locked':
+            ok = ok and lck is not None and lck >= guest_kib and \
+                rss >= guest_kib
         else:
-            ok = ok and rss < guest_kib
+            ok = ok and lck is not None and lck >= guest_kib and \
+                rss < guest_kib
         tap.ok(ok, case, 'VmLck %s kB VmRSS %s kB; %s%s' % (
             lck, rss, r.stderr, text[-2000:]))
         lv.virsh('destroy', name)
