@@ -17,6 +17,7 @@ struct BlockBackend {
     char *name;
     BlockDriverState *root;
     void *dev;                      /* the attached device, or NULL */
+    unsigned perm, shared;          /* what the device took (BLK_PERM_*) */
     bool anonymous;                 /* made for a -blockdev node */
     bool virtio;                    /* -drive if=virtio */
     BlockdevOnError on_read_error;  /* rerror: report by default */
@@ -107,6 +108,7 @@ BlockBackend *blk_new(const char *name, BlockDriverState *root,
     }
     g_ptr_array_add(backends, blk);
     runstate_set_drain_hook(blk_drain_flush_all);
+    runstate_set_image_hooks(bdrv_inactivate_all, bdrv_activate_all);
     return blk;
 }
 
@@ -197,6 +199,9 @@ static bool bdrv_set_perm(BlockDriverState *bs, unsigned perm,
     return true;
 }
 
+/* Devices' permissions are recorded but not published (no locks). */
+static bool images_inactive;
+
 bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
                 unsigned shared, Error **errp)
 {
@@ -205,19 +210,62 @@ bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
                    blk->name);
         return false;
     }
-    if (!bdrv_set_perm(blk->root, perm, shared, errp)) {
+    if (!images_inactive && !bdrv_set_perm(blk->root, perm, shared, errp)) {
         return false;
     }
     blk->dev = dev;
+    blk->perm = perm;
+    blk->shared = shared;
     return true;
 }
 
 void blk_detach(BlockBackend *blk)
 {
-    if (blk->dev) {
+    if (blk->dev && !images_inactive) {
         bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
     }
     blk->dev = NULL;
+}
+
+void bdrv_inactivate_all(void)
+{
+    for (guint i = 0; !images_inactive && backends && i < backends->len;
+         i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (blk->dev) {
+            bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
+        }
+    }
+    images_inactive = true;
+}
+
+bool bdrv_activate_all(Error **errp)
+{
+    guint i;
+
+    for (i = 0; images_inactive && backends && i < backends->len; i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (blk->dev &&
+            !bdrv_set_perm(blk->root, blk->perm, blk->shared, errp)) {
+            /* All or nothing: drop what this call took. */
+            while (i--) {
+                blk = g_ptr_array_index(backends, i);
+                if (blk->dev) {
+                    bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
+                }
+            }
+            return false;
+        }
+    }
+    images_inactive = false;
+    return true;
+}
+
+bool bdrv_is_inactive(void)
+{
+    return images_inactive;
 }
 
 void *blk_attached_dev(const BlockBackend *blk)

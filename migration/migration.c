@@ -262,6 +262,8 @@ static bool out_complete(MigrationState *m)
         error_free(err);
         return false;
     }
+    /* Flushed: the destination may take the image locks after its load. */
+    runstate_inactivate_images();
     ram_save_sync(&m->ram);
     if (!ram_save_pass(m->stream, &m->ram, NULL, NULL)) {
         out_fail(m, "writing RAM failed");
@@ -290,6 +292,13 @@ static bool out_postcopy(MigrationState *m, int64_t stop_ns)
     bool ok;
 
     m->postcopy = true;         /* from here on the VM is the destination's */
+    /* As before a precopy's last pass: nothing in flight, images flushed. */
+    if (!runstate_drain(&err)) {
+        out_fail(m, error_get_pretty(err));
+        error_free(err);
+        return false;
+    }
+    runstate_inactivate_images();
     ram_save_sync(&m->ram);
     if (!postcopy_source_start(m->ch.fd, &err) ||
         !postcopy_save_switchover(m->stream, &err)) {
@@ -335,6 +344,23 @@ static bool out_handover(MigrationState *m)
         return false;
     }
     return true;
+}
+
+/*
+ * Take the image locks (with the big lock); false, having said why, when
+ * another process holds one: the VM then stays paused, as QEMU leaves it,
+ * and `cont` tries again.
+ */
+static bool activate_images(const char *what)
+{
+    Error *err = NULL;
+
+    if (runstate_activate_images(&err)) {
+        return true;
+    }
+    error_report("%s: %s", what, error_get_pretty(err));
+    error_free(err);
+    return false;
 }
 
 static gpointer out_thread(gpointer opaque)
@@ -431,6 +457,10 @@ static gpointer out_thread(gpointer opaque)
             out_fail(m, m->stream->error ? "writing to the destination "
                      "failed" : "migration failed");
             set_status(&m->status, MIGRATION_STATUS_FAILED);
+        }
+        if (!activate_images("the source could not take its image locks "
+                             "back")) {
+            m->was_running = false;     /* paused: `cont` tries again */
         }
         if (m->was_running && runstate_get() == RUN_STATE_FINISH_MIGRATE) {
             vm_start();
@@ -716,7 +746,8 @@ static gpointer in_thread(gpointer opaque)
         set_status(&in.status, MIGRATION_STATUS_COMPLETED);
     } else if (ok) {
         set_status(&in.status, MIGRATION_STATUS_COMPLETED);
-        if (runstate_autostart()) {
+        if (activate_images("the destination could not take the image "
+                            "locks") && runstate_autostart()) {
             vm_start();
         } else {
             runstate_set(RUN_STATE_PAUSED);
@@ -738,7 +769,8 @@ void migration_incoming_postcopy_run(void)
 {
     in.postcopy = true;
     set_status(&in.status, MIGRATION_STATUS_POSTCOPY_ACTIVE);
-    if (runstate_autostart()) {
+    if (activate_images("the destination could not take the image locks") &&
+        runstate_autostart()) {
         vm_start();
     } else {
         runstate_set(RUN_STATE_PAUSED);

@@ -337,6 +337,10 @@ bool qmp_cont(JsonNode **ret, Error **errp)
         runstate_set_autostart(true);
         return true;
     }
+    /* After a migration (or one whose locks could not be taken back). */
+    if (!runstate_activate_images(errp)) {
+        return false;
+    }
     vm_start();
     return true;
 }

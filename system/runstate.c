@@ -175,6 +175,28 @@ bool runstate_drain(Error **errp)
     return !drain_hook || drain_hook(errp);
 }
 
+static void (*inactivate_hook)(void);
+static bool (*activate_hook)(Error **errp);
+
+void runstate_set_image_hooks(void (*inactivate)(void),
+                              bool (*activate)(Error **errp))
+{
+    inactivate_hook = inactivate;
+    activate_hook = activate;
+}
+
+void runstate_inactivate_images(void)
+{
+    if (inactivate_hook) {
+        inactivate_hook();
+    }
+}
+
+bool runstate_activate_images(Error **errp)
+{
+    return !activate_hook || activate_hook(errp);
+}
+
 void vm_start(void)
 {
     if (current_state == RUN_STATE_RUNNING) {

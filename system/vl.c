@@ -612,6 +612,13 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!accel_configure(&current_machine, &config, errp)) {
         return false;
     }
+    /*
+     * A destination opens its images without their locks: the source
+     * holds them until the switch-over (taken after the load).
+     */
+    if (config.incoming) {
+        bdrv_inactivate_all();
+    }
     if (!create_backends(mc, errp) || !create_block_devices(errp) ||
         !create_net_clients(errp)) {
         return false;

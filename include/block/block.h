@@ -133,6 +133,18 @@ BlockBackend *blk_find_for_device(const char *name);
 bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
                 unsigned shared, Error **errp);
 void blk_detach(BlockBackend *blk);
+/*
+ * Migration's image handover (runstate_inactivate_images() and
+ * runstate_activate_images() reach these): inactive, the devices'
+ * permissions are recorded but no lock publishes them, so the other
+ * side of a migration on the same host, or on shared storage, may hold
+ * them. A -incoming destination is inactive from the start (before its
+ * devices attach); bdrv_activate_all() takes every device's locks or,
+ * with the error of the first it cannot take, none.
+ */
+void bdrv_inactivate_all(void);
+bool bdrv_activate_all(Error **errp);
+bool bdrv_is_inactive(void);
 void *blk_attached_dev(const BlockBackend *blk);
 BlockDriverState *blk_root(const BlockBackend *blk);
 void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque);

@@ -62,6 +62,20 @@ void runstate_set_drain_hook(bool (*drain)(Error **errp));
 bool runstate_drain(Error **errp);
 
 /*
+ * Image locks across a migration, as QEMU hands them over: the source
+ * drops them once its images are drained and flushed at the switch-over
+ * (runstate_inactivate_images()), the destination, which opened its
+ * images without them, takes them before the guest runs there
+ * (runstate_activate_images(): false with the lock's error when another
+ * process holds one). A source whose migration failed takes them again.
+ * The block layer sets the hooks; without images both do nothing.
+ */
+void runstate_set_image_hooks(void (*inactivate)(void),
+                              bool (*activate)(Error **errp));
+void runstate_inactivate_images(void);
+bool runstate_activate_images(Error **errp);
+
+/*
  * Told of every vm_start() (running, RUN_STATE_RUNNING; before the
  * vCPUs run) and vm_stop() that changes something (after the vCPUs
  * stopped), in the order added. A handler may delete itself.

@@ -99,7 +99,7 @@ static GPtrArray *linux_args(const char *kernel, const char *initrd,
                              const char *image, const char *incoming)
 {
     g_autofree char *drive = g_strdup_printf(
-        "file=%s,format=raw,if=none,id=disk0,file.locking=off", image);
+        "file=%s,format=raw,if=none,id=disk0", image);
     GPtrArray *args = vm_args_new("-accel tcg -M pc -m 256M -display none "
                                   "-no-reboot -d guest_ram");
 
@@ -440,6 +440,65 @@ static void test_refused(void)
     vm_free(vm);
 }
 
+/* --- image locks ------------------------------------------------------------ */
+
+/*
+ * Both processes open the same image with its locks on (the default):
+ * the destination opens it without them, the source gives them up at
+ * the switch-over and the destination takes them before it runs, so
+ * the source's `cont` is refused while the destination lives and
+ * allowed once it is gone.
+ */
+static void test_image_locks(void)
+{
+    g_autofree char *guest = NULL, *dir = NULL, *image = NULL;
+    g_autofree char *extra = NULL, *in = NULL, *cmd = NULL, *e = NULL;
+    g_autofree char *status = NULL;
+    QemuVm *src, *dst;
+    FILE *f;
+
+    if (!vm_require_accel("tcg")) {
+        return;
+    }
+    guest = vm_require_guest_kit("migrate.elf");
+    if (!guest) {
+        return;
+    }
+    dir = g_dir_make_tmp("mig-locks-XXXXXX", NULL);
+    image = g_build_filename(dir, "disk.raw", NULL);
+    f = fopen(image, "w");
+    g_assert_nonnull(f);
+    g_assert_cmpint(ftruncate(fileno(f), 1 << 20), ==, 0);
+    fclose(f);
+    extra = g_strdup_printf("-drive file=%s,format=raw,if=none,id=d0 "
+                            "-device virtio-blk-pci,drive=d0", image);
+    in = g_strdup_printf("unix:%s/mig.sock", dir);
+
+    /* The destination starts while the source holds the locks. */
+    dst = start_kit(guest, extra, in);
+    src = start_kit(guest, extra, NULL);
+    g_assert_true(vm_wait_serial(src, "migrate: ", 1));
+    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
+                          "{\"uri\": \"%s\"}}", in);
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+    g_assert_true(vm_wait_status(dst, "running", MIG_TIMEOUT_S));
+
+    e = vm_qmp_error(src, "cont");
+    g_assert_nonnull(strstr(e, "Failed to get \"write\" lock"));
+    status = vm_status(src);
+    g_assert_cmpstr(status, ==, "postmigrate");
+
+    vm_quit(dst);
+    vm_free(dst);
+    vm_qmp_ok(src, "cont");
+    g_assert_true(vm_wait_status(src, "running", MIG_TIMEOUT_S));
+    vm_quit(src);
+    vm_free(src);
+    g_unlink(image);
+    g_rmdir(dir);
+}
+
 /* --- a crafted queue size ------------------------------------------------- */
 
 /*
@@ -549,7 +608,7 @@ static QemuVm *start_pciio(const char *kernel, const char *img,
 {
     g_autofree char *words = g_strdup_printf(
         "-M pc -accel kvm -m 512M -display none -nodefaults -d notify "
-        "-drive file=%s,format=raw,if=none,id=d0,file.locking=off "
+        "-drive file=%s,format=raw,if=none,id=d0 "
         "-device virtio-blk-pci,drive=d0,disable-legacy=on", img);
 
     return start_guest(words, kernel, "loop=1", incoming);
@@ -641,6 +700,7 @@ int main(int argc, char **argv)
     g_test_add_func("/migration/virtio/kvm/blk-ioeventfd",
                     test_kvm_blk_ioeventfd);
     g_test_add_func("/migration/virtio/refused", test_refused);
+    g_test_add_func("/migration/virtio/image-locks", test_image_locks);
     g_test_add_func("/migration/virtio/bad-queue", test_bad_queue);
     ret = g_test_run();
     g_rmdir(tmpdir);
