@@ -25,7 +25,10 @@
       ROM); ours loads the kernel directly.
 
 Needs a running libvirtd (see tests/functional/test-libvirt.py for the
-setup without systemd). Medians of --runs (default 5), interleaved.
+setup without systemd). Where PID 1 does not reap, start it under
+bench/reaper.py (`virtlogd -d; python3 bench/reaper.py libvirtd &`), so
+a killed probe process is gone when libvirtd looks, as under systemd.
+Medians of --runs (default 5), interleaved.
 
 Usage: bench/libvirt.py [--runs N] [--ours BIN] [--qemu BIN] [--guest ELF]
 """

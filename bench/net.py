@@ -20,9 +20,17 @@ the sender keeping at most 64 datagrams in flight: unpaced, a UDP sender
 spins on one of the two CPUs the emulator needs and overflows slirp's
 socket, so the row measured the scheduler more than the emulator.
 
+Pinned (the default on a host with 2 or more CPUs; --no-pin to let the
+scheduler place them): the emulator runs on CPU 0, the driver and its
+reader thread on CPU 1. Unpinned, the user rows were bimodal on the
+2-CPU host: a run that put the emulator beside the bench's reader took
+twice the CPU per datagram (cross-CPU wakeups, which cost a VM exit on
+this nested host), and which binary drew that placement decided the
+ratio (ours 0.55x in one 5-run table, 1.29x in another).
+
 Usage: bench/net.py [--runs N] [--seconds S] [--sizes 64,1500]
-                    [--backends socket,user] [--driver PATH] [--write-doc]
-                    BINARY [REFERENCE]
+                    [--backends socket,user] [--driver PATH] [--no-pin]
+                    [--write-doc] BINARY [REFERENCE]
 """
 import argparse
 import os
@@ -30,6 +38,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import tcg
@@ -40,7 +49,17 @@ SECTION = "## Network: virtio-net on -netdev socket and user"
 MODES = {"socket": ("tx", "rx"), "user": ("user-tx", "user-rx")}
 
 
-def one_run(driver, binary, accel, mode, size, seconds):
+def pinned(binary, tmp):
+    """A wrapper that runs binary on CPU 0 (the driver gets CPU 1)."""
+    path = os.path.join(tmp, "cpu0-%d" % len(os.listdir(tmp)))
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nexec taskset -c 0 %s \"$@\"\n"
+                % shlex.quote(binary))
+    os.chmod(path, 0o755)
+    return path
+
+
+def one_run(driver, binary, accel, mode, size, seconds, pin=False):
     env = dict(os.environ, QTEST_QEMU_BINARY=binary)
     env.pop("QTEST_ACCEL", None)
     if accel:
@@ -48,7 +67,9 @@ def one_run(driver, binary, accel, mode, size, seconds):
     try:
         out = subprocess.run([driver, mode, str(size), str(seconds)],
                              env=env, capture_output=True, text=True,
-                             timeout=seconds + 60)
+                             timeout=seconds + 60,
+                             preexec_fn=(lambda: os.sched_setaffinity(
+                                 0, {1})) if pin else None)
     except subprocess.TimeoutExpired:
         return {"error": "timed out"}
     words = out.stdout.split()
@@ -72,6 +93,7 @@ def main():
     ap.add_argument("--backends", default="socket,user")
     ap.add_argument("--driver",
                     default=os.path.join(ROOT, "build/tests/qtest/net-bench"))
+    ap.add_argument("--no-pin", action="store_true")
     ap.add_argument("--write-doc", action="store_true")
     ap.add_argument("binary")
     ap.add_argument("reference", nargs="?",
@@ -81,14 +103,17 @@ def main():
     modes = [m for be in args.backends.split(",") for m in MODES[be]]
     binaries = [(args.binary, None), (args.reference, "tcg")]
     names = {b: tcg.version(b) for b, _ in binaries}
+    pin = not args.no_pin and (os.cpu_count() or 1) >= 2
+    tmp = tempfile.TemporaryDirectory(prefix="net-bench-")
+    run_as = {b: pinned(b, tmp.name) if pin else b for b, _ in binaries}
     results = {}
     load0 = os.getloadavg()[0]
     for i in range(args.runs):
         for mode in modes:
             for size in sizes:
                 for b, accel in binaries:
-                    r = one_run(args.driver, b, accel, mode, size,
-                                args.seconds)
+                    r = one_run(args.driver, run_as[b], accel, mode, size,
+                                args.seconds, pin)
                     results.setdefault((b, mode, size), []).append(r)
                     print("run %d %s %s %d: %s" % (i + 1, names[b], mode,
                                                    size, r),
@@ -103,9 +128,11 @@ def main():
            "`build/tests/qtest/net-bench MODE SIZE SECONDS`; CPU = the "
            "emulator's utime + stime per delivered packet; dropped = "
            "datagrams the kernel dropped at the bench's socket, all runs; "
-           "host load average %.1f at the start, %.1f at the end, %d CPUs)"
+           "%s; host load average %.1f at the start, %.1f at the end, "
+           "%d CPUs)"
            % (time.strftime("%Y-%m-%d %H:%M"), args.runs, args.seconds,
-              load0, os.getloadavg()[0], os.cpu_count()),
+              "emulator pinned to CPU 0, driver to CPU 1" if pin else
+              "not pinned", load0, os.getloadavg()[0], os.cpu_count()),
            "",
            "| netdev | direction | frame, bytes | %s pps | MB/s | CPU µs/pkt "
            "| %s pps | MB/s | CPU µs/pkt | pps ratio | CPU ratio "
