@@ -90,6 +90,9 @@ static QemuVm *start(const char *accel, const char *size, const char *path,
     vm_args_add(args, obj);
     vm_args_add(args, "-kernel");
     vm_args_add(args, guest);
+    /* As test-migration's: under KVM every timer tick is an exit here. */
+    vm_args_add(args, "-append");
+    vm_args_add(args, strcmp(accel, "kvm") ? "mib=16" : "mib=1");
     if (incoming) {
         vm_args_add(args, "-incoming");
         vm_args_add(args, incoming);
