@@ -7,6 +7,7 @@
  * for exit-failure), or nothing. Runs against QEMU 7.2 too
  * (QTEST_ACCEL=tcg); every case holds there.
  */
+#include <string.h>
 #include <sys/wait.h>
 
 #include "libqpci.h"
@@ -98,6 +99,7 @@ static void test_pci_config(void)
     QTestState *s = start("-machine pc -device pvpanic-pci,events=2");
     int devfn = qpci_find_device(s, PVPANIC_PCI_VENDOR, PVPANIC_PCI_DEVICE);
     QPCIBar bar;
+    char *info;
 
     g_assert_cmpint(devfn, >=, 0);
     g_assert_cmphex(qpci_config_readw(s, devfn, QPCI_CLASS_DEVICE), ==,
@@ -115,6 +117,10 @@ static void test_pci_config(void)
     g_assert_false(bar.io);
     g_assert_cmphex(qpci_bar_read(s, &bar, 0, 1), ==, 0x02);
     g_assert_cmphex(qpci_bar_read(s, &bar, 1, 1), ==, 0x02);
+    /* QEMU 7.2 names no class 0880: "Class 2176" in info pci. */
+    info = qtest_hmp(s, "info pci");
+    g_assert_nonnull(strstr(info, "Class 2176: PCI device 1b36:0011"));
+    g_free(info);
     qtest_quit(s);
 }
 
