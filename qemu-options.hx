@@ -754,18 +754,40 @@ Write the process ID to `file`, created and locked at startup and removed at
 exit; if another running process holds the lock, startup fails.
 ENDDOC
 
+DEF("action", HAS_ARG, QEMU_OPTION_action,
+    "-action reboot=reset|shutdown\n"
+    "                   action when guest reboots [default=reset]\n"
+    "-action shutdown=poweroff|pause\n"
+    "                   action when guest shuts down [default=poweroff]\n"
+    "-action panic=pause|shutdown|exit-failure|none\n"
+    "                   action when guest panics [default=shutdown]\n"
+    "-action watchdog=reset|shutdown|poweroff|inject-nmi|pause|debug|none\n"
+    "                   action when watchdog fires [default=reset]\n")
+DOC
+What the guest's reboot, poweroff and panic (reported by a `pvpanic` or
+`pvpanic-pci` device) and a watchdog's expiry do; QMP `set-action` changes
+them at run time. `panic=pause` stops the VM in the `guest-panicked` state
+(`cont` resumes it), `panic=shutdown` shuts down with reason `guest-panic`
+(with `shutdown=pause` it stops as for `pause`), `panic=exit-failure` does
+the same and exits with status 1, `panic=none` only sends the
+`GUEST_PANICKED` event. Repeated `-action` options merge, a later value
+winning; `-no-reboot` and `-no-shutdown` are `reboot=shutdown` and
+`shutdown=pause`. There is no watchdog device yet: its action is only kept.
+ENDDOC
+
 DEF("no-reboot", 0, QEMU_OPTION_no_reboot,
     "-no-reboot       exit instead of rebooting\n")
 DOC
 Treat a guest reboot as a shutdown: the process exits (status 0) instead of
-resetting the machine.
+resetting the machine (`-action reboot=shutdown`).
 ENDDOC
 
 DEF("no-shutdown", 0, QEMU_OPTION_no_shutdown,
     "-no-shutdown     stop, not exit, when the guest powers off\n")
 DOC
 When the guest powers off, stop its CPUs and keep the process running, so
-its state can still be inspected with QMP; `quit` ends it.
+its state can still be inspected with QMP; `quit` ends it
+(`-action shutdown=pause`).
 ENDDOC
 
 DEF("incoming", HAS_ARG, QEMU_OPTION_incoming,

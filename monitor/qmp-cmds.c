@@ -345,6 +345,25 @@ bool qmp_cont(JsonNode **ret, Error **errp)
     return true;
 }
 
+/* -action applies its values through this handler too. */
+bool qmp_set_action(const q_obj_set_action_arg *args, JsonNode **ret,
+                    Error **errp)
+{
+    if (args->has_reboot) {
+        runstate_actions.reboot = args->reboot;
+    }
+    if (args->has_shutdown) {
+        runstate_actions.shutdown = args->shutdown;
+    }
+    if (args->has_panic) {
+        runstate_actions.panic = args->panic;
+    }
+    if (args->has_watchdog) {
+        runstate_actions.watchdog = args->watchdog;
+    }
+    return true;
+}
+
 bool qmp_system_reset(JsonNode **ret, Error **errp)
 {
     qemu_system_reset_request(SHUTDOWN_CAUSE_HOST_QMP_SYSTEM_RESET);

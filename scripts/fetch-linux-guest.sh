@@ -6,9 +6,9 @@
 #   build/guest-linux/initramfs.cpio  busybox, /init printing markers
 #   build/guest-linux/busybox         busybox-static's binary (to remake
 #                                     the initramfs when its script changes)
-#   build/guest-linux/modules.cpio    the kernel's virtio, ext4, ACPI button
-#                                     and evdev modules, to append to the
-#                                     initramfs
+#   build/guest-linux/modules.cpio    the kernel's virtio, ext4, ACPI button,
+#                                     evdev and pvpanic modules, to append
+#                                     to the initramfs
 #   build/guest-linux/MODULES         the module list modules.cpio was made
 #                                     from
 # Cached: a second run with all of them present (and the same module list)
@@ -25,9 +25,10 @@ out=$(cd "$out" && pwd)
 # The kernel's own modules the tests load (with what they need), as an
 # archive to append to the initramfs: virtio over PCI, its disk, network,
 # console, rng and balloon drivers, ext4 and the crc32c it asks for, the
-# ACPI power button and evdev (its /dev/input/event* for /init's handler).
+# ACPI power button and evdev (its /dev/input/event* for /init's handler),
+# pvpanic's ACPI (pvpanic-mmio) and PCI drivers.
 MODULES="virtio_pci virtio_blk virtio_net virtio_console virtio_rng
-virtio_balloon ext4 crc32c_generic button evdev"
+virtio_balloon ext4 crc32c_generic button evdev pvpanic_mmio pvpanic_pci"
 
 if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] && [ -s "$out/busybox" ] &&
    [ -s "$out/modules.cpio" ] &&

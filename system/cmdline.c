@@ -12,11 +12,13 @@
 #include "config-host.h"
 #include "hw/boards.h"
 #include "hw/qdev.h"
+#include "monitor/qapi-visit.h"
 #include "net/net.h"
 #include "qemu/config-file.h"
 #include "qemu/error.h"
 #include "qemu/log.h"
 #include "qemu/option.h"
+#include "qapi/qapi-commands.h"
 #include "system/accel.h"
 #include "system/runstate.h"
 #include "qemu/fdset.h"
@@ -618,6 +620,73 @@ static bool parse_debug(const char *arg, Error **errp)
     return true;
 }
 
+/*
+ * -action reboot=...,shutdown=...,panic=...,watchdog=...; -no-reboot
+ * and -no-shutdown are its reboot=shutdown and shutdown=pause. As in
+ * QEMU 7.2, they merge into one list (a later value of a key wins),
+ * whose values are checked once the command line is read, and errors
+ * name the first of these options.
+ */
+static bool parse_action(const char *arg, Error **errp)
+{
+    /* In QEMU 7.2's order for "help". */
+    static const QemuOptDesc desc[] = {
+        { "panic", QEMU_OPT_STRING },
+        { "reboot", QEMU_OPT_STRING },
+        { "shutdown", QEMU_OPT_STRING },
+        { "watchdog", QEMU_OPT_STRING },
+        { NULL },
+    };
+    CmdlineItem *it;
+
+    if (is_help_option(arg)) {
+        /* QEMU 7.2 lists the keys and exits with status 1. */
+        printf("action options:\n");
+        for (const QemuOptDesc *d = desc; d->name; d++) {
+            printf("  %s=<str>\n", d->name);
+        }
+        exit(1);
+    }
+    it = take_opts(arg, NULL, desc, errp);
+    if (!it) {
+        return false;
+    }
+    if (!cfg->action) {
+        cfg->action = it;
+        return true;
+    }
+    qemu_opts_merge(cfg->action->opts, it->opts);
+    cmdline_item_free(it);
+    return true;
+}
+
+/* The merged -action values, through set-action's own checks. */
+static bool apply_actions(Error **errp)
+{
+    q_obj_set_action_arg args = { 0 };
+    QapiIn v = QAPI_IN_INIT;
+    JsonObject *o;
+    JsonNode *ret = NULL;
+    bool ok;
+
+    if (!cfg->action) {
+        return true;
+    }
+    loc_restore(&cfg->action->loc);
+    o = json_object_new();
+    for (unsigned i = 0; i < qemu_opts_count(cfg->action->opts); i++) {
+        const QemuOpt *opt = qemu_opts_nth(cfg->action->opts, i);
+
+        json_object_set_string_member(o, opt->name, opt->value);
+    }
+    ok = qapi_in_q_obj_set_action_arg_members(&v, o, &args, errp) &&
+         qmp_set_action(&args, &ret, errp);
+    qapi_clear_q_obj_set_action_arg(&args);
+    qapi_in_free(&v);
+    json_object_unref(o);
+    return ok;
+}
+
 static void set_string(char **dst, const char *value)
 {
     g_free(*dst);
@@ -796,12 +865,12 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_pidfile:
         set_string(&cfg->pidfile, optarg);
         return true;
+    case QEMU_OPTION_action:
+        return parse_action(optarg, errp);
     case QEMU_OPTION_no_reboot:
-        no_reboot = true;
-        return true;
+        return parse_action("reboot=shutdown", errp);
     case QEMU_OPTION_no_shutdown:
-        no_shutdown = true;
-        return true;
+        return parse_action("shutdown=pause", errp);
     case QEMU_OPTION_incoming:
         set_string(&cfg->incoming, optarg);
         loc_free(&cfg->incoming_loc);
@@ -818,6 +887,7 @@ static const struct {
     int option;
 } config_groups[] = {
     { "accel", QEMU_OPTION_accel },
+    { "action", QEMU_OPTION_action },
     { "boot-opts", QEMU_OPTION_boot },
     { "chardev", QEMU_OPTION_chardev },
     { "device", QEMU_OPTION_device },
@@ -946,6 +1016,9 @@ bool cmdline_parse(int argc, char **argv, VmConfig *config, Error **errp)
         if (!popt || !handle_option(popt, optarg, errp)) {
             return false;
         }
+    }
+    if (!apply_actions(errp)) {
+        return false;
     }
     loc_clear();
     return true;

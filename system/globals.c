@@ -9,6 +9,4 @@ bool enable_cpu_pm;
 const char *qemu_name;
 bool qemu_uuid_set;
 uint8_t qemu_uuid[16];
-bool no_reboot;
-bool no_shutdown;
 bool autostart = true;

@@ -10,10 +10,18 @@
 
 #include "hw/qdev.h"
 #include "qapi/qapi-commands.h"
+#include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/cpus.h"
 #include "system/runstate.h"
 #include "system/system.h"
+
+RunStateActions runstate_actions = {
+    .reboot = REBOOT_ACTION_RESET,
+    .shutdown = SHUTDOWN_ACTION_POWEROFF,
+    .panic = PANIC_ACTION_SHUTDOWN,
+    .watchdog = WATCHDOG_ACTION_RESET,
+};
 
 static RunState current_state = RUN_STATE_PRELAUNCH;
 static ShutdownCause shutdown_cause = SHUTDOWN_CAUSE_NONE;
@@ -212,8 +220,9 @@ void vm_start(void)
 
 void qemu_system_reset_request(ShutdownCause cause)
 {
-    /* A guest reset with -no-reboot ends the VM instead. */
-    if (no_reboot && cause_is_guest(cause)) {
+    /* A guest reset with reboot=shutdown (-no-reboot) ends the VM. */
+    if (runstate_actions.reboot == REBOOT_ACTION_SHUTDOWN &&
+        cause_is_guest(cause)) {
         qemu_system_shutdown_request(cause, 0);
         return;
     }
@@ -292,7 +301,7 @@ static void system_reset(ShutdownCause cause)
 
 void qemu_system_guest_shutdown(int exit_status)
 {
-    if (no_shutdown) {
+    if (runstate_actions.shutdown == SHUTDOWN_ACTION_PAUSE) {
         qapi_event_send_shutdown(true, SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
         vm_stop(RUN_STATE_SHUTDOWN);
         return;
@@ -300,20 +309,60 @@ void qemu_system_guest_shutdown(int exit_status)
     qemu_system_shutdown_request(SHUTDOWN_CAUSE_GUEST_SHUTDOWN, exit_status);
 }
 
+void qemu_system_guest_panicked(void)
+{
+    PanicAction panic = runstate_actions.panic;
+    bool pause = runstate_actions.shutdown == SHUTDOWN_ACTION_PAUSE;
+
+    qemu_log_mask(LOG_GUEST_ERROR, "Guest crashed\n");
+    if (panic == PANIC_ACTION_NONE) {
+        qapi_event_send_guest_panicked(GUEST_PANIC_ACTION_RUN);
+        return;
+    }
+    if (panic == PANIC_ACTION_PAUSE ||
+        (panic == PANIC_ACTION_SHUTDOWN && pause)) {
+        qapi_event_send_guest_panicked(GUEST_PANIC_ACTION_PAUSE);
+        qemu_system_vmstop_request(RUN_STATE_GUEST_PANICKED);
+        return;
+    }
+    qapi_event_send_guest_panicked(GUEST_PANIC_ACTION_POWEROFF);
+    qemu_system_vmstop_request(RUN_STATE_GUEST_PANICKED);
+    if (pause) {
+        /*
+         * exit-failure with shutdown=pause: QEMU 7.2 reports the
+         * shutdown and keeps the VM stopped in guest-panicked.
+         */
+        qapi_event_send_shutdown(true, SHUTDOWN_CAUSE_GUEST_PANIC);
+        return;
+    }
+    qemu_system_shutdown_request(SHUTDOWN_CAUSE_GUEST_PANIC,
+                                 panic == PANIC_ACTION_EXIT_FAILURE);
+}
+
+void qemu_system_guest_crashloaded(void)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "Guest crash loaded\n");
+    qapi_event_send_guest_crashloaded(GUEST_PANIC_ACTION_RUN);
+}
+
 bool main_loop_should_exit(void)
 {
+    /*
+     * A stop first: a panic that stops and shuts down sends STOP before
+     * SHUTDOWN, as QEMU 7.2 does when it is not a vCPU that panics.
+     */
+    if (vmstop_requested != RUN_STATE__MAX) {
+        RunState state = vmstop_requested;
+
+        vmstop_requested = RUN_STATE__MAX;
+        vm_stop(state);
+    }
     if (shutdown_cause != SHUTDOWN_CAUSE_NONE) {
         qapi_event_send_shutdown(cause_is_guest(shutdown_cause),
                                  shutdown_cause);
         /* As QEMU: the VM stops on the way out without a STOP event. */
         do_vm_stop(RUN_STATE_SHUTDOWN, false);
         return true;
-    }
-    if (vmstop_requested != RUN_STATE__MAX) {
-        RunState state = vmstop_requested;
-
-        vmstop_requested = RUN_STATE__MAX;
-        vm_stop(state);
     }
     if (reset_requested != SHUTDOWN_CAUSE_NONE) {
         ShutdownCause cause = reset_requested;

@@ -628,8 +628,8 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!mc->init(&current_machine, errp) || !create_devices(errp)) {
         return false;
     }
-    if (mc->devices_done) {
-        mc->devices_done(&current_machine);
+    if (mc->devices_done && !mc->devices_done(&current_machine, errp)) {
+        return false;
     }
     if (config.incoming && !strcmp(config.incoming, "defer")) {
         migration_incoming_defer(autostart);

@@ -59,6 +59,7 @@ void vm_config_free(VmConfig *cfg)
     g_ptr_array_free(cfg->nics, TRUE);
     g_ptr_array_free(cfg->nets, TRUE);
     cmdline_item_free(cfg->qtest);
+    cmdline_item_free(cfg->action);
     g_free(cfg->cpu.model);
     g_ptr_array_free(cfg->cpu.features, TRUE);
     loc_free(&cfg->cpu.loc);

@@ -317,7 +317,7 @@ static void vcpu_fatal(KVMVcpu *cpu, GString *msg)
     fprintf(stderr, "%s", msg->str);
     fflush(stderr);
     cpu->wait_reset = true;
-    if (no_shutdown) {
+    if (runstate_actions.shutdown == SHUTDOWN_ACTION_PAUSE) {
         qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
     } else {
         qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);

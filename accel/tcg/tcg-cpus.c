@@ -183,7 +183,7 @@ static void vcpu_stopped(TCGVcpu *v, X86CPUExit why)
     fflush(stderr);
     g_string_free(out, true);
     g_clear_pointer(&env->fatal_msg, g_free);
-    if (no_shutdown) {
+    if (runstate_actions.shutdown == SHUTDOWN_ACTION_PAUSE) {
         qemu_system_vmstop_request(RUN_STATE_INTERNAL_ERROR);
     } else {
         qemu_system_shutdown_request(SHUTDOWN_CAUSE_HOST_ERROR, 1);

@@ -15,6 +15,7 @@ extern const DeviceClass apic_device_class;
 extern const DeviceClass isa_serial_device_class;
 extern const DeviceClass isa_debug_exit_device_class;
 extern const DeviceClass pc_testdev_device_class;
+extern const DeviceClass pvpanic_isa_device_class;
 extern const DeviceClass i8042_device_class;
 extern const DeviceClass fw_cfg_io_device_class;
 extern const DeviceClass mc146818rtc_device_class;
@@ -29,6 +30,7 @@ extern const struct PCIDeviceClass i440fx_pci_device_class;
 extern const struct PCIDeviceClass piix3_pci_device_class;
 extern const struct PCIDeviceClass pci_testdev_pci_device_class;
 extern const struct PCIDeviceClass edu_pci_device_class;
+extern const struct PCIDeviceClass pvpanic_pci_device_class;
 extern const struct PCIDeviceClass virtio_rng_pci_device_class;
 extern const struct PCIDeviceClass virtio_blk_pci_device_class;
 extern const struct PCIDeviceClass virtio_balloon_pci_device_class;
@@ -43,6 +45,7 @@ static const DeviceClass *const device_classes[] = {
     &isa_serial_device_class,
     &isa_debug_exit_device_class,
     &pc_testdev_device_class,
+    &pvpanic_isa_device_class,
     &i8042_device_class,
     &fw_cfg_io_device_class,
     &mc146818rtc_device_class,
@@ -56,6 +59,7 @@ static const DeviceClass *const device_classes[] = {
     (const DeviceClass *)&piix3_pci_device_class,
     (const DeviceClass *)&pci_testdev_pci_device_class,
     (const DeviceClass *)&edu_pci_device_class,
+    (const DeviceClass *)&pvpanic_pci_device_class,
     (const DeviceClass *)&virtio_rng_pci_device_class,
     (const DeviceClass *)&virtio_blk_pci_device_class,
     (const DeviceClass *)&virtio_balloon_pci_device_class,

@@ -73,8 +73,16 @@
 #define AML_BUFFER_OP           0x11
 #define AML_PACKAGE_OP          0x12
 #define AML_METHOD_OP           0x14
+#define AML_STORE_OP            0x70
+#define AML_RETURN_OP           0xa4
+#define AML_LOCAL0_OP           0x60
+#define AML_ARG0_OP             0x68
 #define AML_EXT_OP_PREFIX       0x5b
+#define AML_OPREGION_OP         0x80        /* after AML_EXT_OP_PREFIX */
+#define AML_FIELD_OP            0x81        /* after AML_EXT_OP_PREFIX */
 #define AML_DEVICE_OP           0x82        /* after AML_EXT_OP_PREFIX */
+#define AML_SYSTEM_IO           0x01        /* OperationRegion space */
+#define AML_FIELD_BYTE_ACC      0x01        /* NoLock, Preserve */
 #define AML_ROOT_CHAR           0x5c        /* '\' */
 
 /* Resource descriptors (ACPI 6, 6.4). */
@@ -407,6 +415,67 @@ static void aml_pci_prt(GByteArray *a)
     aml_wrap(a, op, sizeof(op), body);
 }
 
+/* Method (seg, nargs, NotSerialized) { body } */
+static void aml_method(GByteArray *a, const char *seg, unsigned nargs,
+                       const uint8_t *code, size_t len)
+{
+    GByteArray *body = g_byte_array_new();
+
+    aml_nameseg(body, seg);
+    put8(body, nargs);
+    g_byte_array_append(body, code, len);
+    aml_wrap(a, (const uint8_t[]){ AML_METHOD_OP }, 1, body);
+}
+
+/*
+ * Device (PEVT): the ISA pvpanic device as QEMU 7.2 declares it: _HID
+ * "QEMU0001", its port in _CRS, the port as the field PEPT of region
+ * PEOR with the methods RDPT (read) and WRPT (write), _STA 0x0F.
+ */
+static void aml_pvpanic(GByteArray *a, uint16_t port)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    static const uint8_t field_op[] = { AML_EXT_OP_PREFIX, AML_FIELD_OP };
+    static const uint8_t rdpt[] = {
+        AML_STORE_OP, 'P', 'E', 'P', 'T', AML_LOCAL0_OP,
+        AML_RETURN_OP, AML_LOCAL0_OP,
+    };
+    static const uint8_t wrpt[] = {
+        AML_STORE_OP, AML_ARG0_OP, 'P', 'E', 'P', 'T',
+    };
+    GByteArray *body = g_byte_array_new(), *res = g_byte_array_new();
+    GByteArray *field = g_byte_array_new();
+
+    aml_nameseg(body, "PEVT");
+    aml_name(body, "_HID");
+    aml_string(body, "QEMU0001");
+    put8(res, RES_IO_PORT);
+    put8(res, 0x01);            /* 16-bit decode */
+    put16(res, port);
+    put16(res, port);
+    put8(res, 0x01);            /* alignment */
+    put8(res, 0x01);            /* length */
+    aml_resource_template(body, "_CRS", res);
+    /* OperationRegion (PEOR, SystemIO, port, 1) */
+    put8(body, AML_EXT_OP_PREFIX);
+    put8(body, AML_OPREGION_OP);
+    aml_nameseg(body, "PEOR");
+    put8(body, AML_SYSTEM_IO);
+    aml_integer(body, port);
+    aml_integer(body, 1);
+    /* Field (PEOR, ByteAcc, NoLock, Preserve) { PEPT, 8 } */
+    aml_nameseg(field, "PEOR");
+    put8(field, AML_FIELD_BYTE_ACC);
+    aml_nameseg(field, "PEPT");
+    put8(field, 8);
+    aml_wrap(body, field_op, sizeof(field_op), field);
+    aml_name(body, "_STA");
+    aml_integer(body, 0x0f);    /* present, enabled, shown, functioning */
+    aml_method(body, "RDPT", 0, rdpt, sizeof(rdpt));
+    aml_method(body, "WRPT", 1, wrpt, sizeof(wrpt));
+    aml_wrap(a, op, sizeof(op), body);
+}
+
 static void aml_pci_root(GByteArray *a, const AcpiBuildConfig *cfg)
 {
     static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
@@ -421,6 +490,9 @@ static void aml_pci_root(GByteArray *a, const AcpiBuildConfig *cfg)
     aml_integer(body, 0);
     aml_pci_crs(body, cfg);
     aml_pci_prt(body);
+    if (cfg->has_pvpanic) {
+        aml_pvpanic(body, cfg->pvpanic_port);
+    }
     aml_wrap(a, op, sizeof(op), body);
 }
 
@@ -433,7 +505,7 @@ static void aml_pci_link(GByteArray *a, unsigned n, uint8_t irq)
 {
     static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
     static const char *const res_names[] = { "_PRS", "_CRS" };
-    GByteArray *body = g_byte_array_new(), *srs = g_byte_array_new();
+    GByteArray *body = g_byte_array_new();
     char seg[5];
 
     g_snprintf(seg, sizeof(seg), "LNK%c", 'A' + n);
@@ -455,9 +527,7 @@ static void aml_pci_link(GByteArray *a, unsigned n, uint8_t irq)
         aml_resource_template(body, res_names[i], res);
     }
     /* Method (_SRS, 1) { }: the one IRQ offered stays. */
-    aml_nameseg(srs, "_SRS");
-    put8(srs, 0x01);
-    aml_wrap(body, (const uint8_t[]){ AML_METHOD_OP }, 1, srs);
+    aml_method(body, "_SRS", 1, NULL, 0);
     aml_wrap(a, op, sizeof(op), body);
 }
 
@@ -472,6 +542,9 @@ static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
     aml_nameseg(sb, "_SB_");
     for (unsigned i = 0; i < cfg->ncpus; i++) {
         aml_processor_device(sb, i);
+    }
+    if (!cfg->has_pci && cfg->has_pvpanic) {
+        aml_pvpanic(sb, cfg->pvpanic_port);
     }
     if (cfg->has_pci) {
         aml_pci_root(sb, cfg);

@@ -30,6 +30,7 @@
 #include "system/hostmem.h"
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
+#include "hw/misc/pvpanic.h"
 #include "migration/ram.h"
 #include "system/accel.h"
 #include "target/i386/cpu.h"
@@ -349,11 +350,16 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         .level_irq_mask = PC_PCI_LEVEL_IRQS,
         .has_pci = true,
     };
+    uint16_t pvpanic_port;
     uint64_t rsdp_offset;
 
     i440fx_host_holes(pcms->pci_host, &ac.pci_hole_start, &ac.pci_hole_end,
                       &ac.pci_hole64_start, &ac.pci_hole64_end);
     memcpy(ac.pirq_irqs, pc_pirq_irqs, sizeof(ac.pirq_irqs));
+    if (pvpanic_isa_port(&pvpanic_port)) {
+        ac.has_pvpanic = true;
+        ac.pvpanic_port = pvpanic_port;
+    }
     if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
         /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
         g_free(apic_ids);
@@ -441,11 +447,6 @@ static void pc_publish_boot_order(PCMachineState *pcms)
     fw_cfg_add_file(pcms->fw_cfg, "bootorder", list, len);
 }
 
-static void pc_devices_done(MachineState *ms)
-{
-    pc_publish_boot_order(ms->board);
-}
-
 /*
  * system_reset: RAM keeps what the guest wrote, so the kernel is loaded
  * again, and the vCPUs start over from the loader's state.
@@ -474,6 +475,50 @@ static void pc_reset(void *opaque)
     }
     vcpus_reset(loaded ? &st : NULL);
     x86_boot_state_free(&st);
+}
+
+/*
+ * A pvpanic device, told to the guest as QEMU's pc does: the fw_cfg file
+ * "etc/pvpanic-port" and (in pc_build_acpi) a QEMU0001 device.
+ */
+static void pc_publish_pvpanic(PCMachineState *pcms)
+{
+    uint16_t port;
+
+    if (pcms->fw_cfg && pvpanic_isa_port(&port)) {
+        fw_cfg_add_file(pcms->fw_cfg, "etc/pvpanic-port",
+                        g_memdup2(&(uint16_t){ GUINT16_TO_LE(port) }, 2), 2);
+    }
+}
+
+/*
+ * The ACPI tables describe -device devices (pvpanic), and the kernel
+ * loader passes their address: both come once the devices exist.
+ */
+static bool pc_devices_done(MachineState *ms, Error **errp)
+{
+    PCMachineState *pcms = ms->board;
+    X86BootState st;
+    bool ok;
+
+    pc_publish_boot_order(pcms);
+    pc_publish_pvpanic(pcms);
+    if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
+        return false;
+    }
+    pcms->ram_from_source = ms->cfg->incoming != NULL;
+    pc_place_acpi(pcms);
+    x86_boot_state_init(&st);
+    ok = !ms->cfg->kernel || pc_load_kernel(pcms, &st, pcms->fw_cfg, errp);
+    pcms->ram_from_source = false;
+    if (ok) {
+        vcpus_reset(ms->cfg->kernel ? &st : NULL);
+    }
+    x86_boot_state_free(&st);
+    if (ok) {
+        qemu_register_reset(pc_reset, pcms);
+    }
+    return ok;
 }
 
 /* vCPUs that run need something to run: there is no firmware yet. */
@@ -729,14 +774,11 @@ static bool pc_init_pci(PCMachineState *pcms, Error **errp)
 /*
  * The order matters: KVM's irqchip before the vCPUs, the vCPUs before the
  * other unattached devices (QEMU's numbering), fw_cfg before the kernel
- * loader fills it.
+ * loader fills it (in pc_devices_done(), after the -device devices).
  */
 static bool pc_init(MachineState *ms, Error **errp)
 {
     PCMachineState *pcms = g_new0(PCMachineState, 1);
-    X86BootState st;
-    FWCfgState *fw;
-    bool ok;
 
     /* The board's state: an instance, freed by pc_cleanup(). */
     ms->board = pcms;
@@ -752,26 +794,10 @@ static bool pc_init(MachineState *ms, Error **errp)
     if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
         return false;
     }
-    fw = pcms->fw_cfg;
-    if (fw) {
-        pc_publish_e820(pcms, fw);
+    if (pcms->fw_cfg) {
+        pc_publish_e820(pcms, pcms->fw_cfg);
     }
-    if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
-        return false;
-    }
-    pcms->ram_from_source = ms->cfg->incoming != NULL;
-    pc_place_acpi(pcms);
-    x86_boot_state_init(&st);
-    ok = !ms->cfg->kernel || pc_load_kernel(pcms, &st, fw, errp);
-    pcms->ram_from_source = false;
-    if (ok) {
-        vcpus_reset(ms->cfg->kernel ? &st : NULL);
-    }
-    x86_boot_state_free(&st);
-    if (ok) {
-        qemu_register_reset(pc_reset, pcms);
-    }
-    return ok;
+    return true;
 }
 
 static void pc_cleanup(MachineState *ms)

@@ -42,7 +42,6 @@ static const struct {
     { 0x0701, "Parallel port", "parallel" },
     { 0x0780, "Communication controller", NULL },
     { 0x0800, "Interrupt controller", "interrupt-controller" },
-    { 0x0880, "System peripheral", NULL },
     { 0x0c03, "USB controller", "usb" },
     { 0x0c05, "SMBus", NULL },
 };

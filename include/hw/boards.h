@@ -34,9 +34,10 @@ struct MachineClass {
     bool (*init)(MachineState *ms, Error **errp);
     /*
      * After the -device devices exist (QEMU's machine-init-done): what
-     * depends on them (the bootorder list). NULL: nothing.
+     * depends on them (the bootorder list, ACPI tables, and the kernel
+     * loaded after them). NULL: nothing.
      */
-    void (*devices_done)(MachineState *ms);
+    bool (*devices_done)(MachineState *ms, Error **errp);
     /* Undo init, also after a partial init. */
     void (*cleanup)(MachineState *ms);
 };

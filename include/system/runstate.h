@@ -110,9 +110,34 @@ void qemu_unregister_reset_all(void);
 bool main_loop_should_exit(void);
 
 /*
- * A guest that powers off: with -no-shutdown the VM stops in the
- * "shutdown" state instead of exiting.
+ * A guest that powers off: with shutdown=pause (-no-shutdown) the VM
+ * stops in the "shutdown" state instead of exiting.
  */
 void qemu_system_guest_shutdown(int exit_status);
+
+/*
+ * What the guest's reset, poweroff and panic and a watchdog's expiry
+ * do: -action and QMP set-action (QEMU's defaults: reset, poweroff,
+ * shutdown, reset). -no-reboot is reboot=shutdown, -no-shutdown is
+ * shutdown=pause.
+ */
+typedef struct RunStateActions {
+    RebootAction reboot;
+    ShutdownAction shutdown;
+    PanicAction panic;
+    WatchdogAction watchdog;
+} RunStateActions;
+
+extern RunStateActions runstate_actions;
+
+/*
+ * The guest panicked (pvpanic): GUEST_PANICKED, then what
+ * runstate_actions.panic says (the VM stops in guest-panicked, or shuts
+ * down with reason guest-panic, status 1 for exit-failure, or runs on).
+ * Safe from a vCPU thread: the stop and the shutdown are requests.
+ */
+void qemu_system_guest_panicked(void);
+/* The guest loaded its crash kernel: GUEST_CRASHLOADED; it runs on. */
+void qemu_system_guest_crashloaded(void);
 
 #endif

@@ -39,8 +39,6 @@ bool overcommit_parse(const char *arg, MlockState *mem_lock, bool *cpu_pm,
 extern const char *qemu_name;     /* -name guest= */
 extern bool qemu_uuid_set;
 extern uint8_t qemu_uuid[16];     /* -uuid */
-extern bool no_reboot;            /* -no-reboot */
-extern bool no_shutdown;          /* -no-shutdown */
 extern bool autostart;            /* cleared by -S */
 
 struct Chardev;

@@ -98,6 +98,8 @@ typedef struct VmConfig {
     GPtrArray *nics;            /* of CmdlineItem, key "type": -nic */
     GPtrArray *nets;            /* of CmdlineItem, key "type": -net */
     CmdlineItem *qtest;         /* -qtest spec, key "path" */
+    /* -action, -no-reboot, -no-shutdown merged; located at the first */
+    CmdlineItem *action;
     char *qtest_log;
     char *kernel, *initrd, *append;
     Location kernel_loc;

@@ -73,6 +73,22 @@ static void test_help_lists_every_option(void)
     g_free(err);
 }
 
+/* QEMU 7.2 lists -action's keys on stdout and exits with status 1. */
+static void test_action_help(void)
+{
+    char *out, *err;
+    int status = qemu_run("-action help", &out, &err);
+
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(out, ==, "action options:\n  panic=<str>\n"
+                    "  reboot=<str>\n  shutdown=<str>\n"
+                    "  watchdog=<str>\n");
+    g_assert_cmpstr(err, ==, "");
+    g_free(out);
+    g_free(err);
+}
+
 static void test_help_listings(void)
 {
     static const struct {
@@ -262,6 +278,21 @@ static const struct {
     { "-M none -qmp foo", "-qmp foo: 'foo' is not a valid char driver" },
     { "-M none -device foo", "-device foo: 'foo' is not a valid device "
       "model name" },
+    /*
+     * -action values are checked after the whole command line, and QEMU
+     * 7.2 names the first -action, -no-reboot or -no-shutdown.
+     */
+    { "-M none -action panic=bogus", "-action panic=bogus: Parameter "
+      "'panic' does not accept value 'bogus'" },
+    { "-M none -action panic=none -action watchdog=exit-failure",
+      "-action panic=none: Parameter 'watchdog' does not accept value "
+      "'exit-failure'" },
+    { "-M none -no-reboot -action shutdown=reset", "-no-reboot: Parameter "
+      "'shutdown' does not accept value 'reset'" },
+    { "-action panic=bogus -M nope", "-action panic=bogus: Parameter "
+      "'panic' does not accept value 'bogus'" },
+    { "-M none -action foo=bar", "-action foo=bar: Invalid parameter "
+      "'foo'" },
     /* Buses, with QEMU's wording (-M none has no ISA bus). */
     { "-M none -device isa-debug-exit,bus=isa.0", "-device "
       "isa-debug-exit,bus=isa.0: Bus 'isa.0' not found" },
@@ -653,6 +684,7 @@ int main(int argc, char **argv)
     }
     g_test_add_func("/cmdline/version", test_version);
     g_test_add_func("/cmdline/help/every-option", test_help_lists_every_option);
+    g_test_add_func("/cmdline/help/action", test_action_help);
     g_test_add_func("/cmdline/help/listings", test_help_listings);
     for (size_t i = 0; i < G_N_ELEMENTS(bad_cmdlines); i++) {
         char *path = g_strdup_printf("/cmdline/bad/%02zu", i);

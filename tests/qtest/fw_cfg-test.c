@@ -334,6 +334,23 @@ static void test_fw_cfg_reboot_timeout(void)
     qtest_quit(s);
 }
 
+/* A pvpanic device's port, for firmware: "etc/pvpanic-port", LE16. */
+static void test_fw_cfg_pvpanic_port(void)
+{
+    QTestState *s = qtest_init("-machine pc -device pvpanic,ioport=0x540");
+    uint16_t port = 0;
+
+    g_assert_cmpint(fw_cfg_get_file(s, "etc/pvpanic-port", &port,
+                                    sizeof(port)), ==, 2);
+    g_assert_cmphex(GUINT16_FROM_LE(port), ==, 0x540);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc");
+    g_assert_cmpint(fw_cfg_get_file(s, "etc/pvpanic-port", &port,
+                                    sizeof(port)), ==, -1);
+    qtest_quit(s);
+}
+
 static void test_fw_cfg_splash_time(void)
 {
     QTestState *s = qtest_init("-machine pc -boot menu=on,splash-time=12");
@@ -593,6 +610,7 @@ int main(int argc, char **argv)
     qtest_add_func("fw_cfg/dma/read", test_fw_cfg_dma_read);
     qtest_add_func("fw_cfg/dma/skip", test_fw_cfg_dma_skip);
     qtest_add_func("fw_cfg/dma/errors", test_fw_cfg_dma_errors);
+    qtest_add_func("fw_cfg/pvpanic-port", test_fw_cfg_pvpanic_port);
 
     return g_test_run();
 }

@@ -48,6 +48,8 @@ RunState runstate_get(void)
     return stub_runstate;
 }
 
+RunStateActions runstate_actions;
+
 bool runstate_is_running(void)
 {
     return stub_runstate == RUN_STATE_RUNNING;

@@ -91,8 +91,11 @@ static Tables build(unsigned ncpus, const uint32_t *apic_ids, uint64_t base)
     return t;
 }
 
-/* The pc's PCI root bridge with 128 MiB of RAM (hole64 at 4 GiB). */
-static Tables build_pci(void)
+/*
+ * The pc's PCI root bridge with 128 MiB of RAM (hole64 at 4 GiB), with
+ * a pvpanic device at 0x505 if asked.
+ */
+static Tables build_pci(bool pvpanic)
 {
     uint32_t id = 0;
     AcpiBuildConfig cfg = {
@@ -108,6 +111,8 @@ static Tables build_pci(void)
         .pci_hole64_start = 0x100000000ull,
         .pci_hole64_end = 0x180000000ull,
         .pirq_irqs = { 10, 10, 11, 11 },
+        .has_pvpanic = pvpanic,
+        .pvpanic_port = 0x505,
     };
     Tables t = { .base = TEST_BASE };
 
@@ -736,6 +741,43 @@ static void test_iasl(const void *data)
     g_byte_array_unref(t.blob);
 }
 
+/* iasl's listing of t's DSDT must hold every line of expect. */
+static void check_dsdt_listing(Tables t, const char *const *expect, size_t n)
+{
+    g_autofree char *iasl = g_find_program_in_path("iasl");
+    g_autofree char *dir = NULL, *dsl = NULL;
+    GError *err = NULL;
+    const uint8_t *d;
+
+    if (!iasl) {
+        g_byte_array_unref(t.blob);
+        g_test_skip("iasl not installed");
+        return;
+    }
+    dir = g_dir_make_tmp("test-acpi-XXXXXX", &err);
+    g_assert_no_error(err);
+    d = dsdt(&t);
+    dump(dir, "dsdt.dat", d, ld32(d + 4));
+    dsl = disassemble(dir, "dsdt.dat");
+    for (size_t i = 0; i < n; i++) {
+        if (!strstr(dsl, expect[i])) {
+            g_test_message("missing in the DSDT: %s", expect[i]);
+            g_test_fail();
+        }
+    }
+    if (g_test_failed()) {
+        g_test_message("%s", dsl);
+    } else {
+        g_autofree char *dat = g_build_filename(dir, "dsdt.dat", NULL);
+        g_autofree char *dslp = g_build_filename(dir, "dsdt.dsl", NULL);
+
+        g_unlink(dat);
+        g_unlink(dslp);
+        g_rmdir(dir);
+    }
+    g_byte_array_unref(t.blob);
+}
+
 /*
  * The root bridge as iasl reads it back: QEMU's _HID, windows and
  * routing (slot S pin P on link (S + P - 1) mod 4), and the links' IRQs.
@@ -764,39 +806,37 @@ static void test_dsdt_pci(void)
         "                {\n                    0x0000000B,",
         "Method (_SRS, 1, NotSerialized)",
     };
-    g_autofree char *iasl = g_find_program_in_path("iasl");
-    g_autofree char *dir = NULL, *dsl = NULL;
-    GError *err = NULL;
-    Tables t;
-    const uint8_t *d;
 
-    if (!iasl) {
-        g_test_skip("iasl not installed");
-        return;
-    }
-    dir = g_dir_make_tmp("test-acpi-XXXXXX", &err);
-    g_assert_no_error(err);
-    t = build_pci();
-    d = dsdt(&t);
-    dump(dir, "dsdt.dat", d, ld32(d + 4));
-    dsl = disassemble(dir, "dsdt.dat");
-    for (size_t i = 0; i < G_N_ELEMENTS(expect); i++) {
-        if (!strstr(dsl, expect[i])) {
-            g_test_message("missing in the DSDT: %s", expect[i]);
-            g_test_fail();
-        }
-    }
-    if (g_test_failed()) {
-        g_test_message("%s", dsl);
-    } else {
-        g_autofree char *dat = g_build_filename(dir, "dsdt.dat", NULL);
-        g_autofree char *dslp = g_build_filename(dir, "dsdt.dsl", NULL);
+    check_dsdt_listing(build_pci(false), expect, G_N_ELEMENTS(expect));
+}
 
-        g_unlink(dat);
-        g_unlink(dslp);
-        g_rmdir(dir);
-    }
-    g_byte_array_unref(t.blob);
+/*
+ * A pvpanic device as QEMU 7.2 declares it, which Linux's pvpanic driver
+ * finds by its _HID: its port in _CRS, the register as a field, and the
+ * methods that read and write it.
+ */
+static void test_dsdt_pvpanic(void)
+{
+    static const char *const expect[] = {
+        "Device (PEVT)",
+        "Name (_HID, \"QEMU0001\")",
+        "IO (Decode16,\n                        0x0505,             "
+        "// Range Minimum\n                        0x0505,             "
+        "// Range Maximum\n                        0x01,               "
+        "// Alignment\n                        0x01,               "
+        "// Length",
+        "OperationRegion (PEOR, SystemIO, 0x0505, One)",
+        "Field (PEOR, ByteAcc, NoLock, Preserve)\n",
+        "PEPT,   8",
+        "Name (_STA, 0x0F)",
+        "Method (RDPT, 0, NotSerialized)\n                {\n"
+        "                    Local0 = PEPT /* \\_SB_.PCI0.PEVT.PEPT */\n"
+        "                    Return (Local0)",
+        "Method (WRPT, 1, NotSerialized)\n                {\n"
+        "                    PEPT = Arg0",
+    };
+
+    check_dsdt_listing(build_pci(true), expect, G_N_ELEMENTS(expect));
 }
 
 int main(int argc, char **argv)
@@ -818,6 +858,7 @@ int main(int argc, char **argv)
                          test_dsdt);
     g_test_add_func("/acpi/unaligned-base", test_unaligned_base);
     g_test_add_func("/acpi/dsdt/pci", test_dsdt_pci);
+    g_test_add_func("/acpi/dsdt/pvpanic", test_dsdt_pvpanic);
     g_test_add_data_func("/acpi/iasl/1cpu", GUINT_TO_POINTER(1), test_iasl);
     g_test_add_data_func("/acpi/iasl/4cpu", GUINT_TO_POINTER(4), test_iasl);
     g_test_add_data_func("/acpi/iasl/255cpu", GUINT_TO_POINTER(255),

@@ -404,6 +404,25 @@ static void test_debugexit(void)
     teardown();
 }
 
+/* --- pvpanic: its port, and its one-instance slot ------------------- */
+
+static void test_pvpanic(void)
+{
+    block(&address_space_io, 0x505, 1);
+    realize_fails("pvpanic", NULL, "pvpanic: region 'pvpanic' at 0x505 "
+                  "overlaps 'blocker' at 0x505 in the I/O address space");
+    unblock_all();
+
+    /* Unrealize gives the slot back: the device realizes again. */
+    realize_name_taken("pvpanic", NULL);
+    realize_fails("pvpanic", (const char *const[]){
+                      "ioport", "0x506", NULL },
+                  "duplicate fw_cfg file name: etc/pvpanic-port");
+    teardown();
+    realize_ok("pvpanic", NULL);
+    teardown();
+}
+
 /* --- pc-testdev: five regions, each taken in turn -------------------- */
 
 static void test_pc_testdev(void)
@@ -561,6 +580,7 @@ int main(int argc, char **argv)
     g_test_add_func("/device-realize/rtc", test_rtc);
     g_test_add_func("/device-realize/fw_cfg", test_fw_cfg);
     g_test_add_func("/device-realize/debugexit", test_debugexit);
+    g_test_add_func("/device-realize/pvpanic", test_pvpanic);
     g_test_add_func("/device-realize/pc-testdev", test_pc_testdev);
     g_test_add_func("/device-realize/acpi-pm", test_acpi_pm);
     g_test_add_func("/device-realize/bad-property", test_bad_property);

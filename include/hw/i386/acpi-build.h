@@ -59,6 +59,12 @@ typedef struct AcpiBuildConfig {
     uint64_t pci_hole_start, pci_hole_end;
     uint64_t pci_hole64_start, pci_hole64_end;
     uint8_t pirq_irqs[4];
+    /*
+     * The ISA pvpanic device: Device (PEVT) { _HID "QEMU0001", _CRS its
+     * port, _STA present }, which Linux's pvpanic driver binds to.
+     */
+    bool has_pvpanic;
+    uint16_t pvpanic_port;
 } AcpiBuildConfig;
 
 /*
