@@ -710,18 +710,25 @@ def check_linux(tap, lv, binary, who, kernel, initrd, boot_s):
         con.send('echo rebooted-$((4*4))')
         tap.ok(ok and con.wait('rebooted-16', 30), case + '/reboot-console',
                con.text())
-        # shutdown: the button again, S5, libvirt ends the process.
+        # shutdown: the button again, S5, libvirt ends the process. The
+        # guest's "pressed" line may be lost with the pty when the
+        # emulator exits before this reader gets to it (a loaded host):
+        # "shut off (shutdown)", which only the guest's power-off after
+        # the button gives, is what counts.
         r = lv.virsh('shutdown', name)
-        ok = r.returncode == 0 and \
-            con.wait('init: power button pressed', 60)
         for _ in range(600):
+            con.pull_until(None, 0.1)
             if lv.virsh('domstate', name).stdout.strip() == 'shut off':
                 break
-            time.sleep(0.1)
+        pressed = 'init: power button pressed' in con.text()
         r2 = lv.virsh('domstate', name, '--reason')
-        tap.ok(ok and r2.stdout.strip() == 'shut off (shutdown)',
+        tap.ok(r.returncode == 0 and
+               r2.stdout.strip() == 'shut off (shutdown)',
                case + '/shutdown', r.stderr + r2.stdout + con.text()[-2000:]
                + qlog())
+        if not pressed:
+            print('# %s/shutdown: the pty closed before the guest\'s '
+                  '"power button pressed" line was read' % case)
     finally:
         if con:
             con.close()
