@@ -228,7 +228,8 @@ static void merge_flush(VirtIOBlkPCI *s, BlkMerge *m)
         req_submit(first, first->op, first->offset, first->len);
     } else if (m->n > 1) {
         sent = g_memdup2(m, sizeof(*m));
-        sent->iov = g_new(struct iovec, m->niov);
+        /* Requests without data segments merge too: never a NULL base. */
+        sent->iov = g_new(struct iovec, MAX(m->niov, 1));
         for (unsigned i = 0; i < m->n; i++) {
             memcpy(sent->iov + k, m->reqs[i]->iov,
                    m->reqs[i]->niov * sizeof(struct iovec));
