@@ -263,11 +263,6 @@ bool bdrv_activate_all(Error **errp)
     return true;
 }
 
-bool bdrv_is_inactive(void)
-{
-    return images_inactive;
-}
-
 void *blk_attached_dev(const BlockBackend *blk)
 {
     return blk->dev;

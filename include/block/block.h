@@ -144,7 +144,6 @@ void blk_detach(BlockBackend *blk);
  */
 void bdrv_inactivate_all(void);
 bool bdrv_activate_all(Error **errp);
-bool bdrv_is_inactive(void);
 void *blk_attached_dev(const BlockBackend *blk);
 BlockDriverState *blk_root(const BlockBackend *blk);
 void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque);

@@ -67,6 +67,17 @@ static void log_migration(QemuVm *src)
     json_node_unref(r);
 }
 
+/* migrate src to uri and wait until it says completed. */
+static void migrate_completed(QemuVm *src, const char *uri)
+{
+    g_autofree char *cmd = g_strdup_printf(
+        "{\"execute\": \"migrate\", \"arguments\": {\"uri\": \"%s\"}}",
+        uri);
+
+    vm_qmp_ok(src, cmd);
+    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+}
+
 static char *find_tool(const char *name)
 {
     char *p = g_find_program_in_path(name);
@@ -125,7 +136,7 @@ static void test_linux_blk(void)
 {
     g_autofree char *kernel = NULL, *modules = NULL, *e2fsck = NULL;
     g_autofree char *debugfs = NULL, *dir = NULL, *image = NULL;
-    g_autofree char *initrd = NULL, *sock = NULL, *in = NULL, *cmd = NULL;
+    g_autofree char *initrd = NULL, *sock = NULL, *in = NULL;
     g_autofree char *src_out = NULL, *dst_out = NULL, *known = NULL;
     g_autofree char *fsck = NULL, *last = NULL;
     char *argv[] = { NULL, (char *)"-n", NULL, NULL, NULL };
@@ -178,10 +189,7 @@ static void test_linux_blk(void)
         g_usleep(100 * 1000);
     }
     g_assert_cmpuint(vm_serial_count(src, "init: wrote 10"), ==, 1);
-    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
-                          "{\"uri\": \"%s\"}}", in);
-    vm_qmp_ok(src, cmd);
-    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+    migrate_completed(src, in);
     log_migration(src);
     src_out = vm_serial(src);
     at_migrate = vm_serial_count(src, "init: wrote ");
@@ -449,27 +457,46 @@ static void test_refused(void)
  * the source's `cont` is refused while the destination lives and
  * allowed once it is gone.
  */
-static void test_image_locks(void)
+/* A 1 MiB raw image of zeros in dir. */
+static char *empty_image(const char *dir)
 {
-    g_autofree char *guest = NULL, *dir = NULL, *image = NULL;
-    g_autofree char *extra = NULL, *in = NULL, *cmd = NULL, *e = NULL;
-    g_autofree char *status = NULL;
-    QemuVm *src, *dst;
-    FILE *f;
+    char *image = g_build_filename(dir, "disk.raw", NULL);
+    FILE *f = fopen(image, "w");
 
-    if (!vm_require_accel("tcg")) {
-        return;
-    }
-    guest = vm_require_guest_kit("migrate.elf");
-    if (!guest) {
-        return;
-    }
-    dir = g_dir_make_tmp("mig-locks-XXXXXX", NULL);
-    image = g_build_filename(dir, "disk.raw", NULL);
-    f = fopen(image, "w");
     g_assert_nonnull(f);
     g_assert_cmpint(ftruncate(fileno(f), 1 << 20), ==, 0);
     fclose(f);
+    return image;
+}
+
+/*
+ * The image-locks cases' guest program and an empty image in a new dir;
+ * false (skipped) without tcg or the guest.
+ */
+static bool locks_setup(char **guest, char **dir, char **image)
+{
+    if (!vm_require_accel("tcg")) {
+        return false;
+    }
+    *guest = vm_require_guest_kit("migrate.elf");
+    if (!*guest) {
+        return false;
+    }
+    *dir = g_dir_make_tmp("mig-locks-XXXXXX", NULL);
+    *image = empty_image(*dir);
+    return true;
+}
+
+static void test_image_locks(void)
+{
+    g_autofree char *guest = NULL, *dir = NULL, *image = NULL;
+    g_autofree char *extra = NULL, *in = NULL, *e = NULL;
+    g_autofree char *status = NULL;
+    QemuVm *src, *dst;
+
+    if (!locks_setup(&guest, &dir, &image)) {
+        return;
+    }
     extra = g_strdup_printf("-drive file=%s,format=raw,if=none,id=d0 "
                             "-device virtio-blk-pci,drive=d0", image);
     in = g_strdup_printf("unix:%s/mig.sock", dir);
@@ -478,10 +505,7 @@ static void test_image_locks(void)
     dst = start_kit(guest, extra, in);
     src = start_kit(guest, extra, NULL);
     g_assert_true(vm_wait_serial(src, "migrate: ", 1));
-    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
-                          "{\"uri\": \"%s\"}}", in);
-    vm_qmp_ok(src, cmd);
-    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+    migrate_completed(src, in);
     g_assert_true(vm_wait_status(dst, "running", MIG_TIMEOUT_S));
 
     e = vm_qmp_error(src, "cont");
@@ -493,6 +517,63 @@ static void test_image_locks(void)
     vm_free(dst);
     vm_qmp_ok(src, "cont");
     g_assert_true(vm_wait_status(src, "running", MIG_TIMEOUT_S));
+    vm_quit(src);
+    vm_free(src);
+    g_unlink(image);
+    g_rmdir(dir);
+}
+
+/*
+ * The destination cannot take the locks (a third process holds the
+ * image; the source ran with locking off): it says so in one line,
+ * stays paused with the migration completed, and `cont` takes them once
+ * the holder is gone.
+ */
+static void test_image_locks_taken(void)
+{
+    g_autofree char *guest = NULL, *dir = NULL, *image = NULL;
+    g_autofree char *drive = NULL, *unlocked = NULL, *in = NULL;
+    g_autofree char *e = NULL, *status = NULL, *mig = NULL;
+    QemuVm *holder, *src, *dst;
+
+    if (!locks_setup(&guest, &dir, &image)) {
+        return;
+    }
+    drive = g_strdup_printf("-drive file=%s,format=raw,if=none,id=d0 "
+                            "-device virtio-blk-pci,drive=d0", image);
+    unlocked = g_strdup_printf("-drive file=%s,format=raw,if=none,id=d0,"
+                               "file.locking=off "
+                               "-device virtio-blk-pci,drive=d0", image);
+    in = g_strdup_printf("unix:%s/mig.sock", dir);
+
+    holder = start_kit(guest, drive, NULL);
+    dst = start_kit(guest, drive, in);
+    src = start_kit(guest, unlocked, NULL);
+    g_assert_true(vm_wait_serial(src, "migrate: ", 1));
+    migrate_completed(src, in);
+    for (int i = 0; i < MIG_TIMEOUT_S * 20; i++) {
+        g_free(mig);
+        mig = vm_migrate_status(dst);
+        if (!strcmp(mig, "completed")) {
+            break;
+        }
+        g_usleep(50 * 1000);
+    }
+    g_assert_cmpstr(mig, ==, "completed");
+    status = vm_status(dst);
+    g_assert_cmpstr(status, ==, "paused");
+    g_assert_nonnull(strstr(vm_stderr(dst), "the destination could not "
+                            "take the image locks: Failed to get "
+                            "\"write\" lock"));
+    e = vm_qmp_error(dst, "cont");
+    g_assert_nonnull(strstr(e, "Failed to get \"write\" lock"));
+
+    vm_quit(holder);
+    vm_free(holder);
+    vm_qmp_ok(dst, "cont");
+    g_assert_true(vm_wait_status(dst, "running", MIG_TIMEOUT_S));
+    vm_quit(dst);
+    vm_free(dst);
     vm_quit(src);
     vm_free(src);
     g_unlink(image);
@@ -560,10 +641,8 @@ static void test_bad_queue(void)
     file = g_build_filename(tmpdir, "bad-queue.mig", NULL);
     src = start_kit(guest, "", NULL);
     g_assert_true(vm_wait_serial(src, " ok ", 1));
-    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
-                          "{\"uri\": \"file:%s\"}}", file);
-    vm_qmp_ok(src, cmd);
-    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+    cmd = g_strdup_printf("file:%s", file);
+    migrate_completed(src, cmd);
     vm_quit(src);
     vm_free(src);
 
@@ -633,7 +712,7 @@ static unsigned last_round(const char *out)
 static void test_kvm_blk_ioeventfd(void)
 {
     g_autofree char *kernel = NULL, *img = NULL, *sock = NULL, *in = NULL;
-    g_autofree char *cmd = NULL, *s = NULL, *d = NULL, *data = NULL;
+    g_autofree char *s = NULL, *d = NULL, *data = NULL;
     const char *line;
     unsigned src_round, kicks_fd, kicks_exit, have;
     QemuVm *src, *dst;
@@ -649,10 +728,7 @@ static void test_kvm_blk_ioeventfd(void)
     dst = start_pciio(kernel, img, in);
     src = start_pciio(kernel, img, NULL);
     g_assert_true(vm_wait_serial(src, "pciio: round ", 4));
-    cmd = g_strdup_printf("{\"execute\": \"migrate\", \"arguments\": "
-                          "{\"uri\": \"%s\"}}", in);
-    vm_qmp_ok(src, cmd);
-    g_assert_true(vm_wait_migrate_status(src, "completed", MIG_TIMEOUT_S));
+    migrate_completed(src, in);
     log_migration(src);
     s = vm_serial(src);
     src_round = last_round(s);
@@ -701,6 +777,8 @@ int main(int argc, char **argv)
                     test_kvm_blk_ioeventfd);
     g_test_add_func("/migration/virtio/refused", test_refused);
     g_test_add_func("/migration/virtio/image-locks", test_image_locks);
+    g_test_add_func("/migration/virtio/image-locks-taken",
+                    test_image_locks_taken);
     g_test_add_func("/migration/virtio/bad-queue", test_bad_queue);
     ret = g_test_run();
     g_rmdir(tmpdir);
