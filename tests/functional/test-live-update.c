@@ -284,8 +284,11 @@ static void check_guest_goes_on(const char *src_serial, QemuVm *dst)
     unsigned have = vm_serial_count(dst, " ok ");
     char *d;
 
-    /* The first " ok " may end a line the source began. */
-    g_assert_true(vm_wait_serial(dst, " ok ", have + 4));
+    /*
+     * The first " ok " may end a line the source began, the last one be
+     * in a line still being written: three whole lines need five.
+     */
+    g_assert_true(vm_wait_serial(dst, " ok ", have + 5));
     d = vm_serial(dst);
     vm_check_migrate_scans(src_serial, d, 3);
     g_free(d);

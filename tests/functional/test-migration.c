@@ -173,8 +173,11 @@ static void check_switched(QemuVm *src, QemuVm *dst)
     check_ram_stats(src, 128 << 20);
     s = vm_serial(src);
     have = vm_serial_count(dst, " ok ");
-    /* The last " ok " seen may be in a line still being written. */
-    g_assert_true(vm_wait_serial(dst, " ok ", have + 4));
+    /*
+     * The first " ok " may end a line the source began, the last one be
+     * in a line still being written: three whole lines need five.
+     */
+    g_assert_true(vm_wait_serial(dst, " ok ", have + 5));
     d = vm_serial(dst);
     vm_check_migrate_scans(s, d, 3);
     g_free(s);
