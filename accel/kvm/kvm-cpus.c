@@ -69,6 +69,7 @@ typedef struct KVMVcpu {
     bool nmi_pending;                   /* KVM_NMI before the next KVM_RUN */
     bool wait_reset;                    /* stopped by a fatal exit */
     bool parked;
+    bool io_pending;                    /* the last exit was PIO or MMIO */
     struct kvm_lapic_state lapic_reset;
     uint32_t signature;                 /* CPUID.1:EAX, EDX after reset */
     X86CPUModelInfo model;              /* what its QOM properties show */
@@ -363,14 +364,25 @@ static void *kvm_vcpu_thread(void *opaque)
 
         cpu->run->immediate_exit = 0;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        if (vcpu_must_park(cpu)) {
+        if ((vcpu_must_park(cpu) || cpu->reset_pending) && cpu->io_pending &&
+            !kvm_cpus.stop) {
+            /*
+             * KVM finishes a PIO or MMIO access (an IN's result into
+             * RAX, RIP past an OUT) only at the next KVM_RUN; until then
+             * the registers it shows are half way. Before parking (where
+             * migration reads them) or a reset, enter once with
+             * immediate_exit: the access completes and KVM returns
+             * -EINTR before the guest runs, so a saved or migrated state
+             * neither repeats nor loses it.
+             */
+            cpu->run->immediate_exit = 1;
+        } else if (vcpu_must_park(cpu)) {
             vcpu_park(cpu);
             if (kvm_cpus.stop) {
                 break;
             }
             continue;
-        }
-        if (cpu->reset_pending) {
+        } else if (cpu->reset_pending) {
             GString *err = g_string_new(NULL);
 
             cpu->reset_pending = false;
@@ -391,6 +403,8 @@ static void *kvm_vcpu_thread(void *opaque)
         bql_unlock();
         ret = ioctl(cpu->fd, KVM_RUN, 0);
         bql_lock();
+        cpu->io_pending = ret == 0 && (cpu->run->exit_reason == KVM_EXIT_IO ||
+                                       cpu->run->exit_reason == KVM_EXIT_MMIO);
         if (ret < 0) {
             GString *msg;
 
