@@ -1236,6 +1236,7 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
             break;
         }
         in->off = d->pc - db->pc;
+        in->next_rip = d->pc + in->len;
         fuse[n] = in->fn == op_ud ? -1 : d->fuse;
         jcc[n] = in->fn == op_ud ? -1 : d->jcc;
         n++;

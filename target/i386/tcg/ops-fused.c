@@ -109,7 +109,7 @@ static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
         env->rip = j->imm;
         return tb_chain_jump(env, j, X86_JUMP);
     }
-    env->rip += in->len + j->len;
+    env->rip = j->next_rip;
     return in[2].fn(env, in + 2);
 }
 

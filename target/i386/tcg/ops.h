@@ -82,6 +82,12 @@ struct Insn {
     uint8_t aux2;       /* per handler: usually the operand size */
     uint8_t stk;        /* stack form of stack users (STK_*) */
     uint16_t imm2;      /* second immediate: ret/enter imm16, selector */
+    /*
+     * rip after this instruction (the block's pc + off + len): stored,
+     * not added, so consecutive instructions do not chain through a
+     * load and store of env->rip.
+     */
+    uint64_t next_rip;
 };
 
 /* Operand sizes: log2 of the byte count. */
@@ -520,7 +526,7 @@ static inline void stk_adjust(CPUX86State *env, unsigned stk, int64_t n)
 /* Done: on to the next instruction (a tail call). */
 static inline uintptr_t x86_next(CPUX86State *env, const Insn *in)
 {
-    env->rip += in->len;
+    env->rip = in->next_rip;
     return in[1].fn(env, in + 1);
 }
 
@@ -528,7 +534,7 @@ static inline uintptr_t x86_next(CPUX86State *env, const Insn *in)
 static inline uintptr_t x86_next_or_stop(CPUX86State *env, const Insn *in,
                                          bool stop)
 {
-    env->rip += in->len;
+    env->rip = in->next_rip;
     if (stop) {
         return X86_EXIT(in, X86_STOP);
     }
