@@ -141,7 +141,7 @@ void dec_0f(Dec *d, Insn *in, uint8_t b)
     if (b >= 0x40 && b < 0x50) {
         dec_gv_ev(d, in, ot);
         in->aux = b & 15;
-        in->fn = x86_cmov_fn[d->mod != 3][ot];
+        in->fn = d->mod == 3 ? x86_cmov_r_fn[b & 15][ot] : x86_cmov_m_fn[ot];
         return;
     }
     if (b >= 0x80 && b < 0x90) {
@@ -165,7 +165,7 @@ void dec_0f(Dec *d, Insn *in, uint8_t b)
             in->rm = dec_reg(d, OT_B, d->rmf);
         }
         in->aux = b & 15;
-        in->fn = x86_setcc_fn[d->mod != 3];
+        in->fn = d->mod == 3 ? x86_setcc_r_fn[b & 15] : x86_setcc_m_fn;
         return;
     }
     if (b >= 0xc8 && b < 0xd0) {

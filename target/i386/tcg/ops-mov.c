@@ -128,37 +128,65 @@ const InsnFn x86_xchg_fn[2][4] = { ROW4(xchg_rr), ROW4(xchg_mr) };
 
 /*
  * cmov: the source is read whatever the condition; a 32-bit cmov writes
- * (and so zero-extends) its destination even when false.
+ * (and so zero-extends) its destination even when false. The register
+ * forms (and setcc's) come one per condition, so the condition compiles
+ * to a few instructions instead of a call that switches on it (the XZ
+ * decompressor of a bzImage runs a cmov every few instructions).
  */
-#define DEF_CMOV(ot)                                                      \
-static uintptr_t cmov_r_##ot(CPUX86State *env, const Insn *in)                  \
+#define DEF_CMOV_R(c, ot)                                                 \
+static uintptr_t cmov_r_##c##_##ot(CPUX86State *env, const Insn *in)     \
 {                                                                         \
-    uint64_t v = x86_cond(env, in->aux) ? reg_read(env, ot, in->rm)       \
-                                        : reg_read(env, ot, in->reg);     \
+    uint64_t v = x86_cond(env, c) ? reg_read(env, ot, in->rm)             \
+                                  : reg_read(env, ot, in->reg);           \
     reg_write(env, ot, in->reg, v);                                       \
     return x86_next(env, in);                                             \
-}                                                                         \
-static uintptr_t cmov_m_##ot(CPUX86State *env, const Insn *in)                  \
+}
+#define DEF_CMOV_M(ot)                                                    \
+static uintptr_t cmov_m_##ot(CPUX86State *env, const Insn *in)           \
 {                                                                         \
     uint64_t m = mem_read(env, ot, x86_ea(env, in));                      \
     uint64_t v = x86_cond(env, in->aux) ? m : reg_read(env, ot, in->reg); \
     reg_write(env, ot, in->reg, v);                                       \
     return x86_next(env, in);                                             \
 }
-DEF_CMOV(1)
-DEF_CMOV(2)
-DEF_CMOV(3)
+#define DEF_SETCC_R(c)                                                    \
+static uintptr_t setcc_r_##c(CPUX86State *env, const Insn *in)           \
+{                                                                         \
+    ((uint8_t *)env->regs)[in->rm] = x86_cond(env, c);                    \
+    return x86_next(env, in);                                             \
+}
+#define DEF_COND(c) DEF_CMOV_R(c, 1) DEF_CMOV_R(c, 2) DEF_CMOV_R(c, 3)     \
+                    DEF_SETCC_R(c)
+DEF_COND(0)
+DEF_COND(1)
+DEF_COND(2)
+DEF_COND(3)
+DEF_COND(4)
+DEF_COND(5)
+DEF_COND(6)
+DEF_COND(7)
+DEF_COND(8)
+DEF_COND(9)
+DEF_COND(10)
+DEF_COND(11)
+DEF_COND(12)
+DEF_COND(13)
+DEF_COND(14)
+DEF_COND(15)
+DEF_CMOV_M(1)
+DEF_CMOV_M(2)
+DEF_CMOV_M(3)
 
-const InsnFn x86_cmov_fn[2][4] = {
-    { NULL, cmov_r_1, cmov_r_2, cmov_r_3 },
-    { NULL, cmov_m_1, cmov_m_2, cmov_m_3 },
+#define CMOV_ROW(c) { NULL, cmov_r_##c##_1, cmov_r_##c##_2, cmov_r_##c##_3 }
+
+const InsnFn x86_cmov_r_fn[16][4] = {
+    CMOV_ROW(0), CMOV_ROW(1), CMOV_ROW(2), CMOV_ROW(3),
+    CMOV_ROW(4), CMOV_ROW(5), CMOV_ROW(6), CMOV_ROW(7),
+    CMOV_ROW(8), CMOV_ROW(9), CMOV_ROW(10), CMOV_ROW(11),
+    CMOV_ROW(12), CMOV_ROW(13), CMOV_ROW(14), CMOV_ROW(15),
 };
 
-static uintptr_t setcc_r(CPUX86State *env, const Insn *in)
-{
-    ((uint8_t *)env->regs)[in->rm] = x86_cond(env, in->aux);
-    return x86_next(env, in);
-}
+const InsnFn x86_cmov_m_fn[4] = { NULL, cmov_m_1, cmov_m_2, cmov_m_3 };
 
 static uintptr_t setcc_m(CPUX86State *env, const Insn *in)
 {
@@ -166,7 +194,14 @@ static uintptr_t setcc_m(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_setcc_fn[2] = { setcc_r, setcc_m };
+const InsnFn x86_setcc_r_fn[16] = {
+    setcc_r_0, setcc_r_1, setcc_r_2, setcc_r_3,
+    setcc_r_4, setcc_r_5, setcc_r_6, setcc_r_7,
+    setcc_r_8, setcc_r_9, setcc_r_10, setcc_r_11,
+    setcc_r_12, setcc_r_13, setcc_r_14, setcc_r_15,
+};
+
+const InsnFn x86_setcc_m_fn = setcc_m;
 
 /* bswap r16 is undefined; current processors leave zero there. */
 static uintptr_t bswap_1(CPUX86State *env, const Insn *in)

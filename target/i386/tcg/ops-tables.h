@@ -29,8 +29,10 @@ extern const InsnFn x86_mov_fn[F_NUM][4];
 extern const InsnFn x86_movx_fn[2][2][3][4];   /* [mem][sign][sot][dot] */
 extern const InsnFn x86_lea_fn[4];
 extern const InsnFn x86_xchg_fn[2][4];         /* [mem][ot] */
-extern const InsnFn x86_cmov_fn[2][4];
-extern const InsnFn x86_setcc_fn[2];
+extern const InsnFn x86_cmov_r_fn[16][4];   /* [condition][size] */
+extern const InsnFn x86_cmov_m_fn[4];
+extern const InsnFn x86_setcc_r_fn[16];     /* [condition] */
+extern const InsnFn x86_setcc_m_fn;
 extern const InsnFn x86_bswap_fn[4];
 extern const InsnFn x86_movbe_fn[2];           /* load, store */
 extern const InsnFn x86_moffs_fn[2];           /* load, store */
