@@ -98,16 +98,6 @@ static inline uintptr_t chain_into(CPUX86State *env, const Insn *in,
     return X86_EXIT(in, why);
 }
 
-uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
-{
-    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
-
-    if (G_LIKELY(next && next->valid)) {
-        return chain_into(env, in, next, in->base, why);
-    }
-    return X86_EXIT(in, why);
-}
-
 /* A block last was seen to continue into, if it starts at rip. */
 static inline TranslationBlock *link_lookup(TranslationBlock *last,
                                             uint64_t rip)
@@ -138,6 +128,27 @@ static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
         return tb;
     }
     return NULL;
+}
+
+/*
+ * A direct branch or a block's end. Without a link, a target in another
+ * page (never linked: that page's mapping may change) is looked up in
+ * the jump cache as an indirect branch's is, so kernel code spread over
+ * many pages does not go back to the loop at every page crossing; a
+ * target in the same page goes back once, and the loop links it.
+ */
+uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
+{
+    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
+
+    if (G_LIKELY(next && next->valid)) {
+        return chain_into(env, in, next, in->base, why);
+    }
+    next = jc_lookup(env, tb_chain.jc, code_lin(env));
+    if (next && !can_link(tb_chain.running, next)) {
+        return chain_into(env, in, next, in->base, why);
+    }
+    return X86_EXIT(in, why);
 }
 
 uintptr_t tb_chain_indirect(CPUX86State *env, const Insn *in)
