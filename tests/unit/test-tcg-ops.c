@@ -733,6 +733,18 @@ static const uint8_t code_flags_shift0[] = {
     0xf4,                                       /* hlt */
 };
 
+/* imuls whose flags the add overwrites: the flag-less handlers. */
+static const uint8_t code_flags_imul[] = {
+    0x48, 0xc7, 0xc0, 0xfd, 0xff, 0xff, 0xff,   /* mov $-3, %rax */
+    0x48, 0xc7, 0xc3, 0x05, 0x00, 0x00, 0x00,   /* mov $5, %rbx */
+    0x48, 0x0f, 0xaf, 0xc3,                     /* imul %rbx, %rax */
+    0x6b, 0xcb, 0xf9,                           /* imul $-7, %ebx, %ecx */
+    0xba, 0x00, 0x80, 0x34, 0x12,               /* mov $0x12348000, %edx */
+    0x66, 0x0f, 0xaf, 0xd2,                     /* imul %dx, %dx */
+    0x48, 0x01, 0xdb,                           /* add %rbx, %rbx */
+    0xf4,                                       /* hlt */
+};
+
 static void test_dead_flags(void)
 {
     TcgHarness *h = th_get();
@@ -752,6 +764,17 @@ static void test_dead_flags(void)
     g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(code_flags_shift0));
     f = x86_get_eflags(h->env);
     g_assert_cmphex(f & (CC_Z | CC_C | CC_S), ==, CC_Z | CC_C);
+
+    th_set_mode(h, TH_LONG);
+    th_write(h, TH_CODE, code_flags_imul, sizeof(code_flags_imul));
+    th_run(h, 1000);
+    g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(code_flags_imul));
+    g_assert_cmphex(h->env->regs[R_EAX], ==, (uint64_t)-15);
+    g_assert_cmphex(h->env->regs[R_ECX], ==, (uint32_t)-35);
+    g_assert_cmphex(h->env->regs[R_EDX], ==, 0x12340000);
+    g_assert_cmphex(h->env->regs[R_EBX], ==, 10);
+    f = x86_get_eflags(h->env);
+    g_assert_cmphex(f & (CC_Z | CC_C | CC_S | CC_O), ==, 0);
 }
 
 /* A cache too small for the program flushes and carries on. */

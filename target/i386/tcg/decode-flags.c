@@ -12,7 +12,8 @@
  * fault (mov and movzx/movsx between registers, mov of an immediate,
  * lea, a jmp the decoder followed) and those that write all six and
  * cannot fault (the ALU's register forms but adc/sbb, test, shifts by a
- * non-zero immediate, the compare-and-branch pairs on registers). A
+ * non-zero immediate, imul on registers, the compare-and-branch pairs
+ * on registers). A
  * writer found where the flags are dead takes its flag-less handler;
  * before any writer they are dead.
  *
@@ -100,6 +101,8 @@ static void flags_init(void)
                 }
             }
         }
+        /* imul's SF, ZF, AF and PF are undefined: it writes all six. */
+        flags_add(x86_imul_fn[0][ot], FL_WRITE, x86_imul_nf_fn[ot], 0);
         for (int op = 0; op < 8; op++) {
             if (x86_shift_nf_fn[op][ot]) {
                 flags_add(x86_shift_fn[0][op][ot], FL_SHIFT,

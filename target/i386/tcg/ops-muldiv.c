@@ -135,11 +135,30 @@ static uintptr_t imul_m_##ot(CPUX86State *env, const Insn *in)                  
     reg_write(env, ot, in->reg, imul2(env, ot, a, b));                    \
     return x86_next(env, in);                                             \
 }
+/*
+ * The register form where the flags are dead (decode-flags.c): the
+ * product alone. The XZ decoder of a bzImage multiplies for every bit.
+ */
+#define DEF_IMUL_NF(ot)                                                   \
+static uintptr_t imul_nf_r_##ot(CPUX86State *env, const Insn *in)        \
+{                                                                         \
+    uint64_t b = in->aux ? in->imm : reg_read(env, ot, in->reg);          \
+    reg_write(env, ot, in->reg,                                           \
+              (uint64_t)ot_sext(ot, reg_read(env, ot, in->rm)) *          \
+              (uint64_t)ot_sext(ot, b));                                  \
+    return x86_next(env, in);                                             \
+}
 DEF_IMUL(1)
 DEF_IMUL(2)
 DEF_IMUL(3)
+DEF_IMUL_NF(1)
+DEF_IMUL_NF(2)
+DEF_IMUL_NF(3)
 
 const InsnFn x86_imul_fn[2][4] = {
     { NULL, imul_r_1, imul_r_2, imul_r_3 },
     { NULL, imul_m_1, imul_m_2, imul_m_3 },
 };
+
+const InsnFn x86_imul_nf_fn[4] = { NULL, imul_nf_r_1, imul_nf_r_2,
+                                   imul_nf_r_3 };

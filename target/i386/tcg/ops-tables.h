@@ -50,6 +50,7 @@ extern const InsnFn x86_dshift_fn[2];
 /* ops-muldiv.c */
 extern const InsnFn x86_muldiv_fn[2][4][4];    /* [mem][mul..idiv][ot] */
 extern const InsnFn x86_imul_fn[2][4];
+extern const InsnFn x86_imul_nf_fn[4];     /* register form, flags dead */
 
 /* ops-bit.c */
 extern const InsnFn x86_bt_fn[2][4];           /* [mem][bt..btc] */
