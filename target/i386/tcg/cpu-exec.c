@@ -137,6 +137,18 @@ static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
  * many pages does not go back to the loop at every page crossing; a
  * target in the same page goes back once, and the loop links it.
  */
+static __attribute__((noinline)) uintptr_t
+tb_chain_unlinked(CPUX86State *env, const Insn *in, int why)
+{
+    TranslationBlock *next = jc_lookup(env, tb_chain.jc, code_lin(env));
+
+    if (next && !can_link(tb_chain.running, next)) {
+        return chain_into(env, in, next, in->base, why);
+    }
+    return X86_EXIT(in, why);
+}
+
+/* The linked case stays small enough to need no stack frame. */
 uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
 {
     TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
@@ -144,11 +156,7 @@ uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
     if (G_LIKELY(next && next->valid)) {
         return chain_into(env, in, next, in->base, why);
     }
-    next = jc_lookup(env, tb_chain.jc, code_lin(env));
-    if (next && !can_link(tb_chain.running, next)) {
-        return chain_into(env, in, next, in->base, why);
-    }
-    return X86_EXIT(in, why);
+    return tb_chain_unlinked(env, in, why);
 }
 
 uintptr_t tb_chain_indirect(CPUX86State *env, const Insn *in)
