@@ -137,12 +137,28 @@ static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
  * many pages does not go back to the loop at every page crossing; a
  * target in the same page goes back once, and the loop links it.
  */
+/* Keep next in the direct branch in for the next time (next_block too). */
+static inline void chain_remember(const Insn *in, TranslationBlock *next)
+{
+    if (in->eaf & EA_CHAIN) {
+        __atomic_store_n(&((Insn *)in)->disp, (int64_t)(uintptr_t)next,
+                         __ATOMIC_RELAXED);
+    }
+}
+
 static __attribute__((noinline)) uintptr_t
 tb_chain_unlinked(CPUX86State *env, const Insn *in, int why)
 {
-    TranslationBlock *next = jc_lookup(env, tb_chain.jc, code_lin(env));
+    TranslationBlock *from = tb_chain.running;
+    TranslationBlock *next = link_lookup(from, env->rip);
 
-    if (next && !can_link(tb_chain.running, next)) {
+    if (next) {
+        /* Linked from another exit of the block: this one learns it. */
+        chain_remember(in, next);
+        return chain_into(env, in, next, in->base, why);
+    }
+    next = jc_lookup(env, tb_chain.jc, code_lin(env));
+    if (next && !can_link(from, next)) {
         return chain_into(env, in, next, in->base, why);
     }
     return X86_EXIT(in, why);
@@ -189,6 +205,7 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
     if (last) {
         tb = link_lookup(last, env->rip);
         if (tb) {
+            chain_remember(exit_in, tb);
             return tb;
         }
     }
@@ -221,10 +238,7 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
     }
     if (last && can_link(last, tb)) {
         tb_link(last, tb);
-        if (exit_in->eaf & EA_CHAIN) {
-            __atomic_store_n(&((Insn *)exit_in)->disp,
-                             (int64_t)(uintptr_t)tb, __ATOMIC_RELAXED);
-        }
+        chain_remember(exit_in, tb);
     }
     return tb;
 }
