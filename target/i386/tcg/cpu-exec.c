@@ -130,13 +130,6 @@ static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
     return NULL;
 }
 
-/*
- * A direct branch or a block's end. Without a link, a target in another
- * page (never linked: that page's mapping may change) is looked up in
- * the jump cache as an indirect branch's is, so kernel code spread over
- * many pages does not go back to the loop at every page crossing; a
- * target in the same page goes back once, and the loop links it.
- */
 /* Keep next in the direct branch in for the next time (next_block too). */
 static inline void chain_remember(const Insn *in, TranslationBlock *next)
 {
@@ -146,6 +139,15 @@ static inline void chain_remember(const Insn *in, TranslationBlock *next)
     }
 }
 
+/*
+ * A direct branch or a block's end without its link in disp. A target
+ * the block already links (from its other exit) is taken and kept; one
+ * in another page (never linked: that page's mapping may change) is
+ * looked up in the jump cache as an indirect branch's is, so kernel code
+ * spread over many pages does not go back to the loop at every page
+ * crossing; a target in the same page goes back once, and the loop
+ * links it.
+ */
 static __attribute__((noinline)) uintptr_t
 tb_chain_unlinked(CPUX86State *env, const Insn *in, int why)
 {

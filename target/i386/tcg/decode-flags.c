@@ -1,7 +1,7 @@
 /*
  * Dead flags in a decoded block: an instruction whose arithmetic flags
  * the next ones overwrite before anything reads them gets a handler that
- * does not record them (x86_alu_nf_fn, x86_shift_nf_fn).
+ * does not record them (x86_alu_nf_fn, x86_shift_nf_fn, x86_imul_nf_fn).
  *
  * A backward pass over the block with "the flags are live here": live
  * at the block's end (the next block may read them) and before anything
@@ -13,9 +13,8 @@
  * lea, a jmp the decoder followed) and those that write all six and
  * cannot fault (the ALU's register forms but adc/sbb, test, shifts by a
  * non-zero immediate, imul on registers, the compare-and-branch pairs
- * on registers). A
- * writer found where the flags are dead takes its flag-less handler;
- * before any writer they are dead.
+ * on registers). A writer found where the flags are dead takes its
+ * flag-less handler; before any writer they are dead.
  *
  * The handlers are recognised by address through a table made once.
  */
