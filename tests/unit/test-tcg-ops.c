@@ -777,6 +777,49 @@ static void test_dead_flags(void)
     g_assert_cmphex(f & (CC_Z | CC_C | CC_S | CC_O), ==, 0);
 }
 
+/*
+ * A direct branch into another page keeps the block it leads to, but
+ * only while the page maps as it did: after a remap (and the TLB flush
+ * that comes with it) the same branch runs the new page's code, though
+ * the old page's block is still valid where it is.
+ */
+static const uint8_t code_far_a[] = {
+    0x31, 0xc0,                             /* xor %eax, %eax */
+    0xb9, 0x03, 0x00, 0x00, 0x00,           /* mov $3, %ecx */
+    0xe9, 0xf4, 0x0f, 0x00, 0x00,           /* 1: jmp 0x40001000 */
+    0xff, 0xc9,                             /* 2: dec %ecx */
+    0x75, 0xf7,                             /* jne 1b */
+    0xf4,                                   /* hlt */
+};
+
+/* At 0x40001000: add $n, %eax; jmp 2b (0x4000000c). */
+#define CODE_FAR_B(n) { 0x83, 0xc0, (n), 0xe9, 0x04, 0xf0, 0xff, 0xff }
+
+static void test_far_branch_remap(void)
+{
+    static const uint8_t b1[] = CODE_FAR_B(0x01), b2[] = CODE_FAR_B(0x10);
+    TcgHarness *h = th_get();
+
+    th_set_mode(h, TH_LONG);
+    th_write(h, 0x600000, code_far_a, sizeof(code_far_a));
+    th_write(h, 0x610000, b1, sizeof(b1));
+    th_write(h, 0x620000, b2, sizeof(b2));
+    th_map(h, 0x40000000, 0x600000, X86_PAGE_SIZE);
+    th_map(h, 0x40001000, 0x610000, X86_PAGE_SIZE);
+    for (int run = 0; run < 2; run++) {
+        th_set_mode(h, TH_LONG);
+        h->env->rip = 0x40000000;
+        th_run(h, 1000);
+        g_assert_cmphex(h->env->rip, ==, 0x40000000 + sizeof(code_far_a));
+        g_assert_cmphex(h->env->regs[R_EAX], ==, 3);
+    }
+    th_map(h, 0x40001000, 0x620000, X86_PAGE_SIZE);
+    th_set_mode(h, TH_LONG);
+    h->env->rip = 0x40000000;
+    th_run(h, 1000);
+    g_assert_cmphex(h->env->regs[R_EAX], ==, 0x30);
+}
+
 /* A cache too small for the program flushes and carries on. */
 static void test_cache_flush(void)
 {
@@ -910,6 +953,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/page-crossing", test_page_crossing);
     g_test_add_func("/tcg/ops/data-page-crossing", test_data_page_crossing);
     g_test_add_func("/tcg/ops/dead-flags", test_dead_flags);
+    g_test_add_func("/tcg/ops/far-branch-remap", test_far_branch_remap);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

@@ -413,6 +413,12 @@ uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
 void x86_tlb_flush(CPUX86State *env, bool include_global);
 void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr);
 /*
+ * Counts TLB flushes and invalidations, of any vCPU, and the execution
+ * loop's switches between vCPUs: a check that a linear page maps to a
+ * guest-physical one, made while it held the same value, still holds.
+ */
+extern uint64_t x86_tlb_gen;
+/*
  * Drop the tags (only the write tags with writes_only) of entries for
  * guest-physical [paddr, paddr + len): the memory map changed there.
  * Safe from any thread while the vCPU runs.

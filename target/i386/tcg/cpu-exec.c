@@ -124,18 +124,36 @@ static inline TranslationBlock *jc_lookup(CPUX86State *env, TBJmpCache *jc,
     if (tb && tb->pc == env->rip && tb->valid &&
         tb->cs_base == env->segs[R_CS].base &&
         tb->flags == (env->hflags & HF_DECODE_MASK) &&
-        tb_pages_match(env, tb)) {
+        tb_mapped(env, tb)) {
         return tb;
     }
     return NULL;
 }
 
-/* Keep next in the direct branch in for the next time (next_block too). */
-static inline void chain_remember(const Insn *in, TranslationBlock *next)
+/*
+ * Keep next in the direct branch in for the next time (next_block too).
+ * A block in the same page and mode is kept as it is; one in another
+ * page is kept with CHAIN_FAR set, and followed only while its mapping
+ * holds (tb_mapped).
+ */
+#define CHAIN_FAR   ((uintptr_t)1)
+
+static inline void chain_keep(const Insn *in, uintptr_t v)
 {
     if (in->eaf & EA_CHAIN) {
-        __atomic_store_n(&((Insn *)in)->disp, (int64_t)(uintptr_t)next,
-                         __ATOMIC_RELAXED);
+        __atomic_store_n(&((Insn *)in)->disp, (int64_t)v, __ATOMIC_RELAXED);
+    }
+}
+
+static inline void chain_remember(const Insn *in, TranslationBlock *next)
+{
+    chain_keep(in, (uintptr_t)next);
+}
+
+static inline void chain_remember_far(const Insn *in, TranslationBlock *next)
+{
+    if (next->cached) {
+        chain_keep(in, (uintptr_t)next | CHAIN_FAR);
     }
 }
 
@@ -152,8 +170,17 @@ static __attribute__((noinline)) uintptr_t
 tb_chain_unlinked(CPUX86State *env, const Insn *in, int why)
 {
     TranslationBlock *from = tb_chain.running;
-    TranslationBlock *next = link_lookup(from, env->rip);
+    uintptr_t kept = (uintptr_t)in->disp;
+    TranslationBlock *next;
 
+    if (kept & CHAIN_FAR) {
+        /* Kept from another page: good while the mapping is. */
+        next = (TranslationBlock *)(kept & ~CHAIN_FAR);
+        if (next->valid && tb_mapped(env, next)) {
+            return chain_into(env, in, next, in->base, why);
+        }
+    }
+    next = link_lookup(from, env->rip);
     if (next) {
         /* Linked from another exit of the block: this one learns it. */
         chain_remember(in, next);
@@ -161,6 +188,7 @@ tb_chain_unlinked(CPUX86State *env, const Insn *in, int why)
     }
     next = jc_lookup(env, tb_chain.jc, code_lin(env));
     if (next && !can_link(from, next)) {
+        chain_remember_far(in, next);
         return chain_into(env, in, next, in->base, why);
     }
     return X86_EXIT(in, why);
@@ -169,9 +197,13 @@ tb_chain_unlinked(CPUX86State *env, const Insn *in, int why)
 /* The linked case stays small enough to need no stack frame. */
 uintptr_t tb_chain_jump(CPUX86State *env, const Insn *in, int why)
 {
-    TranslationBlock *next = (TranslationBlock *)(uintptr_t)in->disp;
+    uintptr_t kept = (uintptr_t)in->disp;
+    TranslationBlock *next = (TranslationBlock *)(kept & ~CHAIN_FAR);
 
-    if (G_LIKELY(next && next->valid)) {
+    if (G_LIKELY(next && next->valid &&
+                 (!(kept & CHAIN_FAR) ||
+                  next->map_gen == __atomic_load_n(&x86_tlb_gen,
+                                                   __ATOMIC_RELAXED)))) {
         return chain_into(env, in, next, in->base, why);
     }
     return tb_chain_unlinked(env, in, why);
@@ -241,6 +273,9 @@ static TranslationBlock *next_block(CPUX86State *env, TBJmpCache *jc,
     if (last && can_link(last, tb)) {
         tb_link(last, tb);
         chain_remember(exit_in, tb);
+    } else if (last && last->valid && tb->valid &&
+               last->cs_base == tb->cs_base && last->flags == tb->flags) {
+        chain_remember_far(exit_in, tb);
     }
     return tb;
 }
@@ -336,7 +371,11 @@ X86CPUExit x86_cpu_exec(X86CPU *cpu, uint64_t budget, uint64_t *executed)
         jc->generation = tb_generation;
     }
     tb_chain.running = NULL;
-    tb_chain.jc = jc;
+    if (tb_chain.jc != jc) {
+        /* Another vCPU's mappings: what was checked holds no more. */
+        __atomic_fetch_add(&x86_tlb_gen, 1, __ATOMIC_RELAXED);
+        tb_chain.jc = jc;
+    }
     env->exit_reason = X86_CPU_EXIT_NONE;
     if (setjmp(env->jmp_env)) {
         TranslationBlock *tb = tb_chain.running;

@@ -362,8 +362,16 @@ static void tlb_entry_clear(CPUX86State *env, TLBEntry *e)
     x->global = false;
 }
 
+uint64_t x86_tlb_gen = 1;
+
+static void tlb_gen_bump(void)
+{
+    __atomic_fetch_add(&x86_tlb_gen, 1, __ATOMIC_RELAXED);
+}
+
 void x86_tlb_flush(CPUX86State *env, bool include_global)
 {
+    tlb_gen_bump();
     for (unsigned t = 0; t < 2; t++) {
         bool large = false;
 
@@ -384,6 +392,7 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
     uint64_t last = (len && paddr + len - 1 >= paddr) ? paddr + len - 1
                                                        : UINT64_MAX;
 
+    tlb_gen_bump();
     for (unsigned i = 0; i < 2 * TLB_SIZE; i++) {
         TLBEntry *e = &env->tlb[i / TLB_SIZE][i % TLB_SIZE];
         uint64_t page = __atomic_load_n(&x86_tlb_extra(env, e)->paddr,
@@ -404,6 +413,7 @@ void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
 {
     unsigned idx = (vaddr >> 12) & (TLB_SIZE - 1);
 
+    tlb_gen_bump();
     for (unsigned t = 0; t < 2; t++) {
         tlb_entry_clear(env, &env->tlb[t][idx]);
         if (!env->tlb_large[t]) {

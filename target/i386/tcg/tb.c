@@ -447,6 +447,7 @@ static void tb_fill(TranslationBlock *tb, const DecodedBlock *db,
     tb->npages = db->npages;
     tb->phys[0] = db->phys[0];
     tb->phys[1] = db->npages > 1 ? db->phys[1] : 0;
+    tb->map_gen = 0;                /* x86_tlb_gen starts at 1 */
     tb->start0 = db->start0;
     tb->end0 = db->end0;
     tb->end1 = db->end1;
@@ -586,6 +587,7 @@ TranslationBlock *tb_find(CPUX86State *env, uint64_t lin, uint32_t tb_flags)
 {
     uint64_t pc = env->rip, cs_base = env->segs[R_CS].base;
     uint32_t flags = (env->hflags & HF_DECODE_MASK) | tb_flags;
+    uint64_t gen = __atomic_load_n(&x86_tlb_gen, __ATOMIC_RELAXED);
     uint64_t phys0 = code_page(env, lin);
     TranslationBlock *tb;
     unsigned h = tb_hash(phys0 | (lin & ~X86_PAGE_MASK), pc, flags);
@@ -602,6 +604,7 @@ TranslationBlock *tb_find(CPUX86State *env, uint64_t lin, uint32_t tb_flags)
     /* The second page is translated without the lock (it may fault). */
     if (tb && (tb->npages < 2 ||
                code_page(env, second_page(tb)) == tb->phys[1])) {
+        tb->map_gen = gen;
         return tb;
     }
     return tb_gen(env, lin, tb_flags);

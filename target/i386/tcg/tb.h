@@ -27,6 +27,8 @@ struct TranslationBlock {
     bool cached;                /* in the cache (not a one-off) */
     bool valid;                 /* false once invalidated */
     uint64_t phys[2];
+    /* x86_tlb_gen when its pages were last seen mapped at lin as here. */
+    uint64_t map_gen;
     uint16_t start0, end0, end1;
     TranslationBlock *hash_next;
     /* Blocks this one was seen to continue into, in the same page. */
@@ -72,6 +74,24 @@ TBJmpCache *tb_jmp_cache_get(X86CPU *cpu);
 TranslationBlock *tb_find(CPUX86State *env, uint64_t lin, uint32_t tb_flags);
 /* Does tb's code still come from the same guest-physical pages? */
 bool tb_pages_match(CPUX86State *env, const TranslationBlock *tb);
+
+/*
+ * The same, answered without a page lookup while no TLB flush has
+ * happened since the last time it was asked (x86_tlb_gen).
+ */
+static inline bool tb_mapped(CPUX86State *env, TranslationBlock *tb)
+{
+    uint64_t gen = __atomic_load_n(&x86_tlb_gen, __ATOMIC_RELAXED);
+
+    if (tb->map_gen == gen) {
+        return true;
+    }
+    if (!tb_pages_match(env, tb)) {
+        return false;
+    }
+    tb->map_gen = gen;
+    return true;
+}
 
 /* Full flushes so far: links and pointers from before are stale. */
 extern uint64_t tb_generation;
