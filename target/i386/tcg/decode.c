@@ -1291,6 +1291,7 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
     }
     db->n = n;
     x86_dead_flags(db);
+    x86_ea_forms(db);
     memset(&db->insns[n], 0, sizeof(Insn));
     db->insns[n].fn = op_block_end;
     db->insns[n].off = d->pc - db->pc;

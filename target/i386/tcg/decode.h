@@ -97,6 +97,8 @@ enum { DEC_ABORT_TOO_LONG = 1, DEC_ABORT_CROSS };
 
 /* Flag-less handlers where a block's flags are dead (decode-flags.c). */
 void x86_dead_flags(DecodedBlock *db);
+/* The address form's version of memory handlers (decode-ea.c). */
+void x86_ea_forms(DecodedBlock *db);
 
 uint8_t dec_u8(Dec *d);
 uint16_t dec_u16(Dec *d);

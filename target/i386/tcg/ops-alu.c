@@ -71,14 +71,14 @@ static uintptr_t alu_rr_##op##_##ot(CPUX86State *env, const Insn *in)          \
     }                                                                     \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(alu_rm_##op##_##ot, ot, MEM_R, x86_ea(env, in),                \
+X86_DEF_MEM_EA(alu_rm_##op##_##ot, ot, MEM_R,                             \
     uint64_t r = alu(env, op, ot, reg_read(env, ot, in->reg), MEM_LD(ot));\
     if (op != ALU_CMP) {                                                  \
         reg_write(env, ot, in->reg, r);                                   \
     }                                                                     \
     return x86_next(env, in);)                                            \
-X86_DEF_MEM(alu_mr_##op##_##ot, ot, op != ALU_CMP ? MEM_RW : MEM_R,       \
-            x86_ea(env, in),                                              \
+X86_DEF_MEM_EA(alu_mr_##op##_##ot, ot,                                    \
+               op != ALU_CMP ? MEM_RW : MEM_R,                            \
     uint64_t r = alu(env, op, ot, MEM_LD(ot), reg_read(env, ot, in->reg));\
     if (op != ALU_CMP) {                                                  \
         MEM_ST(ot, r);                                                    \
@@ -92,8 +92,8 @@ static uintptr_t alu_ri_##op##_##ot(CPUX86State *env, const Insn *in)          \
     }                                                                     \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(alu_mi_##op##_##ot, ot, op != ALU_CMP ? MEM_RW : MEM_R,       \
-            x86_ea(env, in),                                              \
+X86_DEF_MEM_EA(alu_mi_##op##_##ot, ot,                                    \
+               op != ALU_CMP ? MEM_RW : MEM_R,                            \
     uint64_t r = alu(env, op, ot, MEM_LD(ot), in->imm);                   \
     if (op != ALU_CMP) {                                                  \
         MEM_ST(ot, r);                                                    \
@@ -184,7 +184,7 @@ static uintptr_t test_rr_##ot(CPUX86State *env, const Insn *in)                 
            reg_read(env, ot, in->rm) & reg_read(env, ot, in->reg), 0);    \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(test_mr_##ot, ot, MEM_R, x86_ea(env, in),                     \
+X86_DEF_MEM_EA(test_mr_##ot, ot, MEM_R,                                   \
     cc_set(env, CC_K_LOGIC, ot, MEM_LD(ot) & reg_read(env, ot, in->reg), 0);\
     return x86_next(env, in);)                                            \
 static uintptr_t test_ri_##ot(CPUX86State *env, const Insn *in)                 \
@@ -192,7 +192,7 @@ static uintptr_t test_ri_##ot(CPUX86State *env, const Insn *in)                 
     cc_set(env, CC_K_LOGIC, ot, reg_read(env, ot, in->rm) & in->imm, 0);  \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(test_mi_##ot, ot, MEM_R, x86_ea(env, in),                     \
+X86_DEF_MEM_EA(test_mi_##ot, ot, MEM_R,                                   \
     cc_set(env, CC_K_LOGIC, ot, MEM_LD(ot) & in->imm, 0);                 \
     return x86_next(env, in);)
 DEF_TEST(0)

@@ -141,7 +141,7 @@ static uintptr_t fz_##form##_##op##_##ot##_##cc(CPUX86State *env,        \
 }
 /* Memory forms, with fast paths (X86_DEF_MEM, ops.h). */
 #define DEF_FZ_M(form, op, ot, cc)                                        \
-X86_DEF_MEM(fz_##form##_##op##_##ot##_##cc, ot, MEM_R, x86_ea(env, in),   \
+X86_DEF_MEM_EA(fz_##form##_##op##_##ot##_##cc, ot, MEM_R,                 \
     uint64_t a = FZ_A_##form(ot);                                         \
     uint64_t b = FZ_B_##form(ot);                                         \
     return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);)

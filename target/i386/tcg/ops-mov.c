@@ -19,10 +19,10 @@ static uintptr_t mov_rr_##ot(CPUX86State *env, const Insn *in)                  
     reg_write(env, ot, in->rm, reg_read(env, ot, in->reg));               \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(mov_rm_##ot, ot, MEM_R, x86_ea(env, in),                      \
+X86_DEF_MEM_EA(mov_rm_##ot, ot, MEM_R,                                    \
     reg_write(env, ot, in->reg, MEM_LD(ot));                              \
     return x86_next(env, in);)                                            \
-X86_DEF_MEM(mov_mr_##ot, ot, MEM_W, x86_ea(env, in),                      \
+X86_DEF_MEM_EA(mov_mr_##ot, ot, MEM_W,                                    \
     MEM_ST(ot, reg_read(env, ot, in->reg));                               \
     return x86_next(env, in);)                                            \
 static uintptr_t mov_ri_##ot(CPUX86State *env, const Insn *in)                  \
@@ -30,7 +30,7 @@ static uintptr_t mov_ri_##ot(CPUX86State *env, const Insn *in)                  
     reg_write(env, ot, in->rm, in->imm);                                  \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(mov_mi_##ot, ot, MEM_W, x86_ea(env, in),                      \
+X86_DEF_MEM_EA(mov_mi_##ot, ot, MEM_W,                                    \
     MEM_ST(ot, in->imm);                                                  \
     return x86_next(env, in);)
 DEF_MOV(0)
@@ -59,7 +59,7 @@ static uintptr_t movx_r_##sign##_##sot##_##dot(CPUX86State *env,               \
     reg_write(env, dot, in->reg, sign ? (uint64_t)ot_sext(sot, v) : v);   \
     return x86_next(env, in);                                             \
 }                                                                         \
-X86_DEF_MEM(movx_m_##sign##_##sot##_##dot, sot, MEM_R, x86_ea(env, in),  \
+X86_DEF_MEM_EA(movx_m_##sign##_##sot##_##dot, sot, MEM_R,                 \
     uint64_t v = MEM_LD(sot);                                             \
     reg_write(env, dot, in->reg, sign ? (uint64_t)ot_sext(sot, v) : v);   \
     return x86_next(env, in);)

@@ -378,24 +378,65 @@ static X86_INLINE void host_write(int ot, uint8_t *p, uint64_t v)
 #define MEM_LD(ot)      (fast_ ? host_read(ot, p_) : mem_read(env, ot, a_))
 #define MEM_ST(ot, v)                                                     \
     (fast_ ? host_write(ot, p_, v) : mem_write(env, ot, a_, v))
-#define X86_DEF_MEM(name, ot, need, addr, ...)                            \
-static __attribute__((noinline)) uintptr_t name##_full(CPUX86State *env, \
-                                                       const Insn *in)   \
+#define X86_DEF_MEM_FULL_(name, ot, need, addr, ...)                     \
+static __attribute__((noinline)) uintptr_t name(CPUX86State *env,        \
+                                                const Insn *in)          \
 {                                                                         \
     const bool fast_ = false;                                             \
     uint64_t a_ = (addr);                                                 \
     uint8_t *p_ = NULL;                                                   \
     __VA_ARGS__                                                           \
-}                                                                         \
+}
+#define X86_DEF_MEM_FAST_(name, full, ot, need, addr, ...)                \
 static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 {                                                                         \
     const bool fast_ = true;                                              \
     uint64_t a_ = (addr);                                                 \
     uint8_t *p_;                                                          \
     if (!mem_fast(env, ot, a_, need, &p_)) {                              \
-        return name##_full(env, in);                                      \
+        return full(env, in);                                             \
     }                                                                     \
     __VA_ARGS__                                                           \
+}
+#define X86_DEF_MEM(name, ot, need, addr, ...)                            \
+    X86_DEF_MEM_FULL_(name##_full, ot, need, addr, __VA_ARGS__)           \
+    X86_DEF_MEM_FAST_(name, name##_full, ot, need, addr, __VA_ARGS__)
+
+/*
+ * Handlers of the modrm memory operand (address x86_ea()) also get a
+ * fast version per common address form of 64-bit code, which computes
+ * the address without looking at Insn.eaf: the decoder's last pass puts
+ * them in place of the general one (x86_ea_forms(), decode-ea.c). Their
+ * slow path is the general one's.
+ */
+typedef struct X86EaForms {
+    InsnFn any;         /* the general handler */
+    InsnFn base;        /* EA_MEM | EA_BASE: disp + base */
+    InsnFn base_index;  /* EA_MEM | EA_BASE | EA_INDEX */
+    InsnFn disp;        /* EA_MEM: disp (rip-relative ones included) */
+} X86EaForms;
+
+/* Make f known to the pass (at start-up, from constructors). */
+void x86_ea_forms_add(const X86EaForms *f);
+
+#define X86_EA_B_   ((uint64_t)in->disp + env->regs[in->base])
+#define X86_EA_BI_  ((uint64_t)in->disp + env->regs[in->base] +           \
+                     (env->regs[in->index] << in->scale))
+#define X86_EA_D_   ((uint64_t)in->disp)
+#define X86_DEF_MEM_EA(name, ot, need, ...)                               \
+    X86_DEF_MEM(name, ot, need, x86_ea(env, in), __VA_ARGS__)             \
+    X86_DEF_MEM_FAST_(name##_b, name##_full, ot, need, X86_EA_B_,         \
+                      __VA_ARGS__)                                        \
+    X86_DEF_MEM_FAST_(name##_bi, name##_full, ot, need, X86_EA_BI_,       \
+                      __VA_ARGS__)                                        \
+    X86_DEF_MEM_FAST_(name##_d, name##_full, ot, need, X86_EA_D_,         \
+                      __VA_ARGS__)                                        \
+static void __attribute__((constructor)) name##_forms(void)              \
+{                                                                         \
+    static const X86EaForms f = {                                         \
+        name, name##_b, name##_bi, name##_d,                              \
+    };                                                                    \
+    x86_ea_forms_add(&f);                                                 \
 }
 
 /* Linear address of the instruction's memory operand. */

@@ -1,0 +1,81 @@
+/*
+ * Address forms: the decoder's last pass gives an instruction whose
+ * handler has versions per address form (X86_DEF_MEM_EA, ops.h) the one
+ * of its form, when that is one of 64-bit code's common ones (base plus
+ * displacement, base plus scaled index plus displacement, displacement
+ * alone, which rip-relative operands become). The general handler tests
+ * Insn.eaf bit by bit; these add what the form has and nothing else.
+ *
+ * The handlers make themselves known from constructors, into a table
+ * keyed by the general handler's address.
+ */
+#include <glib.h>
+
+#include "target/i386/tcg/decode.h"
+
+#define FORMS_BITS  11
+#define FORMS_SIZE  (1u << FORMS_BITS)
+
+static const X86EaForms *forms_tab[FORMS_SIZE];
+
+static unsigned forms_hash(InsnFn fn)
+{
+    uintptr_t p = (uintptr_t)fn;
+
+    return (p ^ (p >> 4) ^ (p >> FORMS_BITS)) & (FORMS_SIZE - 1);
+}
+
+void x86_ea_forms_add(const X86EaForms *f)
+{
+    unsigned h = forms_hash(f->any), n = 0;
+
+    while (forms_tab[h]) {
+        /* A full table is a build error: make FORMS_BITS larger. */
+        g_assert(++n < FORMS_SIZE / 2);
+        h = (h + 1) & (FORMS_SIZE - 1);
+    }
+    forms_tab[h] = f;
+}
+
+static const X86EaForms *forms_find(InsnFn fn)
+{
+    unsigned h = forms_hash(fn);
+
+    while (forms_tab[h]) {
+        if (forms_tab[h]->any == fn) {
+            return forms_tab[h];
+        }
+        h = (h + 1) & (FORMS_SIZE - 1);
+    }
+    return NULL;
+}
+
+void x86_ea_forms(DecodedBlock *db)
+{
+    for (unsigned i = 0; i < db->n; i++) {
+        Insn *in = &db->insns[i];
+        const X86EaForms *f;
+        InsnFn fn;
+
+        switch (in->eaf) {
+        case EA_MEM | EA_BASE:
+        case EA_MEM | EA_BASE | EA_INDEX:
+        case EA_MEM:
+            break;
+        default:
+            continue;   /* a register operand, 16/32-bit or segment */
+        }
+        f = forms_find(in->fn);
+        if (!f) {
+            continue;
+        }
+        if (in->eaf == EA_MEM) {
+            fn = f->disp;
+        } else if (in->eaf & EA_INDEX) {
+            fn = f->base_index;
+        } else {
+            fn = f->base;
+        }
+        in->fn = fn;
+    }
+}
