@@ -436,7 +436,11 @@ static inline void x86_set_hflags(CPUX86State *env, uint32_t hf)
     env->tlb_off = (hf & HF_CPL_MASK) == 3 ? sizeof(env->tlb[0]) : 0;
 }
 
-/* Fast paths: a TLB hit within one page; else the slow path. */
+/*
+ * Fast paths: a TLB hit within one page (the tag is compared with the
+ * page of the last byte, which an access crossing pages misses); else
+ * the slow path.
+ */
 static inline TLBEntry *x86_tlb_entry(CPUX86State *env, uint64_t vaddr)
 {
     return (TLBEntry *)((char *)env->tlb + env->tlb_off) +
@@ -453,8 +457,8 @@ static inline TLBExtra *x86_tlb_extra(CPUX86State *env, const TLBEntry *e)
 static inline type name(CPUX86State *env, uint64_t vaddr)                 \
 {                                                                         \
     TLBEntry *e = x86_tlb_entry(env, vaddr);                              \
-    if (G_LIKELY(e->tag_read == (vaddr & X86_PAGE_MASK) &&                \
-                 (vaddr & ~X86_PAGE_MASK) <= X86_PAGE_SIZE - (size))) {   \
+    if (G_LIKELY(e->tag_read ==                                           \
+                 ((vaddr + (size) - 1) & X86_PAGE_MASK))) {               \
         type v;                                                           \
         memcpy(&v, e->host + (vaddr & ~X86_PAGE_MASK), size);             \
         return v;                                                         \
@@ -465,8 +469,8 @@ static inline type name(CPUX86State *env, uint64_t vaddr)                 \
 static inline void name(CPUX86State *env, uint64_t vaddr, type v)        \
 {                                                                         \
     TLBEntry *e = x86_tlb_entry(env, vaddr);                              \
-    if (G_LIKELY(e->tag_write == (vaddr & X86_PAGE_MASK) &&               \
-                 (vaddr & ~X86_PAGE_MASK) <= X86_PAGE_SIZE - (size))) {   \
+    if (G_LIKELY(e->tag_write ==                                          \
+                 ((vaddr + (size) - 1) & X86_PAGE_MASK))) {               \
         memcpy(e->host + (vaddr & ~X86_PAGE_MASK), &v, size);             \
         return;                                                           \
     }                                                                     \

@@ -319,11 +319,14 @@ static X86_INLINE bool mem_fast(CPUX86State *env, int ot, uint64_t a,
                             unsigned need, uint8_t **p)
 {
     TLBEntry *e = x86_tlb_entry(env, a);
-    uint64_t page = a & X86_PAGE_MASK;
+    /*
+     * The page of the last byte: an access that crosses into the next
+     * page misses the tag of its first (one compare for both checks).
+     */
+    uint64_t page = (a + (1u << ot) - 1) & X86_PAGE_MASK;
 
     if (((need & MEM_R) && e->tag_read != page) ||
-        ((need & MEM_W) && e->tag_write != page) ||
-        (a & ~X86_PAGE_MASK) > X86_PAGE_SIZE - (1u << ot)) {
+        ((need & MEM_W) && e->tag_write != page)) {
         return false;
     }
     *p = e->host + (a & ~X86_PAGE_MASK);
