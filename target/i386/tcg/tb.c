@@ -35,7 +35,6 @@
 #define TB_HASH_BITS        15
 #define TB_HASH_SIZE        (1u << TB_HASH_BITS)
 #define TB_CHUNK_SIZE       (1u << 20)
-#define TB_ALIGN            16
 /* A counting filter in front of the page table: most pages hold no code. */
 #define CODE_FILTER_BITS    16
 #define CODE_FILTER_SIZE    (1u << CODE_FILTER_BITS)

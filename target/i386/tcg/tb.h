@@ -17,24 +17,34 @@ typedef struct TranslationBlock TranslationBlock;
 #define TB_FLAG_SINGLE  0x80000000u
 
 struct TranslationBlock {
-    /* The key: rip, CS base, decode-relevant hflags, code pages. */
-    uint64_t pc;
-    uint64_t cs_base;
     uint64_t lin;               /* linear address of pc */
-    uint32_t flags;             /* hflags & HF_DECODE_MASK, TB_FLAG_* */
-    uint16_t ninsns;            /* without the end sentinel */
-    uint8_t npages;
-    bool cached;                /* in the cache (not a one-off) */
-    bool valid;                 /* false once invalidated */
     uint64_t phys[2];
-    /* x86_tlb_gen when its pages were last seen mapped at lin as here. */
-    uint64_t map_gen;
-    uint16_t start0, end0, end1;
     TranslationBlock *hash_next;
     /* Blocks this one was seen to continue into, in the same page. */
     TranslationBlock *link[2];
+    uint16_t ninsns;            /* without the end sentinel */
+    uint8_t npages;
+    bool cached;                /* in the cache (not a one-off) */
+    uint16_t start0, end0, end1;
+    /*
+     * What a jump into the block reads (the key, its mapping's check,
+     * valid) comes last: blocks are aligned so that it shares a cache
+     * line with the start of insns[0] (TB_HOT_OFFSET).
+     */
+    uint64_t pc;
+    uint64_t cs_base;
+    /* x86_tlb_gen when its pages were last seen mapped at lin as here. */
+    uint64_t map_gen;
+    uint32_t flags;             /* hflags & HF_DECODE_MASK, TB_FLAG_* */
+    bool valid;                 /* false once invalidated */
     Insn insns[];               /* ninsns + 1 */
 };
+
+/* Blocks start at multiples of 64 bytes; pc .. insns[0] in one line. */
+#define TB_ALIGN        64
+#define TB_HOT_OFFSET   64
+G_STATIC_ASSERT(offsetof(TranslationBlock, pc) == TB_HOT_OFFSET);
+G_STATIC_ASSERT(offsetof(TranslationBlock, insns) - TB_HOT_OFFSET <= 32);
 
 /*
  * Direct chaining. A direct branch (EA_CHAIN) whose target block the
