@@ -820,6 +820,60 @@ static void test_far_branch_remap(void)
     g_assert_cmphex(h->env->regs[R_EAX], ==, 0x30);
 }
 
+/*
+ * Loop ends run as one (x86_fused3_fn): an add and a compare of the same
+ * register and a jcc, 64-bit with immediates; an add to one register
+ * and a test of another; a sub and a compare of registers, 32-bit (the
+ * sub clears the upper half). The flags are the last compare's.
+ *
+ *     mov $-2, %rcx
+ *     xor %ebx, %ebx
+ * 1:  inc %ebx
+ *     add $1, %rcx
+ *     cmp $3, %rcx
+ *     jne 1b
+ *     mov $45, %eax
+ *     xor %r8d, %r8d
+ * 3:  shr %eax
+ *     add $2, %r8d
+ *     test %eax, %eax
+ *     jne 3b
+ *     mov $0x13, %edx
+ *     bts $63, %rdx
+ *     mov $3, %esi
+ *     xor %edi, %edi
+ * 2:  inc %edi
+ *     sub %esi, %edx
+ *     cmp %esi, %edx
+ *     ja 2b
+ *     hlt
+ */
+static const uint8_t code_loop_ends[] = {
+    0x48, 0xc7, 0xc1, 0xfe, 0xff, 0xff, 0xff, 0x31, 0xdb, 0xff, 0xc3, 0x48,
+    0x83, 0xc1, 0x01, 0x48, 0x83, 0xf9, 0x03, 0x75, 0xf4, 0xb8, 0x2d, 0x00,
+    0x00, 0x00, 0x45, 0x31, 0xc0, 0xd1, 0xe8, 0x41, 0x83, 0xc0, 0x02, 0x85,
+    0xc0, 0x75, 0xf6, 0xba, 0x13, 0x00, 0x00, 0x00, 0x48, 0x0f, 0xba, 0xea,
+    0x3f, 0xbe, 0x03, 0x00, 0x00, 0x00, 0x31, 0xff, 0xff, 0xc7, 0x29, 0xf2,
+    0x39, 0xf2, 0x77, 0xf8, 0xf4,
+};
+
+static void test_loop_ends(void)
+{
+    TcgHarness *h = run_code(TH_LONG, code_loop_ends,
+                             sizeof(code_loop_ends));
+    uint32_t f = x86_get_eflags(h->env);
+
+    g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(code_loop_ends));
+    g_assert_cmphex(h->env->regs[R_ECX], ==, 3);
+    g_assert_cmphex(h->env->regs[R_EBX], ==, 5);
+    g_assert_cmphex(h->env->regs[R_EAX], ==, 0);
+    g_assert_cmphex(h->env->regs[8], ==, 12);
+    g_assert_cmphex(h->env->regs[R_EDX], ==, 1);
+    g_assert_cmphex(h->env->regs[R_EDI], ==, 6);
+    /* cmp %esi, %edx with 1 and 3: a borrow, negative, not zero. */
+    g_assert_cmphex(f & (CC_Z | CC_C | CC_S | CC_O), ==, CC_C | CC_S);
+}
+
 /* A cache too small for the program flushes and carries on. */
 static void test_cache_flush(void)
 {
@@ -954,6 +1008,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/data-page-crossing", test_data_page_crossing);
     g_test_add_func("/tcg/ops/dead-flags", test_dead_flags);
     g_test_add_func("/tcg/ops/far-branch-remap", test_far_branch_remap);
+    g_test_add_func("/tcg/ops/loop-ends", test_loop_ends);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

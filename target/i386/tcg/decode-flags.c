@@ -13,8 +13,8 @@
  * lea, a jmp the decoder followed) and those that write all six and
  * cannot fault (the ALU's register forms but adc/sbb, test, shifts by a
  * non-zero immediate, imul on registers, the compare-and-branch pairs
- * on registers). A writer found where the flags are dead takes its
- * flag-less handler; before any writer they are dead.
+ * and loop ends on registers). A writer found where the flags are dead
+ * takes its flag-less handler; before any writer they are dead.
  *
  * The handlers are recognised by address through a table made once.
  */
@@ -97,6 +97,16 @@ static void flags_init(void)
                 for (int cc = 0; cc < 8; cc++) {
                     flags_add(x86_fused_fn[op][reg_forms[f]][ot][cc],
                               FL_WRITE, NULL, 0);
+                }
+            }
+        }
+        if (ot >= OT_L) {
+            const InsnFn *f3 = &x86_fused3_fn[0][0][0][0][ot - OT_L][0];
+
+            /* [aop][aform][cop][cform] apart, 2 * 8 entries each. */
+            for (int k = 0; k < 16; k++) {
+                for (int cc = 0; cc < 8; cc++) {
+                    flags_add(f3[k * 16 + cc], FL_WRITE, NULL, 0);
                 }
             }
         }

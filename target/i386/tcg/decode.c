@@ -1143,6 +1143,28 @@ static int dec_one(Dec *d, Insn *in)
 /* Blocks ----------------------------------------------------------------- */
 
 /*
+ * An add or sub to a register (code prev) right before the compare or
+ * test of the pair at i, all on registers of 32 or 64 bits and of one
+ * size: the three run as one (x86_fused3_fn).
+ */
+static void fuse_loop_end(DecodedBlock *db, unsigned i, int prev, int pair,
+                          int cond)
+{
+    int aop = prev >> 6, aform = (prev >> 2) & 15, ot = prev & 3;
+    int cop = pair >> 6, cform = (pair >> 2) & 15;
+
+    if (prev < 0 || (aop != FUSE_ADD && aop != FUSE_SUB) ||
+        (aform != F_RR && aform != F_RI) || ot < OT_L ||
+        (cop != FUSE_CMP && cop != FUSE_TEST) ||
+        (cform != F_RR && cform != F_RI) || (pair & 3) != ot) {
+        return;
+    }
+    db->insns[i - 1].fn = x86_fused3_fn[aop == FUSE_SUB][aform == F_RI]
+                                       [cop == FUSE_TEST][cform == F_RI]
+                                       [ot - OT_L][cond >> 1];
+}
+
+/*
  * The optional instructions the vCPU's CPUID offers. A vCPU without a
  * CPUID table (unit tests) gets all of them.
  */
@@ -1287,6 +1309,9 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
         if (fn) {
             db->insns[i].fn = fn;
             db->insns[i + 1].aux = c;
+            if (i > 0) {
+                fuse_loop_end(db, i, fuse[i - 1], f, c);
+            }
         }
     }
     db->n = n;

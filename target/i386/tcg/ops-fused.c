@@ -202,3 +202,66 @@ const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8] = {
     [FUSE_TEST] = { [F_RR] = FZ_ROW(rr, 4), [F_RI] = FZ_ROW(ri, 4),
                     [F_MR] = FZ_ROW(mr, 4), [F_MI] = FZ_ROW(mi, 4) },
 };
+
+/*
+ * Loop ends (add $1, %rcx; cmp $n, %rcx; jne): an add or sub to a
+ * register, then a compare or test of registers (the same or others) and
+ * the jcc, run as one. The add's flags are dead (the compare writes all
+ * six and nothing between can fault), so only the compare's are
+ * recorded; each of the three Insns holds its own operands.
+ */
+static X86_INLINE uintptr_t fused3(CPUX86State *env, const Insn *in,
+                                   int aop, int aform, int cop, int cform,
+                                   int ot, int cc)
+{
+    const Insn *c = in + 1;
+    uint64_t r = reg_read(env, ot, in->rm);
+    uint64_t v = aform == F_RI ? in->imm : reg_read(env, ot, in->reg);
+
+    r = aop == FUSE_ADD ? r + v : r - v;
+    reg_write(env, ot, in->rm, r);
+    r = reg_read(env, ot, c->rm);
+    v = cform == F_RI ? c->imm : reg_read(env, ot, c->reg);
+    return fused(env, c, cop, ot, cform, cc, r, v);
+}
+
+#define F3_FORM_0   F_RR
+#define F3_FORM_1   F_RI
+#define F3_AOP_0    FUSE_ADD
+#define F3_AOP_1    FUSE_SUB
+#define F3_COP_0    FUSE_CMP
+#define F3_COP_1    FUSE_TEST
+#define DEF_F3_CC(a, af, c, cf, ot, cc)                                   \
+static uintptr_t f3_##a##_##af##_##c##_##cf##_##ot##_##cc(               \
+    CPUX86State *env, const Insn *in)                                     \
+{                                                                         \
+    return fused3(env, in, F3_AOP_##a, F3_FORM_##af, F3_COP_##c,          \
+                  F3_FORM_##cf, ot, cc);                                  \
+}
+#define DEF_F3(a, af, c, cf, ot)                                          \
+    DEF_F3_CC(a, af, c, cf, ot, 0) DEF_F3_CC(a, af, c, cf, ot, 1)         \
+    DEF_F3_CC(a, af, c, cf, ot, 2) DEF_F3_CC(a, af, c, cf, ot, 3)         \
+    DEF_F3_CC(a, af, c, cf, ot, 4) DEF_F3_CC(a, af, c, cf, ot, 6)         \
+    DEF_F3_CC(a, af, c, cf, ot, 7)
+#define DEF_F3_OT(a, af, c, cf) DEF_F3(a, af, c, cf, 2) DEF_F3(a, af, c, cf, 3)
+#define DEF_F3_CF(a, af, c) DEF_F3_OT(a, af, c, 0) DEF_F3_OT(a, af, c, 1)
+#define DEF_F3_C(a, af) DEF_F3_CF(a, af, 0) DEF_F3_CF(a, af, 1)
+DEF_F3_C(0, 0)
+DEF_F3_C(0, 1)
+DEF_F3_C(1, 0)
+DEF_F3_C(1, 1)
+
+#define F3_N(a, af, c, cf, ot, cc) f3_##a##_##af##_##c##_##cf##_##ot##_##cc
+#define F3_CCS(a, af, c, cf, ot) {                                        \
+    F3_N(a, af, c, cf, ot, 0), F3_N(a, af, c, cf, ot, 1),                 \
+    F3_N(a, af, c, cf, ot, 2), F3_N(a, af, c, cf, ot, 3),                 \
+    F3_N(a, af, c, cf, ot, 4), NULL,                                      \
+    F3_N(a, af, c, cf, ot, 6), F3_N(a, af, c, cf, ot, 7) }
+#define F3_CF(a, af, c, cf) { F3_CCS(a, af, c, cf, 2), F3_CCS(a, af, c, cf, 3) }
+#define F3_C(a, af, c) { F3_CF(a, af, c, 0), F3_CF(a, af, c, 1) }
+#define F3_AF(a, af) { F3_C(a, af, 0), F3_C(a, af, 1) }
+
+const InsnFn x86_fused3_fn[2][2][2][2][2][8] = {
+    { F3_AF(0, 0), F3_AF(0, 1) },
+    { F3_AF(1, 0), F3_AF(1, 1) },
+};

@@ -95,6 +95,13 @@ extern const InsnFn x86_far_fn[FAR_NUM];
  */
 enum { FUSE_CMP, FUSE_SUB, FUSE_ADD, FUSE_AND, FUSE_TEST, FUSE_NUM };
 extern const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8];
+/*
+ * Loop ends: add or sub (register or immediate source) to a register,
+ * then a pair of compare or test on registers: [add 0, sub 1][add's
+ * form: 0 F_RR, 1 F_RI][cmp 0, test 1][its form, the same][ot - OT_L]
+ * [condition >> 1]; NULL for P.
+ */
+extern const InsnFn x86_fused3_fn[2][2][2][2][2][8];
 
 /* ops-system.c */
 enum {
