@@ -947,6 +947,46 @@ static void gen_alu_jcc(DiffCase *c, DiffRand *r, uint64_t va)
     diff_emit(c, va, &mov);
 }
 
+/*
+ * An ALU operation or test followed by a reader of its flags on
+ * registers: setcc, cmovcc, adc or sbb. The reader sees the lazy flags
+ * in the kind the first one left them (ops.h: x86_cond, x86_cc_c), not
+ * as EFLAGS, which the other cases start from.
+ */
+static void gen_alu_use(DiffCase *c, DiffRand *r, uint64_t va)
+{
+    DiffOpnd o = { .mem = false };
+    DiffIns in = { .o = &o, .nop = 2, .op = { 0x0f } };
+    int cond = diff_rn(r, 16), sz;
+
+    if (diff_rn(r, 3)) {
+        gen_alu(c, r, va);
+    } else {
+        gen_test_unary(c, r, va);
+    }
+    o.rm = diff_pick_reg(r, 0);
+    switch (diff_rn(r, 3)) {
+    case 0:
+        diff_size_prefix(&in, r, 0);
+        in.op[1] = 0x90 + cond;                     /* setcc r/m8 */
+        break;
+    case 1:
+        sz = diff_pick_size(r, 1);
+        diff_size_prefix(&in, r, sz);
+        o.reg = diff_pick_reg(r, 0);
+        in.op[1] = 0x40 + cond;                     /* cmovcc r, r/m */
+        break;
+    default:
+        sz = diff_pick_size(r, 0);
+        diff_size_prefix(&in, r, sz);
+        o.reg = diff_pick_reg(r, 0);
+        in.nop = 1;                                 /* adc/sbb r/m, r */
+        in.op[0] = (diff_rn(r, 2) ? 0x10 : 0x18) + (sz ? 1 : 0);
+        break;
+    }
+    diff_emit(c, va, &in);
+}
+
 /* 32-bit code only: BCD adjustments and salc. */
 static void gen_bcd(DiffCase *c, DiffRand *r, uint64_t va)
 {
@@ -1030,7 +1070,7 @@ void diff_gen(DiffCase *c, DiffRand *r, uint64_t va, unsigned host,
         gen_shxd, gen_muldiv, gen_imul, gen_bt, gen_cmov_setcc, gen_jcc,
         gen_loop, gen_string, gen_string, gen_lea, gen_movx, gen_cbw,
         gen_mov, gen_xchg_family, gen_flagops, gen_xlat_nop, gen_stack,
-        gen_stack, gen_alu_jcc, gen_alu_jcc,
+        gen_stack, gen_alu_jcc, gen_alu_jcc, gen_alu_use, gen_alu_use,
     };
     unsigned n = diff_rn(r, G_N_ELEMENTS(simple) + (code32 ? 4 : 2));
 

@@ -26,13 +26,13 @@ static inline uint64_t alu(CPUX86State *env, int op, int ot, uint64_t a,
         cc_set(env, CC_K_LOGIC, ot, r, 0);
         break;
     case ALU_ADC:
-        c = x86_cc_compute_c(env);
+        c = x86_cc_c(env);
         r = a + b + c;
         cc_set(env, CC_K_ADC, ot, r, b);
         env->cc_src2 = c;
         break;
     case ALU_SBB:
-        c = x86_cc_compute_c(env);
+        c = x86_cc_c(env);
         r = a - b - c;
         cc_set(env, CC_K_SBB, ot, r, b);
         env->cc_src2 = c;
@@ -219,11 +219,11 @@ static inline uint64_t unary(CPUX86State *env, int op, int ot, uint64_t a)
     switch (op) {
     case UN_INC:
         r = a + 1;
-        cc_set(env, CC_K_INC, ot, r, x86_cc_compute_c(env));
+        cc_set(env, CC_K_INC, ot, r, x86_cc_c(env));
         break;
     case UN_DEC:
         r = a - 1;
-        cc_set(env, CC_K_DEC, ot, r, x86_cc_compute_c(env));
+        cc_set(env, CC_K_DEC, ot, r, x86_cc_c(env));
         break;
     case UN_NOT:
         r = ~a;
@@ -318,7 +318,7 @@ static uintptr_t op_sahf(CPUX86State *env, const Insn *in)
 /* salc (undocumented, 32-bit modes): AL = CF ? 0xff : 0. */
 static uintptr_t op_salc(CPUX86State *env, const Insn *in)
 {
-    ((uint8_t *)env->regs)[0] = x86_cc_compute_c(env) ? 0xff : 0;
+    ((uint8_t *)env->regs)[0] = x86_cc_c(env) ? 0xff : 0;
     return x86_next(env, in);
 }
 

@@ -27,7 +27,7 @@ static uint64_t rotate_carry(CPUX86State *env, int ot, uint64_t v,
     uint64_t r;
     bool cf;
 
-    x = ((unsigned __int128)x86_cc_compute_c(env) << bits) | v;
+    x = ((unsigned __int128)x86_cc_c(env) << bits) | v;
     if (c) {
         if (right) {
             x = ((x >> c) | (x << (width - c))) & m;

@@ -157,6 +157,28 @@ static inline bool cc_parity(uint64_t v)
 }
 
 /*
+ * CF, with the kinds that carry chains and compares leave (add, sub,
+ * logic) answered inline: dst is the truncated result, src the second
+ * operand.
+ */
+static inline bool x86_cc_c(CPUX86State *env)
+{
+    uint32_t op = env->cc_op;
+    uint64_t m = ot_mask(op & 3), dst = env->cc_dst, src = env->cc_src & m;
+
+    switch (op >> 2) {
+    case CC_K_ADD:
+        return dst < src;
+    case CC_K_SUB:
+        return ((dst + src) & m) < src;
+    case CC_K_LOGIC:
+        return false;
+    default:
+        return x86_cc_compute_c(env);
+    }
+}
+
+/*
  * Condition codes in encoding order (jcc's low nibble): O, NO, B, AE,
  * Z, NZ, BE, A, S, NS, P, NP, L, GE, LE, G. The compare and logic
  * kinds answer without computing the flags.
@@ -173,13 +195,7 @@ static inline bool x86_cond(CPUX86State *env, int cond)
         r = x86_cc_compute_all(env) & CC_O;
         break;
     case 1:
-        if (kind == CC_K_SUB) {
-            r = ((dst + src) & ot_mask(ot)) < src;
-        } else if (kind == CC_K_LOGIC) {
-            r = false;
-        } else {
-            r = x86_cc_compute_c(env);
-        }
+        r = x86_cc_c(env);
         break;
     case 2:
         r = op == CC_OP_EFLAGS ? (env->eflags & CC_Z) != 0 : dst == 0;
@@ -189,6 +205,8 @@ static inline bool x86_cond(CPUX86State *env, int cond)
             r = ((dst + src) & ot_mask(ot)) <= src;
         } else if (kind == CC_K_LOGIC) {
             r = dst == 0;
+        } else if (kind == CC_K_ADD) {
+            r = dst < (src & ot_mask(ot)) || dst == 0;
         } else {
             r = (x86_cc_compute_all(env) & (CC_C | CC_Z)) != 0;
         }
