@@ -412,6 +412,7 @@ static void test_tlb_global_and_large(void)
 {
     uint64_t big = 0xffffffff80000000ull, v;
     uint64_t small = 0x40000000;
+    uint64_t low = 0xffff800000200000ull;   /* another PD slot */
 
     reset_cpu(MODE_LONG, 0);
     env->cr[4] |= CR4_PGE_MASK;
@@ -470,6 +471,21 @@ static void test_tlb_global_and_large(void)
     x86_tlb_flush_page(env, big + 0x1fff00);
     g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
                     TLB_INVALID);
+
+    /*
+     * invlpg looks for large pages' entries only in the range they span
+     * (mmu.c): one filled after another far below it widens the range.
+     */
+    reset_cpu(MODE_LONG, 0);
+    map_long_2m(big, 0x400000, P | RW);
+    map_long_2m(low, 0x600000, P | RW);
+    g_assert_cmpint(try_load(big + 0x5000, 8, MMU_READ, &v), ==, -1);
+    g_assert_cmpint(try_load(low + 0x3000, 8, MMU_READ, &v), ==, -1);
+    x86_tlb_flush_page(env, low + 0x1000);
+    g_assert_cmphex(x86_tlb_entry(env, low + 0x3000)->tag_read, ==,
+                    TLB_INVALID);
+    g_assert_cmphex(x86_tlb_entry(env, big + 0x5000)->tag_read, ==,
+                    big + 0x5000);
 }
 
 static void test_cross_page(void)

@@ -342,6 +342,8 @@ typedef struct CPUX86State {
     TLBEntry tlb[2][TLB_SIZE];
     TLBExtra tlb_extra[2][TLB_SIZE];
     bool tlb_large[2];          /* may hold entries of large pages */
+    /* The linear range those entries' large pages lie in, when so. */
+    uint64_t tlb_large_lo[2], tlb_large_hi[2];
 
     X86CPU *cpu;
 } CPUX86State;

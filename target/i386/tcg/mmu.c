@@ -369,19 +369,36 @@ static void tlb_gen_bump(void)
     __atomic_fetch_add(&x86_tlb_gen, 1, __ATOMIC_RELAXED);
 }
 
+/* TLB t holds an entry of x's large page: widen the range to scan. */
+static void tlb_large_add(CPUX86State *env, unsigned t, const TLBExtra *x)
+{
+    uint64_t lo = x->large_vbase, hi = x->large_vbase | ~x->large_vmask;
+
+    if (!env->tlb_large[t]) {
+        env->tlb_large_lo[t] = lo;
+        env->tlb_large_hi[t] = hi;
+        env->tlb_large[t] = true;
+        return;
+    }
+    env->tlb_large_lo[t] = MIN(env->tlb_large_lo[t], lo);
+    env->tlb_large_hi[t] = MAX(env->tlb_large_hi[t], hi);
+}
+
 void x86_tlb_flush(CPUX86State *env, bool include_global)
 {
     tlb_gen_bump();
     for (unsigned t = 0; t < 2; t++) {
-        bool large = false;
-
+        env->tlb_large[t] = false;
         for (unsigned i = 0; i < TLB_SIZE; i++) {
-            if (include_global || !env->tlb_extra[t][i].global) {
+            TLBExtra *x = &env->tlb_extra[t][i];
+
+            if (include_global || !x->global) {
                 tlb_entry_clear(env, &env->tlb[t][i]);
             }
-            large |= env->tlb_extra[t][i].large_vmask != 0;
+            if (x->large_vmask) {
+                tlb_large_add(env, t, x);
+            }
         }
-        env->tlb_large[t] = large;
     }
 }
 
@@ -416,7 +433,8 @@ void x86_tlb_flush_page(CPUX86State *env, uint64_t vaddr)
     tlb_gen_bump();
     for (unsigned t = 0; t < 2; t++) {
         tlb_entry_clear(env, &env->tlb[t][idx]);
-        if (!env->tlb_large[t]) {
+        if (!env->tlb_large[t] || vaddr < env->tlb_large_lo[t] ||
+            vaddr > env->tlb_large_hi[t]) {
             continue;
         }
         /* Entries made from a large page sit at other indexes too. */
@@ -476,7 +494,7 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
     if (w.page_size > X86_PAGE_SIZE) {
         x->large_vmask = ~(w.page_size - 1);
         x->large_vbase = vaddr & x->large_vmask;
-        env->tlb_large[e >= env->tlb[1]] = true;
+        tlb_large_add(env, e >= env->tlb[1], x);
     }
     /* The map is read without the big lock; see the head comment. */
     gen = memory_generation();
