@@ -474,7 +474,7 @@ static void test_tlb_global_and_large(void)
 
     /*
      * invlpg looks for large pages' entries only in the range they span
-     * (mmu.c): one filled after another far below it widens the range.
+     * (mmu.c): one filled after another far above it widens the range.
      */
     reset_cpu(MODE_LONG, 0);
     map_long_2m(big, 0x400000, P | RW);
