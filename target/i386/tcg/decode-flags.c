@@ -100,14 +100,13 @@ static void flags_init(void)
                 }
             }
         }
-        if (ot >= OT_L) {
-            const InsnFn *f3 = &x86_fused3_fn[0][0][0][0][ot - OT_L][0];
+        for (int k = 0; ot >= OT_L && k < 16; k++) {
+            /* k: the add/sub, its form, cmp/test and its form, in bits. */
+            const InsnFn *f3 = x86_fused3_fn[k >> 3][(k >> 2) & 1]
+                                            [(k >> 1) & 1][k & 1][ot - OT_L];
 
-            /* [aop][aform][cop][cform] apart, 2 * 8 entries each. */
-            for (int k = 0; k < 16; k++) {
-                for (int cc = 0; cc < 8; cc++) {
-                    flags_add(f3[k * 16 + cc], FL_WRITE, NULL, 0);
-                }
+            for (int cc = 0; cc < 8; cc++) {
+                flags_add(f3[cc], FL_WRITE, NULL, 0);
             }
         }
         /* imul's SF, ZF, AF and PF are undefined: it writes all six. */

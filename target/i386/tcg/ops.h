@@ -201,12 +201,8 @@ static inline bool x86_cond(CPUX86State *env, int cond)
         r = op == CC_OP_EFLAGS ? (env->eflags & CC_Z) != 0 : dst == 0;
         break;
     case 3:
-        if (kind == CC_K_SUB) {
-            r = ((dst + src) & ot_mask(ot)) <= src;
-        } else if (kind == CC_K_LOGIC) {
-            r = dst == 0;
-        } else if (kind == CC_K_ADD) {
-            r = dst < (src & ot_mask(ot)) || dst == 0;
+        if (kind == CC_K_SUB || kind == CC_K_LOGIC || kind == CC_K_ADD) {
+            r = x86_cc_c(env) || dst == 0;
         } else {
             r = (x86_cc_compute_all(env) & (CC_C | CC_Z)) != 0;
         }
@@ -399,7 +395,7 @@ static X86_INLINE void host_write(int ot, uint8_t *p, uint64_t v)
 #define MEM_LD(ot)      (fast_ ? host_read(ot, p_) : mem_read(env, ot, a_))
 #define MEM_ST(ot, v)                                                     \
     (fast_ ? host_write(ot, p_, v) : mem_write(env, ot, a_, v))
-#define X86_DEF_MEM_FULL_(name, ot, need, addr, ...)                     \
+#define X86_DEF_MEM_FULL_(name, addr, ...)                                \
 static __attribute__((noinline)) uintptr_t name(CPUX86State *env,        \
                                                 const Insn *in)          \
 {                                                                         \
@@ -420,7 +416,7 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
     __VA_ARGS__                                                           \
 }
 #define X86_DEF_MEM(name, ot, need, addr, ...)                            \
-    X86_DEF_MEM_FULL_(name##_full, ot, need, addr, __VA_ARGS__)           \
+    X86_DEF_MEM_FULL_(name##_full, addr, __VA_ARGS__)                     \
     X86_DEF_MEM_FAST_(name, name##_full, ot, need, addr, __VA_ARGS__)
 
 /*
