@@ -89,13 +89,22 @@ const InsnFn x86_movx_fn[2][2][3][4] = {
     },
 };
 
-/* lea: the offset only (the decoder leaves EA_SEG out). */
-#define DEF_LEA(ot)                                                       \
-static uintptr_t lea_##ot(CPUX86State *env, const Insn *in)                     \
+/*
+ * lea: the offset only (the decoder leaves EA_SEG out), with a version
+ * per common address form as the memory handlers have (decode-ea.c).
+ */
+#define DEF_LEA_(name, ot, ea)                                            \
+static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 {                                                                         \
-    reg_write(env, ot, in->reg, x86_ea(env, in));                         \
+    reg_write(env, ot, in->reg, ea);                                      \
     return x86_next(env, in);                                             \
 }
+#define DEF_LEA(ot)                                                       \
+    DEF_LEA_(lea_##ot, ot, x86_ea(env, in))                               \
+    DEF_LEA_(lea_##ot##_b, ot, X86_EA_B_)                                 \
+    DEF_LEA_(lea_##ot##_bi, ot, X86_EA_BI_)                               \
+    DEF_LEA_(lea_##ot##_d, ot, X86_EA_D_)                                 \
+    X86_EA_FORMS_ADD(lea_##ot)
 DEF_LEA(1)
 DEF_LEA(2)
 DEF_LEA(3)

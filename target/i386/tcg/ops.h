@@ -448,6 +448,10 @@ void x86_ea_forms_add(const X86EaForms *f);
                       __VA_ARGS__)                                        \
     X86_DEF_MEM_FAST_(name##_d, name##_full, ot, need, X86_EA_D_,         \
                       __VA_ARGS__)                                        \
+    X86_EA_FORMS_ADD(name)
+
+/* Make name's versions name_b, name_bi and name_d known to the pass. */
+#define X86_EA_FORMS_ADD(name)                                            \
 static void __attribute__((constructor)) name##_forms(void)              \
 {                                                                         \
     static const X86EaForms f = {                                         \
