@@ -132,12 +132,13 @@ const InsnFn x86_shift_fn[2][8][4] = { SH_FORM(sh_r), SH_FORM(sh_m) };
 
 /*
  * shl/shr/sal/sar of a register by a non-zero immediate, without the
- * flags (decode-flags.c); NULL for the rotates, which keep some.
+ * flags (decode-flags.c: never by CL); NULL for the rotates, which keep
+ * some.
  */
 #define DEF_SHIFT_NF(op, ot)                                              \
 static uintptr_t sh_nf_##op##_##ot(CPUX86State *env, const Insn *in)      \
 {                                                                         \
-    unsigned c = SHIFT_COUNT(env, in, ot);                                \
+    unsigned c = (unsigned)in->imm & ((ot) == OT_Q ? 63 : 31);            \
     uint64_t v = reg_read(env, ot, in->rm);                               \
     if (op == SH_SHR) {                                                   \
         v >>= c;                                                          \
