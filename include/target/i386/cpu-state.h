@@ -198,7 +198,7 @@ enum {
 /*
  * One entry per access kind (read, write, fetch) holds the page-aligned
  * virtual address the kind may use directly, or TLB_INVALID. An
- * address that matches uses host + (vaddr & ~X86_PAGE_MASK). Pages that
+ * address that matches is at host address vaddr + addend. Pages that
  * are not plain RAM (devices, pages holding decoded code for writes)
  * never match a fast-path tag: they go through the slow path. What the
  * fast paths read is these 32 bytes; the rest of an entry is in
@@ -208,11 +208,13 @@ typedef struct TLBEntry {
     uint64_t tag_read;
     uint64_t tag_write;
     uint64_t tag_fetch;
-    uint8_t *host;          /* host address of the page's first byte */
+    uintptr_t addend;       /* the page's host address minus its vaddr */
 } TLBEntry;
 
 typedef struct TLBExtra {
     uint64_t paddr;         /* guest-physical page */
+    uint8_t *host;          /* host address of the page's first byte,
+                             * or NULL when it is not RAM */
     uint64_t large_vbase;   /* for invlpg of large pages */
     uint64_t large_vmask;
     bool global;
@@ -462,7 +464,7 @@ static inline type name(CPUX86State *env, uint64_t vaddr)                 \
     if (G_LIKELY(e->tag_read ==                                           \
                  ((vaddr + (size) - 1) & X86_PAGE_MASK))) {               \
         type v;                                                           \
-        memcpy(&v, e->host + (vaddr & ~X86_PAGE_MASK), size);             \
+        memcpy(&v, (void *)(uintptr_t)(vaddr + e->addend), size);        \
         return v;                                                         \
     }                                                                     \
     return (type)x86_ld_slow(env, vaddr, size, MMU_READ);                 \
@@ -473,7 +475,7 @@ static inline void name(CPUX86State *env, uint64_t vaddr, type v)        \
     TLBEntry *e = x86_tlb_entry(env, vaddr);                              \
     if (G_LIKELY(e->tag_write ==                                          \
                  ((vaddr + (size) - 1) & X86_PAGE_MASK))) {               \
-        memcpy(e->host + (vaddr & ~X86_PAGE_MASK), &v, size);             \
+        memcpy((void *)(uintptr_t)(vaddr + e->addend), &v, size);        \
         return;                                                           \
     }                                                                     \
     x86_st_slow(env, vaddr, v, size);                                     \

@@ -356,7 +356,8 @@ static void tlb_entry_clear(CPUX86State *env, TLBEntry *e)
     TLBExtra *x = x86_tlb_extra(env, e);
 
     e->tag_read = e->tag_write = e->tag_fetch = TLB_INVALID;
-    e->host = NULL;
+    e->addend = 0;
+    x->host = NULL;
     x->large_vmask = 0;
     x->large_vbase = 0;
     x->global = false;
@@ -500,7 +501,8 @@ static TLBEntry *tlb_fill(CPUX86State *env, uint64_t vaddr, MMUAccess access)
     gen = memory_generation();
     if (phys_find(ppage, &s) && s.mr->ram &&
         section_holds(&s, ppage, X86_PAGE_SIZE)) {
-        e->host = section_host(&s, ppage);
+        x->host = section_host(&s, ppage);
+        e->addend = (uintptr_t)x->host - (uintptr_t)page;
         e->tag_read = page;
         if (w.executable) {
             e->tag_fetch = page;
@@ -551,15 +553,18 @@ uint64_t x86_translate(CPUX86State *env, uint64_t vaddr, MMUAccess access,
 {
     uint64_t paddr = translate(env, vaddr, access);
     TLBEntry *e = x86_tlb_entry(env, vaddr);
+    TLBExtra *x = x86_tlb_extra(env, e);
     uint64_t page = vaddr & X86_PAGE_MASK;
 
     *host = NULL;
-    if (*tag_of(e, access) == page) {
-        *host = e->host + (vaddr & ~X86_PAGE_MASK);
-    } else if (access != MMU_WRITE && e->host &&
-               x86_tlb_extra(env, e)->paddr == (paddr & X86_PAGE_MASK)) {
-        /* RAM without a tag of this kind (NX pages are never fetched). */
-        *host = e->host + (vaddr & ~X86_PAGE_MASK);
+    if (*tag_of(e, access) == page ||
+        (access != MMU_WRITE && x->host &&
+         x->paddr == (paddr & X86_PAGE_MASK))) {
+        /*
+         * Tagged for this kind, or RAM without a tag of this kind (NX
+         * pages are never fetched).
+         */
+        *host = x->host + (vaddr & ~X86_PAGE_MASK);
     }
     return paddr;
 }

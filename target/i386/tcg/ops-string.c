@@ -60,7 +60,7 @@ static uint8_t *tlb_host(CPUX86State *env, uint64_t a, uint64_t n,
         (a & ~X86_PAGE_MASK) + n > X86_PAGE_SIZE) {
         return NULL;
     }
-    return e->host + (a & ~X86_PAGE_MASK);
+    return (uint8_t *)(uintptr_t)(a + e->addend);
 }
 
 /* Elements of size sz from offset off before the page or wrap ends. */

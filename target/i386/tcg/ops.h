@@ -343,7 +343,7 @@ static X86_INLINE bool mem_fast(CPUX86State *env, int ot, uint64_t a,
         ((need & MEM_W) && e->tag_write != page)) {
         return false;
     }
-    *p = e->host + (a & ~X86_PAGE_MASK);
+    *p = (uint8_t *)(uintptr_t)(a + e->addend);
     return true;
 }
 
