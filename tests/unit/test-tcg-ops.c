@@ -874,6 +874,82 @@ static void test_loop_ends(void)
     g_assert_cmphex(f & (CC_Z | CC_C | CC_S | CC_O), ==, CC_C | CC_S);
 }
 
+/*
+ * Register-only instructions leave env->rip alone when the next one does
+ * not read it (decode-rip.c); whatever reads it must still see its own:
+ * a fault after a run of them, a call (its return address), the end of a
+ * block that stops at its size limit, and a load that faults right after
+ * a load that did not.
+ */
+static const uint8_t code_rip_fault[] = {
+    0x48, 0xc7, 0xc1, 0x00, 0x00, 0x00, 0x60,   /* mov $0x60000000, %rcx */
+    0xb8, 0x01, 0x00, 0x00, 0x00,               /* mov $1, %eax */
+    0x01, 0xc3,                                 /* add %eax, %ebx */
+    0x48, 0x8d, 0x53, 0x08,                     /* lea 8(%rbx), %rdx */
+    0x48, 0xc1, 0xe2, 0x02,                     /* shl $2, %rdx */
+    0x48, 0x8b, 0x11,                           /* 22: mov (%rcx), %rdx */
+    0xf4,                                       /* hlt */
+};
+
+static const uint8_t code_rip_call[] = {
+    0xb8, 0x05, 0x00, 0x00, 0x00,               /* mov $5, %eax */
+    0x83, 0xc0, 0x03,                           /* add $3, %eax */
+    0xe8, 0x01, 0x00, 0x00, 0x00,               /* call 1f */
+    0xf4,                                       /* 13: hlt */
+    0x5b,                                       /* 1: pop %rbx */
+    0x53,                                       /* push %rbx */
+    0xc3,                                       /* ret */
+};
+
+/* The push fills the TLB, so that the first load takes its fast path. */
+static const uint8_t code_rip_loads[] = {
+    0x50,                                       /* push %rax */
+    0x48, 0x89, 0xe6,                           /* mov %rsp, %rsi */
+    0x48, 0xc7, 0xc1, 0x00, 0x00, 0x00, 0x60,   /* mov $0x60000000, %rcx */
+    0x48, 0x8b, 0x46, 0x00,                     /* mov 0(%rsi), %rax */
+    0x48, 0x8b, 0x11,                           /* 15: mov (%rcx), %rdx */
+    0xf4,                                       /* hlt */
+};
+
+static void test_rip_fault(void)
+{
+    TcgHarness *h = run_code(TH_LONG, code_rip_fault, sizeof(code_rip_fault));
+
+    assert_fault(h, EXCP0E_PAGE, TH_CODE + 22, true, 0);
+}
+
+static void test_rip_call(void)
+{
+    TcgHarness *h = run_code(TH_LONG, code_rip_call, sizeof(code_rip_call));
+
+    g_assert_cmphex(h->env->rip, ==, TH_CODE + 14);
+    g_assert_cmphex(h->env->regs[R_EBX], ==, TH_CODE + 13);
+    g_assert_cmphex(h->env->regs[R_EAX], ==, 8);
+}
+
+/* add $1, %eax (N_ADD times): the first block ends at its limit. */
+static void test_rip_block_end(void)
+{
+    enum { N_ADD = 70 };    /* more than a block holds (TB_MAX_INSNS) */
+    uint8_t adds[N_ADD * 3 + 1];
+    TcgHarness *h;
+
+    for (int i = 0; i < N_ADD; i++) {
+        memcpy(adds + 3 * i, (const uint8_t[]){ 0x83, 0xc0, 0x01 }, 3);
+    }
+    adds[N_ADD * 3] = 0xf4;
+    h = run_code(TH_LONG, adds, sizeof(adds));
+    g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(adds));
+    g_assert_cmphex((uint32_t)h->env->regs[R_EAX], ==, N_ADD);
+}
+
+static void test_rip_loads(void)
+{
+    TcgHarness *h = run_code(TH_LONG, code_rip_loads, sizeof(code_rip_loads));
+
+    assert_fault(h, EXCP0E_PAGE, TH_CODE + 15, true, 0);
+}
+
 /* A cache too small for the program flushes and carries on. */
 static void test_cache_flush(void)
 {
@@ -1009,6 +1085,10 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/dead-flags", test_dead_flags);
     g_test_add_func("/tcg/ops/far-branch-remap", test_far_branch_remap);
     g_test_add_func("/tcg/ops/loop-ends", test_loop_ends);
+    g_test_add_func("/tcg/ops/rip-stores/fault", test_rip_fault);
+    g_test_add_func("/tcg/ops/rip-stores/call", test_rip_call);
+    g_test_add_func("/tcg/ops/rip-stores/block-end", test_rip_block_end);
+    g_test_add_func("/tcg/ops/rip-stores/loads", test_rip_loads);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

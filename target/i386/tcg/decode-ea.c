@@ -6,48 +6,23 @@
  * alone, which rip-relative operands become). The general handler tests
  * Insn.eaf bit by bit; these add what the form has and nothing else.
  *
- * The handlers make themselves known from constructors, into a table
- * keyed by the general handler's address.
+ * The handlers make themselves known from constructors, into the table
+ * of decode-fninfo.c, under the general handler's address.
  */
 #include <glib.h>
 
 #include "target/i386/tcg/decode.h"
 
-#define FORMS_BITS  11
-#define FORMS_SIZE  (1u << FORMS_BITS)
-
-static const X86EaForms *forms_tab[FORMS_SIZE];
-
-static unsigned forms_hash(InsnFn fn)
-{
-    uintptr_t p = (uintptr_t)fn;
-
-    return (p ^ (p >> 4) ^ (p >> FORMS_BITS)) & (FORMS_SIZE - 1);
-}
-
 void x86_ea_forms_add(const X86EaForms *f)
 {
-    unsigned h = forms_hash(f->any), n = 0;
-
-    while (forms_tab[h]) {
-        /* A full table is a build error: make FORMS_BITS larger. */
-        g_assert(++n < FORMS_SIZE / 2);
-        h = (h + 1) & (FORMS_SIZE - 1);
-    }
-    forms_tab[h] = f;
+    x86_fn_info_add(f->any)->forms = f;
 }
 
 static const X86EaForms *forms_find(InsnFn fn)
 {
-    unsigned h = forms_hash(fn);
+    const X86FnInfo *i = x86_fn_info(fn);
 
-    while (forms_tab[h]) {
-        if (forms_tab[h]->any == fn) {
-            return forms_tab[h];
-        }
-        h = (h + 1) & (FORMS_SIZE - 1);
-    }
-    return NULL;
+    return i ? i->forms : NULL;
 }
 
 void x86_ea_forms(DecodedBlock *db)

@@ -16,60 +16,27 @@
  * and loop ends on registers). A writer found where the flags are dead
  * takes its flag-less handler; before any writer they are dead.
  *
- * The handlers are recognised by address through a table made once.
+ * The handlers are recognised by address (decode-fninfo.c), the table
+ * filled from a constructor.
  */
 #include <glib.h>
 
 #include "target/i386/tcg/decode.h"
 
-enum { FL_NEUTRAL = 1, FL_WRITE, FL_SHIFT };
-
-typedef struct FlagsEntry {
-    InsnFn fn;
-    InsnFn nf;          /* the handler without the flags, or NULL */
-    uint8_t cls;        /* FL_* */
-    uint8_t ot;         /* FL_SHIFT: the operand size */
-} FlagsEntry;
-
-#define FLAGS_BITS  10
-#define FLAGS_SIZE  (1u << FLAGS_BITS)
-
-static FlagsEntry flags_tab[FLAGS_SIZE];
-
-static unsigned flags_hash(InsnFn fn)
-{
-    uintptr_t p = (uintptr_t)fn;
-
-    return (p ^ (p >> 4) ^ (p >> FLAGS_BITS)) & (FLAGS_SIZE - 1);
-}
-
 static void flags_add(InsnFn fn, int cls, InsnFn nf, int ot)
 {
-    unsigned h = flags_hash(fn);
+    X86FnInfo *i;
 
     if (!fn) {
         return;
     }
-    while (flags_tab[h].fn && flags_tab[h].fn != fn) {
-        h = (h + 1) & (FLAGS_SIZE - 1);
-    }
-    flags_tab[h] = (FlagsEntry) { fn, nf, cls, ot };
+    i = x86_fn_info_add(fn);
+    i->flags = cls;
+    i->flags_nf = nf;
+    i->flags_ot = ot;
 }
 
-static const FlagsEntry *flags_find(InsnFn fn)
-{
-    unsigned h = flags_hash(fn);
-
-    while (flags_tab[h].fn) {
-        if (flags_tab[h].fn == fn) {
-            return &flags_tab[h];
-        }
-        h = (h + 1) & (FLAGS_SIZE - 1);
-    }
-    return NULL;
-}
-
-static void flags_init(void)
+static void __attribute__((constructor)) flags_init(void)
 {
     static const int reg_forms[2] = { F_RR, F_RI };
 
@@ -123,30 +90,25 @@ static void flags_init(void)
 /* The class of in for the pass: 0 for anything not harmless. */
 static int flags_class(const Insn *in, InsnFn *nf)
 {
-    const FlagsEntry *e = flags_find(in->fn);
+    const X86FnInfo *e = x86_fn_info(in->fn);
 
     if (!e) {
         return 0;
     }
-    *nf = e->nf;
-    if (e->cls == FL_SHIFT) {
+    *nf = e->flags_nf;
+    if (e->flags == FL_SHIFT) {
         /* By CL, or a masked count of 0: the flags may stay as they were. */
-        unsigned mask = e->ot == OT_Q ? 63 : 31;
+        unsigned mask = e->flags_ot == OT_Q ? 63 : 31;
 
         return !in->aux && (in->imm & mask) ? FL_WRITE : 0;
     }
-    return e->cls;
+    return e->flags;
 }
 
 void x86_dead_flags(DecodedBlock *db)
 {
-    static gsize once;
     bool live = true;
 
-    if (g_once_init_enter(&once)) {
-        flags_init();
-        g_once_init_leave(&once, 1);
-    }
     for (unsigned i = db->n; i-- > 0;) {
         Insn *in = &db->insns[i];
         InsnFn nf = NULL;

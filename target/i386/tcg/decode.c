@@ -1323,6 +1323,7 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
     db->insns[n].eaf = EA_CHAIN;
     db->insns[n].base = n;
     db->npages = d->npages;
+    x86_rip_stores(db);
 
     /*
      * The bytes the block came from, for invalidation: one range in the

@@ -99,6 +99,30 @@ enum { DEC_ABORT_TOO_LONG = 1, DEC_ABORT_CROSS };
 void x86_dead_flags(DecodedBlock *db);
 /* The address form's version of memory handlers (decode-ea.c). */
 void x86_ea_forms(DecodedBlock *db);
+/*
+ * Register-only handlers that need not store rip (decode-rip.c); after
+ * the other passes and with the block's end in place.
+ */
+void x86_rip_stores(DecodedBlock *db);
+
+/* Flag classes of decode-flags.c (0: reads or may keep the flags). */
+enum { FL_NEUTRAL = 1, FL_WRITE, FL_SHIFT };
+
+/* What the passes know of a handler (decode-fninfo.c). */
+typedef struct X86FnInfo {
+    InsnFn fn;
+    const X86EaForms *forms;    /* versions per address form, or NULL */
+    InsnFn no_rip;              /* the version without the rip store */
+    bool rip_free;              /* does not read env->rip on entry */
+    uint8_t flags;              /* FL_*: what it does to the flags */
+    uint8_t flags_ot;           /* FL_SHIFT: the operand size */
+    InsnFn flags_nf;            /* the version without the flags */
+} X86FnInfo;
+
+/* fn's entry, made if new (from constructors only). */
+X86FnInfo *x86_fn_info_add(InsnFn fn);
+/* fn's entry, or NULL. */
+const X86FnInfo *x86_fn_info(InsnFn fn);
 
 uint8_t dec_u8(Dec *d);
 uint16_t dec_u16(Dec *d);

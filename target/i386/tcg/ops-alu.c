@@ -62,43 +62,39 @@ static inline uint64_t alu(CPUX86State *env, int op, int ot, uint64_t a,
  * Immediates come truncated to the operand size from the decoder.
  */
 #define DEF_ALU(op, ot)                                                   \
-static uintptr_t alu_rr_##op##_##ot(CPUX86State *env, const Insn *in)          \
-{                                                                         \
+X86_DEF_REG(alu_rr_##op##_##ot,                                           \
     uint64_t r = alu(env, op, ot, reg_read(env, ot, in->rm),              \
                      reg_read(env, ot, in->reg));                         \
     if (op != ALU_CMP) {                                                  \
         reg_write(env, ot, in->rm, r);                                    \
     }                                                                     \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(alu_rm_##op##_##ot, ot, MEM_R,                             \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(alu_rm_##op##_##ot, ot, MEM_R,                          \
     uint64_t r = alu(env, op, ot, reg_read(env, ot, in->reg), MEM_LD(ot));\
     if (op != ALU_CMP) {                                                  \
         reg_write(env, ot, in->reg, r);                                   \
     }                                                                     \
-    return x86_next(env, in);)                                            \
-X86_DEF_MEM_EA(alu_mr_##op##_##ot, ot,                                    \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(alu_mr_##op##_##ot, ot,                                 \
                op != ALU_CMP ? MEM_RW : MEM_R,                            \
     uint64_t r = alu(env, op, ot, MEM_LD(ot), reg_read(env, ot, in->reg));\
     if (op != ALU_CMP) {                                                  \
         MEM_ST(ot, r);                                                    \
     }                                                                     \
-    return x86_next(env, in);)                                            \
-static uintptr_t alu_ri_##op##_##ot(CPUX86State *env, const Insn *in)          \
-{                                                                         \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_REG(alu_ri_##op##_##ot,                                           \
     uint64_t r = alu(env, op, ot, reg_read(env, ot, in->rm), in->imm);    \
     if (op != ALU_CMP) {                                                  \
         reg_write(env, ot, in->rm, r);                                    \
     }                                                                     \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(alu_mi_##op##_##ot, ot,                                    \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(alu_mi_##op##_##ot, ot,                                 \
                op != ALU_CMP ? MEM_RW : MEM_R,                            \
     uint64_t r = alu(env, op, ot, MEM_LD(ot), in->imm);                   \
     if (op != ALU_CMP) {                                                  \
         MEM_ST(ot, r);                                                    \
     }                                                                     \
-    return x86_next(env, in);)
+    return X86_NEXT_REG;)
 
 #define DEF_ALU_OP(op) DEF_ALU(op, 0) DEF_ALU(op, 1) DEF_ALU(op, 2) \
                        DEF_ALU(op, 3)
@@ -148,18 +144,14 @@ static inline uint64_t alu_nf(int op, uint64_t a, uint64_t b)
 }
 
 #define DEF_ALU_NF(op, ot)                                                \
-static uintptr_t alu_nf_rr_##op##_##ot(CPUX86State *env, const Insn *in)  \
-{                                                                         \
+X86_DEF_REG(alu_nf_rr_##op##_##ot,                                        \
     reg_write(env, ot, in->rm, alu_nf(op, reg_read(env, ot, in->rm),      \
                                       reg_read(env, ot, in->reg)));       \
-    return x86_next(env, in);                                             \
-}                                                                         \
-static uintptr_t alu_nf_ri_##op##_##ot(CPUX86State *env, const Insn *in)  \
-{                                                                         \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_REG(alu_nf_ri_##op##_##ot,                                        \
     reg_write(env, ot, in->rm, alu_nf(op, reg_read(env, ot, in->rm),      \
                                       in->imm));                          \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 X86_EACH_OT(DEF_ALU_NF, 0)
 X86_EACH_OT(DEF_ALU_NF, 1)
 X86_EACH_OT(DEF_ALU_NF, 4)
@@ -178,23 +170,19 @@ const InsnFn x86_alu_nf_fn[2][8][4] = { NF_FORM(alu_nf_rr),
 
 /* test: and without the write-back. */
 #define DEF_TEST(ot)                                                      \
-static uintptr_t test_rr_##ot(CPUX86State *env, const Insn *in)                 \
-{                                                                         \
+X86_DEF_REG(test_rr_##ot,                                                 \
     cc_set(env, CC_K_LOGIC, ot,                                           \
            reg_read(env, ot, in->rm) & reg_read(env, ot, in->reg), 0);    \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(test_mr_##ot, ot, MEM_R,                                   \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(test_mr_##ot, ot, MEM_R,                                \
     cc_set(env, CC_K_LOGIC, ot, MEM_LD(ot) & reg_read(env, ot, in->reg), 0);\
-    return x86_next(env, in);)                                            \
-static uintptr_t test_ri_##ot(CPUX86State *env, const Insn *in)                 \
-{                                                                         \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_REG(test_ri_##ot,                                                 \
     cc_set(env, CC_K_LOGIC, ot, reg_read(env, ot, in->rm) & in->imm, 0);  \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(test_mi_##ot, ot, MEM_R,                                   \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(test_mi_##ot, ot, MEM_R,                                \
     cc_set(env, CC_K_LOGIC, ot, MEM_LD(ot) & in->imm, 0);                 \
-    return x86_next(env, in);)
+    return X86_NEXT_REG;)
 DEF_TEST(0)
 DEF_TEST(1)
 DEF_TEST(2)
@@ -237,12 +225,10 @@ static inline uint64_t unary(CPUX86State *env, int op, int ot, uint64_t a)
 }
 
 #define DEF_UNARY(op, ot)                                                 \
-static uintptr_t un_r_##op##_##ot(CPUX86State *env, const Insn *in)             \
-{                                                                         \
+X86_DEF_REG(un_r_##op##_##ot,                                             \
     reg_write(env, ot, in->rm, unary(env, op, ot,                         \
                                      reg_read(env, ot, in->rm)));         \
-    return x86_next(env, in);                                             \
-}                                                                         \
+    return X86_NEXT_REG;)                                                 \
 static uintptr_t un_m_##op##_##ot(CPUX86State *env, const Insn *in)             \
 {                                                                         \
     uint64_t a = x86_ea(env, in);                                         \

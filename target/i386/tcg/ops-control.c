@@ -144,6 +144,17 @@ static uintptr_t jmp_in(CPUX86State *env, const Insn *in)
     return in[1].fn(env, in + 1);
 }
 
+/* Where the target does not read env->rip (decode-rip.c): nothing. */
+static uintptr_t jmp_in_nr(CPUX86State *env, const Insn *in)
+{
+    return in[1].fn(env, in + 1);
+}
+
+static void __attribute__((constructor)) jmp_in_rip(void)
+{
+    x86_rip_free_add(jmp_in, jmp_in_nr);
+}
+
 static uintptr_t call_in_64(CPUX86State *env, const Insn *in)
 {
     uint64_t sp = env->regs[R_ESP] - 8;

@@ -14,25 +14,21 @@
  * forms have fast paths (X86_DEF_MEM, ops.h).
  */
 #define DEF_MOV(ot)                                                       \
-static uintptr_t mov_rr_##ot(CPUX86State *env, const Insn *in)                  \
-{                                                                         \
+X86_DEF_REG(mov_rr_##ot,                                                  \
     reg_write(env, ot, in->rm, reg_read(env, ot, in->reg));               \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(mov_rm_##ot, ot, MEM_R,                                    \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(mov_rm_##ot, ot, MEM_R,                                 \
     reg_write(env, ot, in->reg, MEM_LD(ot));                              \
-    return x86_next(env, in);)                                            \
-X86_DEF_MEM_EA(mov_mr_##ot, ot, MEM_W,                                    \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(mov_mr_##ot, ot, MEM_W,                                 \
     MEM_ST(ot, reg_read(env, ot, in->reg));                               \
-    return x86_next(env, in);)                                            \
-static uintptr_t mov_ri_##ot(CPUX86State *env, const Insn *in)                  \
-{                                                                         \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_REG(mov_ri_##ot,                                                  \
     reg_write(env, ot, in->rm, in->imm);                                  \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(mov_mi_##ot, ot, MEM_W,                                    \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(mov_mi_##ot, ot, MEM_W,                                 \
     MEM_ST(ot, in->imm);                                                  \
-    return x86_next(env, in);)
+    return X86_NEXT_REG;)
 DEF_MOV(0)
 DEF_MOV(1)
 DEF_MOV(2)
@@ -52,17 +48,14 @@ const InsnFn x86_mov_fn[F_NUM][4] = {
  * rm the source register (a byte offset for 8-bit sources).
  */
 #define DEF_MOVX(sign, sot, dot)                                          \
-static uintptr_t movx_r_##sign##_##sot##_##dot(CPUX86State *env,               \
-                                          const Insn *in)                 \
-{                                                                         \
+X86_DEF_REG(movx_r_##sign##_##sot##_##dot,                                \
     uint64_t v = reg_read(env, sot, in->rm);                              \
     reg_write(env, dot, in->reg, sign ? (uint64_t)ot_sext(sot, v) : v);   \
-    return x86_next(env, in);                                             \
-}                                                                         \
-X86_DEF_MEM_EA(movx_m_##sign##_##sot##_##dot, sot, MEM_R,                 \
+    return X86_NEXT_REG;)                                                 \
+X86_DEF_MEM_EA_NR(movx_m_##sign##_##sot##_##dot, sot, MEM_R,              \
     uint64_t v = MEM_LD(sot);                                             \
     reg_write(env, dot, in->reg, sign ? (uint64_t)ot_sext(sot, v) : v);   \
-    return x86_next(env, in);)
+    return X86_NEXT_REG;)
 #define DEF_MOVX_S(sign, sot) DEF_MOVX(sign, sot, 1) DEF_MOVX(sign, sot, 2) \
                               DEF_MOVX(sign, sot, 3)
 DEF_MOVX_S(0, 0)
@@ -94,11 +87,9 @@ const InsnFn x86_movx_fn[2][2][3][4] = {
  * per common address form as the memory handlers have (decode-ea.c).
  */
 #define DEF_LEA_(name, ot, ea)                                            \
-static uintptr_t name(CPUX86State *env, const Insn *in)                   \
-{                                                                         \
+X86_DEF_REG(name,                                                         \
     reg_write(env, ot, in->reg, ea);                                      \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 #define DEF_LEA(ot)                                                       \
     DEF_LEA_(lea_##ot, ot, x86_ea(env, in))                               \
     DEF_LEA_(lea_##ot##_b, ot, X86_EA_B_)                                 \
@@ -113,13 +104,11 @@ const InsnFn x86_lea_fn[4] = { NULL, lea_1, lea_2, lea_3 };
 
 /* xchg: register with register (rm, reg) or with memory. */
 #define DEF_XCHG(ot)                                                      \
-static uintptr_t xchg_rr_##ot(CPUX86State *env, const Insn *in)                 \
-{                                                                         \
+X86_DEF_REG(xchg_rr_##ot,                                                 \
     uint64_t a = reg_read(env, ot, in->rm), b = reg_read(env, ot, in->reg);\
     reg_write(env, ot, in->rm, b);                                        \
     reg_write(env, ot, in->reg, a);                                       \
-    return x86_next(env, in);                                             \
-}                                                                         \
+    return X86_NEXT_REG;)                                                 \
 static uintptr_t xchg_mr_##ot(CPUX86State *env, const Insn *in)                 \
 {                                                                         \
     uint64_t ea = x86_ea(env, in);                                        \
@@ -143,13 +132,11 @@ const InsnFn x86_xchg_fn[2][4] = { ROW4(xchg_rr), ROW4(xchg_mr) };
  * decompressor of a bzImage runs a cmov every few instructions).
  */
 #define DEF_CMOV_R(c, ot)                                                 \
-static uintptr_t cmov_r_##c##_##ot(CPUX86State *env, const Insn *in)     \
-{                                                                         \
+X86_DEF_REG(cmov_r_##c##_##ot,                                            \
     uint64_t v = x86_cond(env, c) ? reg_read(env, ot, in->rm)             \
                                   : reg_read(env, ot, in->reg);           \
     reg_write(env, ot, in->reg, v);                                       \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 #define DEF_CMOV_M(ot)                                                    \
 static uintptr_t cmov_m_##ot(CPUX86State *env, const Insn *in)           \
 {                                                                         \
@@ -159,11 +146,9 @@ static uintptr_t cmov_m_##ot(CPUX86State *env, const Insn *in)           \
     return x86_next(env, in);                                             \
 }
 #define DEF_SETCC_R(c)                                                    \
-static uintptr_t setcc_r_##c(CPUX86State *env, const Insn *in)           \
-{                                                                         \
+X86_DEF_REG(setcc_r_##c,                                                  \
     ((uint8_t *)env->regs)[in->rm] = x86_cond(env, c);                    \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 #define DEF_COND(c) DEF_CMOV_R(c, 1) DEF_CMOV_R(c, 2) DEF_CMOV_R(c, 3)     \
                     DEF_SETCC_R(c)
 DEF_COND(0)

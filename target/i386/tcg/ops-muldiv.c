@@ -121,13 +121,11 @@ static inline uint64_t imul2(CPUX86State *env, int ot, uint64_t a,
 
 /* Forms: register source, memory source; imm (aux set) or Gv. */
 #define DEF_IMUL(ot)                                                      \
-static uintptr_t imul_r_##ot(CPUX86State *env, const Insn *in)                  \
-{                                                                         \
+X86_DEF_REG(imul_r_##ot,                                                  \
     uint64_t b = in->aux ? in->imm : reg_read(env, ot, in->reg);          \
     reg_write(env, ot, in->reg,                                           \
               imul2(env, ot, reg_read(env, ot, in->rm), b));              \
-    return x86_next(env, in);                                             \
-}                                                                         \
+    return X86_NEXT_REG;)                                                 \
 static uintptr_t imul_m_##ot(CPUX86State *env, const Insn *in)                  \
 {                                                                         \
     uint64_t a = mem_read(env, ot, x86_ea(env, in));                      \
@@ -140,14 +138,12 @@ static uintptr_t imul_m_##ot(CPUX86State *env, const Insn *in)                  
  * product alone. The XZ decoder of a bzImage multiplies for every bit.
  */
 #define DEF_IMUL_NF(ot)                                                   \
-static uintptr_t imul_nf_r_##ot(CPUX86State *env, const Insn *in)        \
-{                                                                         \
+X86_DEF_REG(imul_nf_r_##ot,                                               \
     uint64_t b = in->aux ? in->imm : reg_read(env, ot, in->reg);          \
     reg_write(env, ot, in->reg,                                           \
               (uint64_t)ot_sext(ot, reg_read(env, ot, in->rm)) *          \
               (uint64_t)ot_sext(ot, b));                                  \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 DEF_IMUL(1)
 DEF_IMUL(2)
 DEF_IMUL(3)

@@ -91,16 +91,14 @@ static inline uint64_t shift(CPUX86State *env, int op, int ot, uint64_t v,
      ((ot) == OT_Q ? 63 : 31))
 
 #define DEF_SHIFT(op, ot)                                                 \
-static uintptr_t sh_r_##op##_##ot(CPUX86State *env, const Insn *in)             \
-{                                                                         \
+X86_DEF_REG(sh_r_##op##_##ot,                                             \
     unsigned c = SHIFT_COUNT(env, in, ot);                                \
     uint64_t v = reg_read(env, ot, in->rm);                               \
     if (c) {                                                              \
         v = shift(env, op, ot, v, c);                                     \
     }                                                                     \
     reg_write(env, ot, in->rm, v);                                        \
-    return x86_next(env, in);                                             \
-}                                                                         \
+    return X86_NEXT_REG;)                                                 \
 static uintptr_t sh_m_##op##_##ot(CPUX86State *env, const Insn *in)             \
 {                                                                         \
     unsigned c = SHIFT_COUNT(env, in, ot);                                \
@@ -136,8 +134,7 @@ const InsnFn x86_shift_fn[2][8][4] = { SH_FORM(sh_r), SH_FORM(sh_m) };
  * some.
  */
 #define DEF_SHIFT_NF(op, ot)                                              \
-static uintptr_t sh_nf_##op##_##ot(CPUX86State *env, const Insn *in)      \
-{                                                                         \
+X86_DEF_REG(sh_nf_##op##_##ot,                                            \
     unsigned c = (unsigned)in->imm & ((ot) == OT_Q ? 63 : 31);            \
     uint64_t v = reg_read(env, ot, in->rm);                               \
     if (op == SH_SHR) {                                                   \
@@ -148,8 +145,7 @@ static uintptr_t sh_nf_##op##_##ot(CPUX86State *env, const Insn *in)      \
         v <<= c;                                                          \
     }                                                                     \
     reg_write(env, ot, in->rm, v);                                        \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 X86_EACH_OT(DEF_SHIFT_NF, 4)
 X86_EACH_OT(DEF_SHIFT_NF, 5)
 X86_EACH_OT(DEF_SHIFT_NF, 6)

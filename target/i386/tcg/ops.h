@@ -395,19 +395,25 @@ static X86_INLINE void host_write(int ot, uint8_t *p, uint64_t v)
 #define MEM_LD(ot)      (fast_ ? host_read(ot, p_) : mem_read(env, ot, a_))
 #define MEM_ST(ot, v)                                                     \
     (fast_ ? host_write(ot, p_, v) : mem_write(env, ot, a_, v))
+/*
+ * A body may end in return X86_NEXT_REG (see X86_DEF_REG): the full
+ * version always stores rip, a fast one may be made not to (skip).
+ */
 #define X86_DEF_MEM_FULL_(name, addr, ...)                                \
 static __attribute__((noinline)) uintptr_t name(CPUX86State *env,        \
                                                 const Insn *in)          \
 {                                                                         \
     const bool fast_ = false;                                             \
+    const bool skip_rip_ __attribute__((unused)) = false;                 \
     uint64_t a_ = (addr);                                                 \
     uint8_t *p_ = NULL;                                                   \
     __VA_ARGS__                                                           \
 }
-#define X86_DEF_MEM_FAST_(name, full, ot, need, addr, ...)                \
+#define X86_DEF_MEM_FAST_(name, full, ot, need, addr, skip, ...)          \
 static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 {                                                                         \
     const bool fast_ = true;                                              \
+    const bool skip_rip_ __attribute__((unused)) = skip;                  \
     uint64_t a_ = (addr);                                                 \
     uint8_t *p_;                                                          \
     if (!mem_fast(env, ot, a_, need, &p_)) {                              \
@@ -417,7 +423,8 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 }
 #define X86_DEF_MEM(name, ot, need, addr, ...)                            \
     X86_DEF_MEM_FULL_(name##_full, addr, __VA_ARGS__)                     \
-    X86_DEF_MEM_FAST_(name, name##_full, ot, need, addr, __VA_ARGS__)
+    X86_DEF_MEM_FAST_(name, name##_full, ot, need, addr, false,           \
+                      __VA_ARGS__)
 
 /*
  * Handlers of the modrm memory operand (address x86_ea()) also get a
@@ -440,15 +447,32 @@ void x86_ea_forms_add(const X86EaForms *f);
 #define X86_EA_BI_  ((uint64_t)in->disp + env->regs[in->base] +           \
                      (env->regs[in->index] << in->scale))
 #define X86_EA_D_   ((uint64_t)in->disp)
+#define X86_DEF_MEM_FORMS_(name, sfx, ot, need, skip, ...)                \
+    X86_DEF_MEM_FAST_(name##_b##sfx, name##_full, ot, need, X86_EA_B_,    \
+                      skip, __VA_ARGS__)                                  \
+    X86_DEF_MEM_FAST_(name##_bi##sfx, name##_full, ot, need, X86_EA_BI_,  \
+                      skip, __VA_ARGS__)                                  \
+    X86_DEF_MEM_FAST_(name##_d##sfx, name##_full, ot, need, X86_EA_D_,    \
+                      skip, __VA_ARGS__)
 #define X86_DEF_MEM_EA(name, ot, need, ...)                               \
     X86_DEF_MEM(name, ot, need, x86_ea(env, in), __VA_ARGS__)             \
-    X86_DEF_MEM_FAST_(name##_b, name##_full, ot, need, X86_EA_B_,         \
-                      __VA_ARGS__)                                        \
-    X86_DEF_MEM_FAST_(name##_bi, name##_full, ot, need, X86_EA_BI_,       \
-                      __VA_ARGS__)                                        \
-    X86_DEF_MEM_FAST_(name##_d, name##_full, ot, need, X86_EA_D_,         \
-                      __VA_ARGS__)                                        \
+    X86_DEF_MEM_FORMS_(name, , ot, need, false, __VA_ARGS__)              \
     X86_EA_FORMS_ADD(name)
+/*
+ * The same for a body that ends in return X86_NEXT_REG: each form's
+ * version also gets one without the rip store after a fast access
+ * (name_b_nr ...), for decode-rip.c. Faults are the full version's, which
+ * keeps the store: such a handler still reads env->rip on entry.
+ */
+#define X86_DEF_MEM_EA_NR(name, ot, need, ...)                            \
+    X86_DEF_MEM_EA(name, ot, need, __VA_ARGS__)                           \
+    X86_DEF_MEM_FORMS_(name, _nr, ot, need, true, __VA_ARGS__)            \
+static void __attribute__((constructor)) name##_rip(void)                \
+{                                                                         \
+    x86_rip_twin_add(name##_b, name##_b_nr);                              \
+    x86_rip_twin_add(name##_bi, name##_bi_nr);                            \
+    x86_rip_twin_add(name##_d, name##_d_nr);                              \
+}
 
 /* Make name's versions name_b, name_bi and name_d known to the pass. */
 #define X86_EA_FORMS_ADD(name)                                            \
@@ -601,6 +625,49 @@ static inline uintptr_t x86_next_or_stop(CPUX86State *env, const Insn *in,
         return X86_EXIT(in, X86_STOP);
     }
     return in[1].fn(env, in + 1);
+}
+
+/*
+ * Register-only handlers: no fault, no helper that may raise one, and
+ * env->rip not read. X86_DEF_REG defines such a handler twice from one
+ * body, which ends with return X86_NEXT_REG: name stores rip after
+ * itself as x86_next() does, name_nr does not. The decoder's last pass
+ * (decode-rip.c) uses name_nr when the next instruction does not read
+ * env->rip on entry either, so that a run of them stores rip only at
+ * its end (faults and helpers still see the rip of their instruction).
+ */
+static X86_INLINE uintptr_t x86_next_reg(CPUX86State *env, const Insn *in,
+                                         bool skip_rip)
+{
+    if (!skip_rip) {
+        env->rip = in->next_rip;
+    }
+    return in[1].fn(env, in + 1);
+}
+
+/* name and name_nr do not read env->rip on entry; name_nr replaces name. */
+void x86_rip_free_add(InsnFn fn, InsnFn nr);
+/* nr may replace fn, which reads env->rip on entry (memory handlers). */
+void x86_rip_twin_add(InsnFn fn, InsnFn nr);
+
+#define X86_NEXT_REG    x86_next_reg(env, in, skip_rip_)
+#define X86_DEF_REG(name, ...)                                            \
+static X86_INLINE uintptr_t name##_body_(CPUX86State *env, const Insn *in,\
+                                         const bool skip_rip_)            \
+{                                                                         \
+    __VA_ARGS__                                                           \
+}                                                                         \
+static uintptr_t name(CPUX86State *env, const Insn *in)                   \
+{                                                                         \
+    return name##_body_(env, in, false);                                  \
+}                                                                         \
+static uintptr_t name##_nr(CPUX86State *env, const Insn *in)              \
+{                                                                         \
+    return name##_body_(env, in, true);                                   \
+}                                                                         \
+static void __attribute__((constructor)) name##_rip(void)                \
+{                                                                         \
+    x86_rip_free_add(name, name##_nr);                                    \
 }
 
 /*
