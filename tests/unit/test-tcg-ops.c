@@ -911,6 +911,29 @@ static const uint8_t code_rip_loads[] = {
     0xf4,                                       /* hlt */
 };
 
+/*
+ * A compare-and-branch pair and a loop end not taken, then a fault: the
+ * instruction after them is two and three Insns on.
+ */
+static const uint8_t code_rip_pair[] = {
+    0x48, 0xc7, 0xc1, 0x00, 0x00, 0x00, 0x60,   /* mov $0x60000000, %rcx */
+    0x31, 0xc0,                                 /* xor %eax, %eax */
+    0x83, 0xf8, 0x01,                           /* cmp $1, %eax */
+    0x74, 0x03,                                 /* je 1f */
+    0x48, 0x8b, 0x11,                           /* 14: mov (%rcx), %rdx */
+    0xf4,                                       /* 1: hlt */
+};
+
+static const uint8_t code_rip_loop_end[] = {
+    0x48, 0xc7, 0xc1, 0x00, 0x00, 0x00, 0x60,   /* mov $0x60000000, %rcx */
+    0x31, 0xc0,                                 /* xor %eax, %eax */
+    0x83, 0xc0, 0x01,                           /* add $1, %eax */
+    0x83, 0xf8, 0x05,                           /* cmp $5, %eax */
+    0x74, 0x03,                                 /* je 1f */
+    0x48, 0x8b, 0x11,                           /* 17: mov (%rcx), %rdx */
+    0xf4,                                       /* 1: hlt */
+};
+
 static void test_rip_fault(void)
 {
     TcgHarness *h = run_code(TH_LONG, code_rip_fault, sizeof(code_rip_fault));
@@ -941,6 +964,16 @@ static void test_rip_block_end(void)
     h = run_code(TH_LONG, adds, sizeof(adds));
     g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(adds));
     g_assert_cmphex((uint32_t)h->env->regs[R_EAX], ==, N_ADD);
+}
+
+static void test_rip_pairs(void)
+{
+    TcgHarness *h = run_code(TH_LONG, code_rip_pair, sizeof(code_rip_pair));
+
+    assert_fault(h, EXCP0E_PAGE, TH_CODE + 14, true, 0);
+    h = run_code(TH_LONG, code_rip_loop_end, sizeof(code_rip_loop_end));
+    assert_fault(h, EXCP0E_PAGE, TH_CODE + 17, true, 0);
+    g_assert_cmphex(h->env->regs[R_EAX], ==, 1);
 }
 
 static void test_rip_loads(void)
@@ -1089,6 +1122,7 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/rip-stores/call", test_rip_call);
     g_test_add_func("/tcg/ops/rip-stores/block-end", test_rip_block_end);
     g_test_add_func("/tcg/ops/rip-stores/loads", test_rip_loads);
+    g_test_add_func("/tcg/ops/rip-stores/pairs", test_rip_pairs);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

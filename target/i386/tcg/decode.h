@@ -114,6 +114,7 @@ typedef struct X86FnInfo {
     const X86EaForms *forms;    /* versions per address form, or NULL */
     InsnFn no_rip;              /* the version without the rip store */
     bool rip_free;              /* does not read env->rip on entry */
+    uint8_t width;              /* Insns it runs, when more than one */
     uint8_t flags;              /* FL_*: what it does to the flags */
     uint8_t flags_ot;           /* FL_SHIFT: the operand size */
     InsnFn flags_nf;            /* the version without the flags */

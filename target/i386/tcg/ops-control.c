@@ -32,15 +32,14 @@ static uintptr_t jmp_rel(CPUX86State *env, const Insn *in)
     return tb_chain_jump(env, in, X86_JUMP);
 }
 
+/* Not taken, the _nr version leaves rip alone (decode-rip.c). */
 #define DEF_JCC(c)                                                        \
-static uintptr_t jcc_##c(CPUX86State *env, const Insn *in)                \
-{                                                                         \
+X86_DEF_REG(jcc_##c,                                                      \
     if (x86_cond(env, c)) {                                               \
         env->rip = in->imm;                                               \
         return tb_chain_jump(env, in, X86_JUMP);                          \
     }                                                                     \
-    return x86_next(env, in);                                             \
-}
+    return X86_NEXT_REG;)
 DEF_JCC(0)
 DEF_JCC(1)
 DEF_JCC(2)

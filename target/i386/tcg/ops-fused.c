@@ -77,10 +77,13 @@ static inline bool fused_cond(int op, int ot, int cc, uint64_t a,
     }
 }
 
-/* The pair for operation op on a (destination) and b, condition cc. */
+/*
+ * The pair for operation op on a (destination) and b, condition cc; not
+ * taken, it leaves rip alone if skip_rip (decode-rip.c).
+ */
 static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
-                              int ot, int form, int cc, uint64_t a,
-                              uint64_t b)
+                                  int ot, int form, int cc, uint64_t a,
+                                  uint64_t b, bool skip_rip)
 {
     const Insn *j = in + 1;
     uint64_t m = ot_mask(ot), r;
@@ -109,7 +112,9 @@ static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
         env->rip = j->imm;
         return tb_chain_jump(env, j, X86_JUMP);
     }
-    env->rip = j->next_rip;
+    if (!skip_rip) {
+        env->rip = j->next_rip;
+    }
     return in[2].fn(env, in + 2);
 }
 
@@ -130,21 +135,29 @@ static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
 #define FZ_FORM_mr F_MR
 #define FZ_FORM_mi F_MI
 
-/* Register forms. */
-#define DEF_FZ_R(form, op, ot, cc)                                        \
-static uintptr_t fz_##form##_##op##_##ot##_##cc(CPUX86State *env,        \
-                                                const Insn *in)          \
+/* Register forms, each with its version without the rip store. */
+#define DEF_FZ_R_(name, form, op, ot, cc, skip)                           \
+static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 {                                                                         \
     uint64_t a = FZ_A_##form(ot);                                         \
     uint64_t b = FZ_B_##form(ot);                                         \
-    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);              \
+    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b, skip);        \
+}
+#define DEF_FZ_R(form, op, ot, cc)                                        \
+    DEF_FZ_R_(fz_##form##_##op##_##ot##_##cc, form, op, ot, cc, false)    \
+    DEF_FZ_R_(fz_##form##_##op##_##ot##_##cc##_nr, form, op, ot, cc, true)\
+static void __attribute__((constructor))                                  \
+fz_##form##_##op##_##ot##_##cc##_rip(void)                                \
+{                                                                         \
+    x86_rip_free_add_n(fz_##form##_##op##_##ot##_##cc,                    \
+                       fz_##form##_##op##_##ot##_##cc##_nr, 2);           \
 }
 /* Memory forms, with fast paths (X86_DEF_MEM, ops.h). */
 #define DEF_FZ_M(form, op, ot, cc)                                        \
 X86_DEF_MEM_EA(fz_##form##_##op##_##ot##_##cc, ot, MEM_R,                 \
     uint64_t a = FZ_A_##form(ot);                                         \
     uint64_t b = FZ_B_##form(ot);                                         \
-    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b);)
+    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b, false);)
 #define FZ_DEF_rr DEF_FZ_R
 #define FZ_DEF_ri DEF_FZ_R
 #define FZ_DEF_rm DEF_FZ_M
@@ -212,7 +225,7 @@ const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8] = {
  */
 static X86_INLINE uintptr_t fused3(CPUX86State *env, const Insn *in,
                                    int aop, int aform, int cop, int cform,
-                                   int ot, int cc)
+                                   int ot, int cc, bool skip_rip)
 {
     const Insn *c = in + 1;
     uint64_t r = reg_read(env, ot, in->rm);
@@ -222,7 +235,7 @@ static X86_INLINE uintptr_t fused3(CPUX86State *env, const Insn *in,
     reg_write(env, ot, in->rm, r);
     r = reg_read(env, ot, c->rm);
     v = cform == F_RI ? c->imm : reg_read(env, ot, c->reg);
-    return fused(env, c, cop, ot, cform, cc, r, v);
+    return fused(env, c, cop, ot, cform, cc, r, v, skip_rip);
 }
 
 #define F3_FORM_0   F_RR
@@ -231,12 +244,21 @@ static X86_INLINE uintptr_t fused3(CPUX86State *env, const Insn *in,
 #define F3_AOP_1    FUSE_SUB
 #define F3_COP_0    FUSE_CMP
 #define F3_COP_1    FUSE_TEST
-#define DEF_F3_CC(a, af, c, cf, ot, cc)                                   \
-static uintptr_t f3_##a##_##af##_##c##_##cf##_##ot##_##cc(               \
-    CPUX86State *env, const Insn *in)                                     \
+#define F3_N(a, af, c, cf, ot, cc) f3_##a##_##af##_##c##_##cf##_##ot##_##cc
+#define DEF_F3_(name, a, af, c, cf, ot, cc, skip)                         \
+static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 {                                                                         \
     return fused3(env, in, F3_AOP_##a, F3_FORM_##af, F3_COP_##c,          \
-                  F3_FORM_##cf, ot, cc);                                  \
+                  F3_FORM_##cf, ot, cc, skip);                            \
+}
+#define DEF_F3_CC(a, af, c, cf, ot, cc)                                   \
+    DEF_F3_(F3_N(a, af, c, cf, ot, cc), a, af, c, cf, ot, cc, false)      \
+    DEF_F3_(F3_N(a, af, c, cf, ot, cc##_nr), a, af, c, cf, ot, cc, true)  \
+static void __attribute__((constructor))                                  \
+F3_N(a, af, c, cf, ot, cc##_rip)(void)                                    \
+{                                                                         \
+    x86_rip_free_add_n(F3_N(a, af, c, cf, ot, cc),                        \
+                       F3_N(a, af, c, cf, ot, cc##_nr), 3);               \
 }
 #define DEF_F3(a, af, c, cf, ot)                                          \
     DEF_F3_CC(a, af, c, cf, ot, 0) DEF_F3_CC(a, af, c, cf, ot, 1)         \
@@ -251,7 +273,6 @@ DEF_F3_C(0, 1)
 DEF_F3_C(1, 0)
 DEF_F3_C(1, 1)
 
-#define F3_N(a, af, c, cf, ot, cc) f3_##a##_##af##_##c##_##cf##_##ot##_##cc
 #define F3_CCS(a, af, c, cf, ot) {                                        \
     F3_N(a, af, c, cf, ot, 0), F3_N(a, af, c, cf, ot, 1),                 \
     F3_N(a, af, c, cf, ot, 2), F3_N(a, af, c, cf, ot, 3),                 \

@@ -10,17 +10,17 @@
  * 64-bit code pushes and pops quadwords on a flat stack (with fast
  * paths: X86_DEF_MEM, ops.h).
  */
-X86_DEF_MEM(push_r_64, OT_Q, MEM_W, env->regs[R_ESP] - 8,
+X86_DEF_MEM_NR(push_r_64, OT_Q, MEM_W, env->regs[R_ESP] - 8,
     MEM_ST(OT_Q, env->regs[in->rm]);
     env->regs[R_ESP] = a_;
-    return x86_next(env, in);)
+    return X86_NEXT_REG;)
 
-X86_DEF_MEM(pop_r_64, OT_Q, MEM_R, env->regs[R_ESP],
+X86_DEF_MEM_NR(pop_r_64, OT_Q, MEM_R, env->regs[R_ESP],
     uint64_t v = MEM_LD(OT_Q);
 
     env->regs[R_ESP] += 8;
     env->regs[in->rm] = v;
-    return x86_next(env, in);)
+    return X86_NEXT_REG;)
 
 /* Flat 32-bit stack (SS.B, no base), 32-bit operand. */
 static uintptr_t push_r_32(CPUX86State *env, const Insn *in)

@@ -425,6 +425,15 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
     X86_DEF_MEM_FULL_(name##_full, addr, __VA_ARGS__)                     \
     X86_DEF_MEM_FAST_(name, name##_full, ot, need, addr, false,           \
                       __VA_ARGS__)
+/* The same with name_nr, without the rip store after a fast access. */
+#define X86_DEF_MEM_NR(name, ot, need, addr, ...)                         \
+    X86_DEF_MEM(name, ot, need, addr, __VA_ARGS__)                        \
+    X86_DEF_MEM_FAST_(name##_nr, name##_full, ot, need, addr, true,       \
+                      __VA_ARGS__)                                        \
+static void __attribute__((constructor)) name##_rip(void)                \
+{                                                                         \
+    x86_rip_twin_add(name, name##_nr);                                    \
+}
 
 /*
  * Handlers of the modrm memory operand (address x86_ea()) also get a
@@ -647,6 +656,11 @@ static X86_INLINE uintptr_t x86_next_reg(CPUX86State *env, const Insn *in,
 
 /* name and name_nr do not read env->rip on entry; name_nr replaces name. */
 void x86_rip_free_add(InsnFn fn, InsnFn nr);
+/*
+ * The same for a handler that runs n Insns (a fused pair: 2), so that
+ * the instruction after it is in[n].
+ */
+void x86_rip_free_add_n(InsnFn fn, InsnFn nr, unsigned n);
 /* nr may replace fn, which reads env->rip on entry (memory handlers). */
 void x86_rip_twin_add(InsnFn fn, InsnFn nr);
 
