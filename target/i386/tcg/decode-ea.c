@@ -16,6 +16,11 @@
 void x86_ea_forms_add(const X86EaForms *f)
 {
     x86_fn_info_add(f->any)->forms = f;
+    /* Memory handlers set rip themselves before they can fault (ops.h). */
+    x86_rip_free_mark(f->any);
+    x86_rip_free_mark(f->base);
+    x86_rip_free_mark(f->base_index);
+    x86_rip_free_mark(f->disp);
 }
 
 static const X86EaForms *forms_find(InsnFn fn)

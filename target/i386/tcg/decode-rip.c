@@ -9,9 +9,11 @@
  * the register forms of the fused pairs and loop ends (ops-fused.c),
  * whose branch sets rip when taken, and followed jmps.
  *
- * Instructions that do not read env->rip on entry are the register-only
- * ones, jcc, the fused register forms and followed jmps. Anything else,
- * the block's end included, is taken to read it.
+ * Instructions that do not read env->rip on entry: the register-only
+ * ones, jcc, the fused register forms, followed jmps, and the memory
+ * handlers with fast paths (X86_DEF_MEM*), whose slow path sets rip to
+ * its own before it can fault. Anything else (the block's end, calls,
+ * helpers, exits) is taken to read it.
  */
 #include <glib.h>
 
@@ -33,9 +35,9 @@ void x86_rip_free_add(InsnFn fn, InsnFn nr)
     x86_rip_free_add_n(fn, nr, 1);
 }
 
-void x86_rip_twin_add(InsnFn fn, InsnFn nr)
+void x86_rip_free_mark(InsnFn fn)
 {
-    x86_fn_info_add(fn)->no_rip = nr;
+    x86_fn_info_add(fn)->rip_free = true;
 }
 
 

@@ -398,12 +398,16 @@ static X86_INLINE void host_write(int ot, uint8_t *p, uint64_t v)
 /*
  * A body may end in return X86_NEXT_REG (see X86_DEF_REG): the full
  * version always stores rip, a fast one may be made not to (skip).
+ * The full version first sets rip to its instruction's own, which the
+ * one before may have left behind (decode-rip.c): the fast paths
+ * cannot fault, so these handlers do not read env->rip on entry.
  */
 #define X86_DEF_MEM_FULL_(name, addr, ...)                                \
 static __attribute__((noinline)) uintptr_t name(CPUX86State *env,        \
                                                 const Insn *in)          \
 {                                                                         \
     const bool fast_ = false;                                             \
+    env->rip = in->next_rip - in->len;                                    \
     const bool skip_rip_ __attribute__((unused)) = false;                 \
     uint64_t a_ = (addr);                                                 \
     uint8_t *p_ = NULL;                                                   \
@@ -432,7 +436,7 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
                       __VA_ARGS__)                                        \
 static void __attribute__((constructor)) name##_rip(void)                \
 {                                                                         \
-    x86_rip_twin_add(name, name##_nr);                                    \
+    x86_rip_free_add(name, name##_nr);                                    \
 }
 
 /*
@@ -470,17 +474,16 @@ void x86_ea_forms_add(const X86EaForms *f);
 /*
  * The same for a body that ends in return X86_NEXT_REG: each form's
  * version also gets one without the rip store after a fast access
- * (name_b_nr ...), for decode-rip.c. Faults are the full version's, which
- * keeps the store: such a handler still reads env->rip on entry.
+ * (name_b_nr ...), for decode-rip.c.
  */
 #define X86_DEF_MEM_EA_NR(name, ot, need, ...)                            \
     X86_DEF_MEM_EA(name, ot, need, __VA_ARGS__)                           \
     X86_DEF_MEM_FORMS_(name, _nr, ot, need, true, __VA_ARGS__)            \
 static void __attribute__((constructor)) name##_rip(void)                \
 {                                                                         \
-    x86_rip_twin_add(name##_b, name##_b_nr);                              \
-    x86_rip_twin_add(name##_bi, name##_bi_nr);                            \
-    x86_rip_twin_add(name##_d, name##_d_nr);                              \
+    x86_rip_free_add(name##_b, name##_b_nr);                              \
+    x86_rip_free_add(name##_bi, name##_bi_nr);                            \
+    x86_rip_free_add(name##_d, name##_d_nr);                              \
 }
 
 /* Make name's versions name_b, name_bi and name_d known to the pass. */
@@ -661,8 +664,8 @@ void x86_rip_free_add(InsnFn fn, InsnFn nr);
  * the instruction after it is in[n].
  */
 void x86_rip_free_add_n(InsnFn fn, InsnFn nr, unsigned n);
-/* nr may replace fn, which reads env->rip on entry (memory handlers). */
-void x86_rip_twin_add(InsnFn fn, InsnFn nr);
+/* fn does not read env->rip on entry. */
+void x86_rip_free_mark(InsnFn fn);
 
 #define X86_NEXT_REG    x86_next_reg(env, in, skip_rip_)
 #define X86_DEF_REG(name, ...)                                            \
