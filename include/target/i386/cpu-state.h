@@ -296,7 +296,7 @@ typedef struct CPUX86State {
     uint32_t eflags;
 
     uint32_t hflags;            /* set through x86_set_hflags() */
-    uint32_t tlb_off;           /* see x86_set_hflags() */
+    TLBEntry *tlb_cur;          /* see x86_set_hflags() */
     SegmentCache segs[X86_NUM_SEGS];
     SegmentCache ldt, tr;
     DescTable gdt, idt;
@@ -431,13 +431,13 @@ void x86_tlb_invalidate_phys(CPUX86State *env, uint64_t paddr,
                              uint64_t len, bool writes_only);
 
 /*
- * Set hflags, and with them the TLB of the CPL (tlb_off: the byte
- * offset of env->tlb[1] at CPL 3, else 0).
+ * Set hflags, and with them the TLB of the CPL (tlb_cur: env->tlb[1] at
+ * CPL 3, else env->tlb[0]). Every vCPU's hflags are set so at reset.
  */
 static inline void x86_set_hflags(CPUX86State *env, uint32_t hf)
 {
     env->hflags = hf;
-    env->tlb_off = (hf & HF_CPL_MASK) == 3 ? sizeof(env->tlb[0]) : 0;
+    env->tlb_cur = env->tlb[(hf & HF_CPL_MASK) == 3];
 }
 
 /*
@@ -447,8 +447,7 @@ static inline void x86_set_hflags(CPUX86State *env, uint32_t hf)
  */
 static inline TLBEntry *x86_tlb_entry(CPUX86State *env, uint64_t vaddr)
 {
-    return (TLBEntry *)((char *)env->tlb + env->tlb_off) +
-           ((vaddr >> 12) & (TLB_SIZE - 1));
+    return env->tlb_cur + ((vaddr >> 12) & (TLB_SIZE - 1));
 }
 
 /* The rest of TLB entry e. */
