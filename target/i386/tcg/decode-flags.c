@@ -61,7 +61,7 @@ static void __attribute__((constructor)) flags_init(void)
             }
             flags_add(x86_test_fn[reg_forms[f]][ot], FL_WRITE, op_nop, 0);
             for (int op = 0; op < FUSE_NUM; op++) {
-                for (int cc = 0; cc < 8; cc++) {
+                for (int cc = 0; cc < 16; cc++) {
                     flags_add(x86_fused_fn[op][reg_forms[f]][ot][cc],
                               FL_WRITE, NULL, 0);
                 }
@@ -72,7 +72,7 @@ static void __attribute__((constructor)) flags_init(void)
             const InsnFn *f3 = x86_fused3_fn[k >> 3][(k >> 2) & 1]
                                             [(k >> 1) & 1][k & 1][ot - OT_L];
 
-            for (int cc = 0; cc < 8; cc++) {
+            for (int cc = 0; cc < 16; cc++) {
                 flags_add(f3[cc], FL_WRITE, NULL, 0);
             }
         }

@@ -27,7 +27,10 @@ void x86_rip_free_add_n(InsnFn fn, InsnFn nr, unsigned n)
     i->rip_free = true;
     i->no_rip = nr;
     i->width = n;
-    x86_fn_info_add(nr)->rip_free = true;
+    /*
+     * nr needs no entry: the pass looks at each instruction's handler as
+     * decoded, before it may become its nr version.
+     */
 }
 
 void x86_rip_free_add(InsnFn fn, InsnFn nr)

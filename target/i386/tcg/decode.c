@@ -1161,7 +1161,7 @@ static void fuse_loop_end(DecodedBlock *db, unsigned i, int prev, int pair,
     }
     db->insns[i - 1].fn = x86_fused3_fn[aop == FUSE_SUB][aform == F_RI]
                                        [cop == FUSE_TEST][cform == F_RI]
-                                       [ot - OT_L][cond >> 1];
+                                       [ot - OT_L][cond];
 }
 
 /*
@@ -1305,7 +1305,7 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
             continue;
         }
         /* NULL for jp/jnp, which would need PF. */
-        fn = x86_fused_fn[f >> 6][(f >> 2) & 15][f & 3][c >> 1];
+        fn = x86_fused_fn[f >> 6][(f >> 2) & 15][f & 3][c];
         if (fn) {
             db->insns[i].fn = fn;
             db->insns[i + 1].aux = c;

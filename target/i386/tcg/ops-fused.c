@@ -78,12 +78,13 @@ static inline bool fused_cond(int op, int ot, int cc, uint64_t a,
 }
 
 /*
- * The pair for operation op on a (destination) and b, condition cc; not
- * taken, it leaves rip alone if skip_rip (decode-rip.c).
+ * The pair for operation op on a (destination) and b, condition class
+ * cc, negated if neg is 1 (or if the jcc's condition is odd, for neg
+ * -1); not taken, it leaves rip alone if skip_rip (decode-rip.c).
  */
 static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
-                                  int ot, int form, int cc, uint64_t a,
-                                  uint64_t b, bool skip_rip)
+                                  int ot, int form, int cc, int neg,
+                                  uint64_t a, uint64_t b, bool skip_rip)
 {
     const Insn *j = in + 1;
     uint64_t m = ot_mask(ot), r;
@@ -108,7 +109,8 @@ static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
     if (op == FUSE_ADD || op == FUSE_SUB || op == FUSE_AND) {
         reg_write(env, ot, form == F_RM ? in->reg : in->rm, r);
     }
-    if (fused_cond(op, ot, cc, a, b, r) ^ (j->aux & 1)) {
+    if (fused_cond(op, ot, cc, a, b, r) ^
+        (neg < 0 ? j->aux & 1 : neg)) {
         env->rip = j->imm;
         return tb_chain_jump(env, j, X86_JUMP);
     }
@@ -135,42 +137,58 @@ static X86_INLINE uintptr_t fused(CPUX86State *env, const Insn *in, int op,
 #define FZ_FORM_mr F_MR
 #define FZ_FORM_mi F_MI
 
-/* Register forms, each with its version without the rip store. */
-#define DEF_FZ_R_(name, form, op, ot, cc, skip)                           \
+/*
+ * Register forms: one per jcc condition c (the negation built in), each
+ * with its version without the rip store.
+ */
+#define DEF_FZ_R_(name, form, op, ot, c, skip)                            \
 static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 {                                                                         \
     uint64_t a = FZ_A_##form(ot);                                         \
     uint64_t b = FZ_B_##form(ot);                                         \
-    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b, skip);        \
+    return fused(env, in, op, ot, FZ_FORM_##form, (c) >> 1, (c) & 1,      \
+                 a, b, skip);                                             \
 }
-#define DEF_FZ_R(form, op, ot, cc)                                        \
-    DEF_FZ_R_(fz_##form##_##op##_##ot##_##cc, form, op, ot, cc, false)    \
-    DEF_FZ_R_(fz_##form##_##op##_##ot##_##cc##_nr, form, op, ot, cc, true)\
+#define DEF_FZ_R(form, op, ot, c)                                         \
+    DEF_FZ_R_(fz_##form##_##op##_##ot##_##c, form, op, ot, c, false)      \
+    DEF_FZ_R_(fz_##form##_##op##_##ot##_##c##_nr, form, op, ot, c, true)  \
 static void __attribute__((constructor))                                  \
-fz_##form##_##op##_##ot##_##cc##_rip(void)                                \
+fz_##form##_##op##_##ot##_##c##_rip(void)                                 \
 {                                                                         \
-    x86_rip_free_add_n(fz_##form##_##op##_##ot##_##cc,                    \
-                       fz_##form##_##op##_##ot##_##cc##_nr, 2);           \
+    x86_rip_free_add_n(fz_##form##_##op##_##ot##_##c,                     \
+                       fz_##form##_##op##_##ot##_##c##_nr, 2);            \
 }
-/* Memory forms, with fast paths (X86_DEF_MEM, ops.h). */
+/*
+ * Memory forms, with fast paths (X86_DEF_MEM, ops.h): one per condition
+ * class cc, the negation read from the jcc.
+ */
 #define DEF_FZ_M(form, op, ot, cc)                                        \
 X86_DEF_MEM_EA(fz_##form##_##op##_##ot##_##cc, ot, MEM_R,                 \
     uint64_t a = FZ_A_##form(ot);                                         \
     uint64_t b = FZ_B_##form(ot);                                         \
-    return fused(env, in, op, ot, FZ_FORM_##form, cc, a, b, false);)
-#define FZ_DEF_rr DEF_FZ_R
-#define FZ_DEF_ri DEF_FZ_R
-#define FZ_DEF_rm DEF_FZ_M
-#define FZ_DEF_mr DEF_FZ_M
-#define FZ_DEF_mi DEF_FZ_M
-#define DEF_FZ_CC(form, op, ot, cc) FZ_DEF_##form(form, op, ot, cc)
-#define DEF_FZ(form, op, ot)                                              \
-    DEF_FZ_CC(form, op, ot, 0) DEF_FZ_CC(form, op, ot, 1)                 \
-    DEF_FZ_CC(form, op, ot, 2) DEF_FZ_CC(form, op, ot, 3)                 \
-    DEF_FZ_CC(form, op, ot, 4) DEF_FZ_CC(form, op, ot, 6)                 \
-    DEF_FZ_CC(form, op, ot, 7)
-#define DEF_FZ_OT(form, op) DEF_FZ(form, op, 0) DEF_FZ(form, op, 1)       \
-                            DEF_FZ(form, op, 2) DEF_FZ(form, op, 3)
+    return fused(env, in, op, ot, FZ_FORM_##form, cc, -1, a, b, false);)
+/* P conditions (10, 11: class 5) are never paired: no PF here. */
+#define DEF_FZ_REG(form, op, ot)                                          \
+    DEF_FZ_R(form, op, ot, 0) DEF_FZ_R(form, op, ot, 1)                   \
+    DEF_FZ_R(form, op, ot, 2) DEF_FZ_R(form, op, ot, 3)                   \
+    DEF_FZ_R(form, op, ot, 4) DEF_FZ_R(form, op, ot, 5)                   \
+    DEF_FZ_R(form, op, ot, 6) DEF_FZ_R(form, op, ot, 7)                   \
+    DEF_FZ_R(form, op, ot, 8) DEF_FZ_R(form, op, ot, 9)                   \
+    DEF_FZ_R(form, op, ot, 12) DEF_FZ_R(form, op, ot, 13)                 \
+    DEF_FZ_R(form, op, ot, 14) DEF_FZ_R(form, op, ot, 15)
+#define DEF_FZ_MEM(form, op, ot)                                          \
+    DEF_FZ_M(form, op, ot, 0) DEF_FZ_M(form, op, ot, 1)                   \
+    DEF_FZ_M(form, op, ot, 2) DEF_FZ_M(form, op, ot, 3)                   \
+    DEF_FZ_M(form, op, ot, 4) DEF_FZ_M(form, op, ot, 6)                   \
+    DEF_FZ_M(form, op, ot, 7)
+#define FZ_DEF_rr DEF_FZ_REG
+#define FZ_DEF_ri DEF_FZ_REG
+#define FZ_DEF_rm DEF_FZ_MEM
+#define FZ_DEF_mr DEF_FZ_MEM
+#define FZ_DEF_mi DEF_FZ_MEM
+#define DEF_FZ_OT(form, op)                                               \
+    FZ_DEF_##form(form, op, 0) FZ_DEF_##form(form, op, 1)                 \
+    FZ_DEF_##form(form, op, 2) FZ_DEF_##form(form, op, 3)
 /* cmp: every form; sub/add/and: register destinations; test. */
 DEF_FZ_OT(rr, 0)
 DEF_FZ_OT(ri, 0)
@@ -191,18 +209,33 @@ DEF_FZ_OT(ri, 4)
 DEF_FZ_OT(mr, 4)
 DEF_FZ_OT(mi, 4)
 
-/* The classes of one size; P conditions are never paired (no PF here). */
-#define FZ_CCS(form, op, ot) {                                            \
-    fz_##form##_##op##_##ot##_0, fz_##form##_##op##_##ot##_1,             \
-    fz_##form##_##op##_##ot##_2, fz_##form##_##op##_##ot##_3,             \
-    fz_##form##_##op##_##ot##_4, NULL, fz_##form##_##op##_##ot##_6,       \
-    fz_##form##_##op##_##ot##_7 }
+/* The handlers of one size by jcc condition (NULL for jp/jnp). */
+#define FZ_N(form, op, ot, c) fz_##form##_##op##_##ot##_##c
+#define FZ_CONDS_REG(form, op, ot) {                                      \
+    FZ_N(form, op, ot, 0), FZ_N(form, op, ot, 1), FZ_N(form, op, ot, 2),  \
+    FZ_N(form, op, ot, 3), FZ_N(form, op, ot, 4), FZ_N(form, op, ot, 5),  \
+    FZ_N(form, op, ot, 6), FZ_N(form, op, ot, 7), FZ_N(form, op, ot, 8),  \
+    FZ_N(form, op, ot, 9), NULL, NULL, FZ_N(form, op, ot, 12),            \
+    FZ_N(form, op, ot, 13), FZ_N(form, op, ot, 14),                       \
+    FZ_N(form, op, ot, 15) }
+#define FZ_CONDS_MEM(form, op, ot) {                                      \
+    FZ_N(form, op, ot, 0), FZ_N(form, op, ot, 0), FZ_N(form, op, ot, 1),  \
+    FZ_N(form, op, ot, 1), FZ_N(form, op, ot, 2), FZ_N(form, op, ot, 2),  \
+    FZ_N(form, op, ot, 3), FZ_N(form, op, ot, 3), FZ_N(form, op, ot, 4),  \
+    FZ_N(form, op, ot, 4), NULL, NULL, FZ_N(form, op, ot, 6),             \
+    FZ_N(form, op, ot, 6), FZ_N(form, op, ot, 7),                         \
+    FZ_N(form, op, ot, 7) }
+#define FZ_CONDS_rr FZ_CONDS_REG
+#define FZ_CONDS_ri FZ_CONDS_REG
+#define FZ_CONDS_rm FZ_CONDS_MEM
+#define FZ_CONDS_mr FZ_CONDS_MEM
+#define FZ_CONDS_mi FZ_CONDS_MEM
 #define FZ_ROW(form, op) \
-    { FZ_CCS(form, op, 0), FZ_CCS(form, op, 1), FZ_CCS(form, op, 2), \
-      FZ_CCS(form, op, 3) }
+    { FZ_CONDS_##form(form, op, 0), FZ_CONDS_##form(form, op, 1), \
+      FZ_CONDS_##form(form, op, 2), FZ_CONDS_##form(form, op, 3) }
 
 /* Memory-destination forms of sub/add/and would store: left unpaired. */
-const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8] = {
+const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][16] = {
     [FUSE_CMP] = { [F_RR] = FZ_ROW(rr, 0), [F_RI] = FZ_ROW(ri, 0),
                    [F_RM] = FZ_ROW(rm, 0), [F_MR] = FZ_ROW(mr, 0),
                    [F_MI] = FZ_ROW(mi, 0) },
@@ -225,7 +258,7 @@ const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8] = {
  */
 static X86_INLINE uintptr_t fused3(CPUX86State *env, const Insn *in,
                                    int aop, int aform, int cop, int cform,
-                                   int ot, int cc, bool skip_rip)
+                                   int ot, int cond, bool skip_rip)
 {
     const Insn *c = in + 1;
     uint64_t r = reg_read(env, ot, in->rm);
@@ -235,7 +268,8 @@ static X86_INLINE uintptr_t fused3(CPUX86State *env, const Insn *in,
     reg_write(env, ot, in->rm, r);
     r = reg_read(env, ot, c->rm);
     v = cform == F_RI ? c->imm : reg_read(env, ot, c->reg);
-    return fused(env, c, cop, ot, cform, cc, r, v, skip_rip);
+    return fused(env, c, cop, ot, cform, cond >> 1, cond & 1, r, v,
+                 skip_rip);
 }
 
 #define F3_FORM_0   F_RR
@@ -260,11 +294,15 @@ F3_N(a, af, c, cf, ot, cc##_rip)(void)                                    \
     x86_rip_free_add_n(F3_N(a, af, c, cf, ot, cc),                        \
                        F3_N(a, af, c, cf, ot, cc##_nr), 3);               \
 }
+/* One per jcc condition but jp/jnp. */
 #define DEF_F3(a, af, c, cf, ot)                                          \
     DEF_F3_CC(a, af, c, cf, ot, 0) DEF_F3_CC(a, af, c, cf, ot, 1)         \
     DEF_F3_CC(a, af, c, cf, ot, 2) DEF_F3_CC(a, af, c, cf, ot, 3)         \
-    DEF_F3_CC(a, af, c, cf, ot, 4) DEF_F3_CC(a, af, c, cf, ot, 6)         \
-    DEF_F3_CC(a, af, c, cf, ot, 7)
+    DEF_F3_CC(a, af, c, cf, ot, 4) DEF_F3_CC(a, af, c, cf, ot, 5)         \
+    DEF_F3_CC(a, af, c, cf, ot, 6) DEF_F3_CC(a, af, c, cf, ot, 7)         \
+    DEF_F3_CC(a, af, c, cf, ot, 8) DEF_F3_CC(a, af, c, cf, ot, 9)         \
+    DEF_F3_CC(a, af, c, cf, ot, 12) DEF_F3_CC(a, af, c, cf, ot, 13)       \
+    DEF_F3_CC(a, af, c, cf, ot, 14) DEF_F3_CC(a, af, c, cf, ot, 15)
 #define DEF_F3_OT(a, af, c, cf) DEF_F3(a, af, c, cf, 2) DEF_F3(a, af, c, cf, 3)
 #define DEF_F3_CF(a, af, c) DEF_F3_OT(a, af, c, 0) DEF_F3_OT(a, af, c, 1)
 #define DEF_F3_C(a, af) DEF_F3_CF(a, af, 0) DEF_F3_CF(a, af, 1)
@@ -276,13 +314,16 @@ DEF_F3_C(1, 1)
 #define F3_CCS(a, af, c, cf, ot) {                                        \
     F3_N(a, af, c, cf, ot, 0), F3_N(a, af, c, cf, ot, 1),                 \
     F3_N(a, af, c, cf, ot, 2), F3_N(a, af, c, cf, ot, 3),                 \
-    F3_N(a, af, c, cf, ot, 4), NULL,                                      \
-    F3_N(a, af, c, cf, ot, 6), F3_N(a, af, c, cf, ot, 7) }
+    F3_N(a, af, c, cf, ot, 4), F3_N(a, af, c, cf, ot, 5),                 \
+    F3_N(a, af, c, cf, ot, 6), F3_N(a, af, c, cf, ot, 7),                 \
+    F3_N(a, af, c, cf, ot, 8), F3_N(a, af, c, cf, ot, 9), NULL, NULL,     \
+    F3_N(a, af, c, cf, ot, 12), F3_N(a, af, c, cf, ot, 13),               \
+    F3_N(a, af, c, cf, ot, 14), F3_N(a, af, c, cf, ot, 15) }
 #define F3_CF(a, af, c, cf) { F3_CCS(a, af, c, cf, 2), F3_CCS(a, af, c, cf, 3) }
 #define F3_C(a, af, c) { F3_CF(a, af, c, 0), F3_CF(a, af, c, 1) }
 #define F3_AF(a, af) { F3_C(a, af, 0), F3_C(a, af, 1) }
 
-const InsnFn x86_fused3_fn[2][2][2][2][2][8] = {
+const InsnFn x86_fused3_fn[2][2][2][2][2][16] = {
     { F3_AF(0, 0), F3_AF(0, 1) },
     { F3_AF(1, 0), F3_AF(1, 1) },
 };

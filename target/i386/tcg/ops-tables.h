@@ -91,17 +91,17 @@ extern const InsnFn x86_far_fn[FAR_NUM];
 
 /*
  * ops-fused.c: an ALU operation with the jcc after it
- * ([op][form][ot][the jcc's condition >> 1]; NULL for P).
+ * ([op][form][ot][the jcc's condition]; NULL for jp/jnp).
  */
 enum { FUSE_CMP, FUSE_SUB, FUSE_ADD, FUSE_AND, FUSE_TEST, FUSE_NUM };
-extern const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][8];
+extern const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][16];
 /*
  * Loop ends: add or sub (register or immediate source) to a register,
  * then a pair of compare or test on registers: [add 0, sub 1][add's
  * form: 0 F_RR, 1 F_RI][cmp 0, test 1][its form, the same][ot - OT_L]
- * [condition >> 1]; NULL for P.
+ * [the jcc's condition]; NULL for jp/jnp.
  */
-extern const InsnFn x86_fused3_fn[2][2][2][2][2][8];
+extern const InsnFn x86_fused3_fn[2][2][2][2][2][16];
 
 /* ops-system.c */
 enum {
