@@ -209,22 +209,35 @@ DEF_FZ_OT(ri, 4)
 DEF_FZ_OT(mr, 4)
 DEF_FZ_OT(mi, 4)
 
-/* The handlers of one size by jcc condition (NULL for jp/jnp). */
-#define FZ_N(form, op, ot, c) fz_##form##_##op##_##ot##_##c
-#define FZ_CONDS_REG(form, op, ot) {                                      \
-    FZ_N(form, op, ot, 0), FZ_N(form, op, ot, 1), FZ_N(form, op, ot, 2),  \
-    FZ_N(form, op, ot, 3), FZ_N(form, op, ot, 4), FZ_N(form, op, ot, 5),  \
-    FZ_N(form, op, ot, 6), FZ_N(form, op, ot, 7), FZ_N(form, op, ot, 8),  \
-    FZ_N(form, op, ot, 9), NULL, NULL, FZ_N(form, op, ot, 12),            \
-    FZ_N(form, op, ot, 13), FZ_N(form, op, ot, 14),                       \
-    FZ_N(form, op, ot, 15) }
-#define FZ_CONDS_MEM(form, op, ot) {                                      \
-    FZ_N(form, op, ot, 0), FZ_N(form, op, ot, 0), FZ_N(form, op, ot, 1),  \
-    FZ_N(form, op, ot, 1), FZ_N(form, op, ot, 2), FZ_N(form, op, ot, 2),  \
-    FZ_N(form, op, ot, 3), FZ_N(form, op, ot, 3), FZ_N(form, op, ot, 4),  \
-    FZ_N(form, op, ot, 4), NULL, NULL, FZ_N(form, op, ot, 6),             \
-    FZ_N(form, op, ot, 6), FZ_N(form, op, ot, 7),                         \
-    FZ_N(form, op, ot, 7) }
+/*
+ * The handlers of one size by jcc condition (NULL for jp/jnp): the
+ * register forms' own, the memory forms' of the condition's class.
+ */
+#define FZ_BY_COND(N, form, op, ot) {                                     \
+    N(form, op, ot, 0), N(form, op, ot, 1), N(form, op, ot, 2),           \
+    N(form, op, ot, 3), N(form, op, ot, 4), N(form, op, ot, 5),           \
+    N(form, op, ot, 6), N(form, op, ot, 7), N(form, op, ot, 8),           \
+    N(form, op, ot, 9), NULL, NULL, N(form, op, ot, 12),                  \
+    N(form, op, ot, 13), N(form, op, ot, 14), N(form, op, ot, 15) }
+#define FZ_N(form, op, ot, c)       fz_##form##_##op##_##ot##_##c
+#define FZ_CLASS_N(form, op, ot, c) FZ_CLASS_N_(form, op, ot, FZ_CLASS_##c)
+#define FZ_CLASS_N_(form, op, ot, cc) FZ_N(form, op, ot, cc)
+#define FZ_CLASS_0  0
+#define FZ_CLASS_1  0
+#define FZ_CLASS_2  1
+#define FZ_CLASS_3  1
+#define FZ_CLASS_4  2
+#define FZ_CLASS_5  2
+#define FZ_CLASS_6  3
+#define FZ_CLASS_7  3
+#define FZ_CLASS_8  4
+#define FZ_CLASS_9  4
+#define FZ_CLASS_12 6
+#define FZ_CLASS_13 6
+#define FZ_CLASS_14 7
+#define FZ_CLASS_15 7
+#define FZ_CONDS_REG(form, op, ot)  FZ_BY_COND(FZ_N, form, op, ot)
+#define FZ_CONDS_MEM(form, op, ot)  FZ_BY_COND(FZ_CLASS_N, form, op, ot)
 #define FZ_CONDS_rr FZ_CONDS_REG
 #define FZ_CONDS_ri FZ_CONDS_REG
 #define FZ_CONDS_rm FZ_CONDS_MEM
