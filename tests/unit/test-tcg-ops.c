@@ -983,80 +983,6 @@ static void test_rip_loads(void)
     assert_fault(h, EXCP0E_PAGE, TH_CODE + 15, true, 0);
 }
 
-/*
- * Loops whose back edge stays in the block run on through it (decode.c,
- * loop_back): the jcc with the opposite condition leaves for the
- * instruction after it. A loop end (add, cmp, jb), a pair with a memory
- * operand (its negation read from the jcc), and faults several turns
- * in, in a later copy of the body.
- */
-static const uint8_t code_loop_reg[] = {
-    0x31, 0xc0,                                 /* xor %eax, %eax */
-    0xb9, 0x64, 0x00, 0x00, 0x00,               /* mov $100, %ecx */
-    0x31, 0xd2,                                 /* xor %edx, %edx */
-    0x83, 0xc0, 0x02,                           /* 1: add $2, %eax */
-    0x83, 0xc2, 0x01,                           /* add $1, %edx */
-    0x39, 0xca,                                 /* cmp %ecx, %edx */
-    0x72, 0xf6,                                 /* jb 1b */
-    0xf4,                                       /* hlt */
-};
-
-static const uint8_t code_loop_mem[] = {
-    0x31, 0xc0,                                 /* xor %eax, %eax */
-    0x6a, 0x05,                                 /* push $5 */
-    0x83, 0xc0, 0x01,                           /* 1: add $1, %eax */
-    0x3b, 0x04, 0x24,                           /* cmp (%rsp), %eax */
-    0x75, 0xf8,                                 /* jne 1b */
-    0xf4,                                       /* hlt */
-};
-
-/* Loads a page apart from 0x1ffc000: the fifth is past the 32 MiB mapped. */
-static const uint8_t code_loop_fault[] = {
-    0x31, 0xc0,                                 /* xor %eax, %eax */
-    0xbe, 0x00, 0xc0, 0xff, 0x01,               /* mov $0x1ffc000, %esi */
-    0x48, 0x8b, 0x16,                           /* 1: mov (%rsi), %rdx */
-    0x48, 0x81, 0xc6, 0x00, 0x10, 0x00, 0x00,   /* add $0x1000, %rsi */
-    0x83, 0xc0, 0x01,                           /* add $1, %eax */
-    0x83, 0xf8, 0x0a,                           /* cmp $10, %eax */
-    0x75, 0xee,                                 /* jne 1b */
-    0xf4,                                       /* hlt */
-};
-
-/* A fault right after the back edge: the div, at its fourth turn. */
-static const uint8_t code_loop_div[] = {
-    0xb8, 0x64, 0x00, 0x00, 0x00,               /* mov $100, %eax */
-    0x31, 0xd2,                                 /* xor %edx, %edx */
-    0xb9, 0x03, 0x00, 0x00, 0x00,               /* mov $3, %ecx */
-    0xf7, 0xf1,                                 /* 1: div %ecx */
-    0xb8, 0x64, 0x00, 0x00, 0x00,               /* mov $100, %eax */
-    0x31, 0xd2,                                 /* xor %edx, %edx */
-    0x83, 0xe9, 0x01,                           /* sub $1, %ecx */
-    0x79, 0xf2,                                 /* jns 1b */
-    0xf4,                                       /* hlt */
-};
-
-static void test_loop_back(void)
-{
-    TcgHarness *h = run_code(TH_LONG, code_loop_reg, sizeof(code_loop_reg));
-
-    g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(code_loop_reg));
-    g_assert_cmphex(h->env->regs[R_EAX], ==, 200);
-    g_assert_cmphex(h->env->regs[R_EDX], ==, 100);
-
-    h = run_code(TH_LONG, code_loop_mem, sizeof(code_loop_mem));
-    g_assert_cmphex(h->env->rip, ==, TH_CODE + sizeof(code_loop_mem));
-    g_assert_cmphex(h->env->regs[R_EAX], ==, 5);
-
-    h = run_code(TH_LONG, code_loop_fault, sizeof(code_loop_fault));
-    assert_fault(h, EXCP0E_PAGE, TH_CODE + 7, true, 0);
-    g_assert_cmphex(h->env->regs[R_EAX], ==, 4);
-    g_assert_cmphex(h->env->regs[R_ESI], ==, 0x2000000);
-
-    h = run_code(TH_LONG, code_loop_div, sizeof(code_loop_div));
-    assert_fault(h, EXCP00_DIVZ, TH_CODE + 12, false, 0);
-    g_assert_cmphex(h->env->regs[R_ECX], ==, 0);
-}
-
 /* A cache too small for the program flushes and carries on. */
 static void test_cache_flush(void)
 {
@@ -1197,7 +1123,6 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/rip-stores/block-end", test_rip_block_end);
     g_test_add_func("/tcg/ops/rip-stores/loads", test_rip_loads);
     g_test_add_func("/tcg/ops/rip-stores/pairs", test_rip_pairs);
-    g_test_add_func("/tcg/ops/loop-back", test_loop_back);
     g_test_add_func("/tcg/ops/cache-flush", test_cache_flush);
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);

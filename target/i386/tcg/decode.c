@@ -1211,30 +1211,6 @@ static unsigned dec_isa(CPUX86State *env)
     return isa;
 }
 
-/*
- * Is jcc in (just decoded, the block's n-th, 64-bit code) a loop's back
- * edge within the block: to an instruction decoded before it in the
- * block (one page)? Blocks then run such loops on through the back edge
- * (unrolled, as far as the block's size allows) instead of leaving at
- * each turn. A backward branch out of the block is no sign of a loop
- * (it may leave one, rarely taken).
- */
-static bool loop_back(Dec *d, const Insn *in, unsigned n)
-{
-    const DecodedBlock *db = d->db;
-    uint16_t off = in->imm - db->pc;
-
-    if (!d->code64 || d->npages != 1 || in->fn != x86_jcc_fn[d->jcc]) {
-        return false;
-    }
-    for (unsigned i = 0; i + 1 < n; i++) {
-        if (db->insns[i].off == off) {
-            return true;
-        }
-    }
-    return false;
-}
-
 void x86_decode_block(CPUX86State *env, DecodedBlock *db,
                       unsigned max_insns)
 {
@@ -1312,22 +1288,6 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
         if (d->chain && in->fn != op_ud && in->fn != op_gp0) {
             in->eaf |= EA_CHAIN;
             in->base = n;
-        }
-        if (d->jcc >= 0 && n < max_insns && loop_back(d, in, n)) {
-            /*
-             * A backward jcc in the page (a loop's end, usually taken):
-             * the block goes on at its target, and the jcc with the
-             * opposite condition leaves it for the instruction after.
-             */
-            uint64_t target = in->imm;
-
-            jcc[n - 1] = d->jcc ^ 1;
-            in->fn = x86_jcc_fn[d->jcc ^ 1];
-            in->imm = in->next_rip;
-            in->next_rip = target;
-            d->lin = db->cs_base + target;
-            d->pc = target;
-            continue;
         }
         d->pc += in->len;
         d->lin = next;
