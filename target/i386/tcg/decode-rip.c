@@ -43,7 +43,6 @@ void x86_rip_free_mark(InsnFn fn)
     x86_fn_info_add(fn)->rip_free = true;
 }
 
-
 void x86_rip_stores(DecodedBlock *db)
 {
     for (unsigned i = 0; i < db->n; i++) {
