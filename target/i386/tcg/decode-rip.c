@@ -18,7 +18,6 @@
 #include <glib.h>
 
 #include "target/i386/tcg/decode.h"
-#include "target/i386/tcg/ops-tables.h"
 
 void x86_rip_free_add_n(InsnFn fn, InsnFn nr, unsigned n)
 {

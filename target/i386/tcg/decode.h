@@ -100,8 +100,9 @@ void x86_dead_flags(DecodedBlock *db);
 /* The address form's version of memory handlers (decode-ea.c). */
 void x86_ea_forms(DecodedBlock *db);
 /*
- * Register-only handlers that need not store rip (decode-rip.c); after
- * the other passes and with the block's end in place.
+ * The versions without the rip store where the next instruction does
+ * not read rip (decode-rip.c); after the other passes and with the
+ * block's end in place.
  */
 void x86_rip_stores(DecodedBlock *db);
 

@@ -398,19 +398,21 @@ static X86_INLINE void host_write(int ot, uint8_t *p, uint64_t v)
 /*
  * A body may end in return X86_NEXT_REG (see X86_DEF_REG): the full
  * version always stores rip, a fast one may be made not to (skip).
- * The full version first sets rip to its instruction's own, which the
- * one before may have left behind (decode-rip.c): the fast paths
- * cannot fault, so these handlers do not read env->rip on entry.
+ * The full version first sets rip to its own instruction's, since the
+ * instruction before may not have stored it (decode-rip.c): the fast
+ * paths cannot fault, so these handlers do not read env->rip on entry.
  */
 #define X86_DEF_MEM_FULL_(name, addr, ...)                                \
 static __attribute__((noinline)) uintptr_t name(CPUX86State *env,        \
                                                 const Insn *in)          \
 {                                                                         \
     const bool fast_ = false;                                             \
-    env->rip = in->next_rip - in->len;                                    \
     const bool skip_rip_ __attribute__((unused)) = false;                 \
-    uint64_t a_ = (addr);                                                 \
+    uint64_t a_;                                                          \
     uint8_t *p_ = NULL;                                                   \
+                                                                          \
+    env->rip = in->next_rip - in->len;                                    \
+    a_ = (addr);                                                          \
     __VA_ARGS__                                                           \
 }
 #define X86_DEF_MEM_FAST_(name, full, ot, need, addr, skip, ...)          \
