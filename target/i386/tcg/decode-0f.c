@@ -1,12 +1,13 @@
 /*
- * The two-byte opcode map (0f xx). The vector opcodes and the
- * three-byte maps 0f 38 and 0f 3a (movbe, crc32 among them) go to
- * decode-vec.c; features CPUID does not advertise decode to #UD.
+ * The two-byte opcode map (0f xx) as a table of rows (DecRow,
+ * decode.h). The vector opcodes and the three-byte maps 0f 38 and
+ * 0f 3a (movbe, crc32 among them) go to decode-vec.c; features CPUID
+ * does not advertise decode to #UD.
  */
 #include "target/i386/tcg/decode.h"
 
-/* mov to/from control and debug registers: mod is ignored (register). */
-static void dec_mov_crdr(Dec *d, Insn *in, uint8_t b)
+/* mov to/from control (b & 1 clear) and debug registers: mod is ignored. */
+static void dec_mov_crdr(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     uint8_t m = dec_u8(d);
     unsigned n = ((m >> 3) & 7) | (d->rex & REX_R ? 8 : 0);
@@ -36,7 +37,7 @@ static void dec_mov_crdr(Dec *d, Insn *in, uint8_t b)
 }
 
 /* 0f 00: sldt, str, lldt, ltr, verr, verw. */
-static void dec_grp6(Dec *d, Insn *in)
+static void dec_grp6(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     dec_modrm(d, in);
     if ((d->regf & 7) > 5) {
@@ -51,43 +52,48 @@ static void dec_grp6(Dec *d, Insn *in)
     in->fn = x86_sys_fn[SYS_GRP6];
 }
 
+/* 0f 01 with a register operand: xgetbv, xsetbv, swapgs, rdtscp. */
+static bool dec_grp7_reg(Dec *d, Insn *in, int op)
+{
+    switch (op) {
+    case 4:
+    case 6:
+        in->rm = d->rmf;
+        return false;           /* smsw, lmsw as with memory */
+    case 2:
+        /* xgetbv, xsetbv: CR4.OSXSAVE decides at run time. */
+        if ((d->rmf & 7) < 2 && (d->isa & ISA_XSAVE)) {
+            in->fn = x86_sys_fn[(d->rmf & 7) ? SYS_XSETBV : SYS_XGETBV];
+            return true;
+        }
+        break;
+    case 7:
+        if ((d->rmf & 7) == 0 && d->code64) {
+            in->fn = x86_sys_fn[SYS_SWAPGS];
+            return true;
+        }
+        if ((d->rmf & 7) == 1 && (d->isa & ISA_RDTSCP)) {
+            in->fn = x86_sys_fn[SYS_RDTSCP];
+            return true;
+        }
+        break;
+    default:
+        /* monitor/mwait, clac/stac, VMX/SVM: not offered. */
+        break;
+    }
+    dec_ud(d, in);
+    return true;
+}
+
 /* 0f 01: sgdt, sidt, lgdt, lidt, smsw, lmsw, invlpg, swapgs, rdtscp. */
-static void dec_grp7(Dec *d, Insn *in)
+static void dec_grp7(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     int op;
 
     dec_modrm(d, in);
     op = d->regf & 7;
-    if (d->mod == 3) {
-        switch (op) {
-        case 4:
-        case 6:
-            break;
-        case 2:
-            /* xgetbv, xsetbv: CR4.OSXSAVE decides at run time. */
-            if ((d->rmf & 7) < 2 && (d->isa & ISA_XSAVE)) {
-                in->fn = x86_sys_fn[(d->rmf & 7) ? SYS_XSETBV : SYS_XGETBV];
-                return;
-            }
-            dec_ud(d, in);
-            return;
-        case 7:
-            if ((d->rmf & 7) == 0 && d->code64) {
-                in->fn = x86_sys_fn[SYS_SWAPGS];
-                return;
-            }
-            if ((d->rmf & 7) == 1 && (d->isa & ISA_RDTSCP)) {
-                in->fn = x86_sys_fn[SYS_RDTSCP];
-                return;
-            }
-            dec_ud(d, in);
-            return;
-        default:
-            /* monitor/mwait, xgetbv, clac/stac, VMX/SVM: not offered. */
-            dec_ud(d, in);
-            return;
-        }
-        in->rm = d->rmf;
+    if (d->mod == 3 && dec_grp7_reg(d, in, op)) {
+        return;
     }
     in->aux2 = d->code64 ? OT_Q : d->ot;
     switch (op) {
@@ -119,14 +125,163 @@ static void dec_grp7(Dec *d, Insn *in)
     }
 }
 
-/* Gv, Ev with the register fields set and the table row of [mem]. */
+/* Gv, Ev with the register fields set. */
 static void dec_gv_ev(Dec *d, Insn *in, int ot)
 {
     dec_modrm(d, in);
     dec_regs(d, in, ot);
 }
 
-static void dec_bitscan(Dec *d, Insn *in, int kind)
+/* sysret, sysexit: the row's handler, 64-bit with REX.W. */
+static void dec_sysret(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->aux2 = d->rex & REX_W ? OT_Q : OT_L;
+    in->fn = *r->fns;
+}
+
+/* lar (row arg 0), lsl (1): Gv, Ew. */
+static void dec_lar(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_gv_ev(d, in, OT_W);
+    in->reg = d->regf;
+    if (d->mod == 3) {
+        in->rm = d->rmf;
+    }
+    in->aux = r->arg;
+    in->aux2 = d->ot;
+    in->fn = x86_sys_fn[SYS_LAR_LSL];
+}
+
+/* Hint nops with a modrm: prefetch (memory only, row arg 1), nop Ev. */
+static void dec_nop_ev(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if (r->arg && d->mod == 3) {
+        dec_ud(d, in);
+        return;
+    }
+    in->fn = op_nop;
+}
+
+/* cmovcc Gv, Ev: the condition in b. */
+static void dec_cmov(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = d->ot;
+
+    dec_gv_ev(d, in, ot);
+    in->aux = b & 15;
+    in->fn = d->mod == 3 ? x86_cmov_r_fn[b & 15][ot] : x86_cmov_m_fn[ot];
+}
+
+/* setcc Eb: the condition in b. */
+static void dec_setcc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if (d->mod == 3) {
+        in->rm = dec_reg(d, OT_B, d->rmf);
+    }
+    in->aux = b & 15;
+    in->fn = d->mod == 3 ? x86_setcc_r_fn[b & 15] : x86_setcc_m_fn;
+}
+
+/* bt, bts, btr, btc Ev, Gv (row arg: the operation). */
+static void dec_bt(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = d->ot;
+
+    dec_gv_ev(d, in, ot);
+    in->aux = 1;
+    in->aux2 = ot;
+    in->fn = x86_bt_fn[d->mod != 3][r->arg];
+    d->lock_ok = d->mod != 3 && r->arg != 0;
+}
+
+/* Group 8: bt, bts, btr, btc Ev, Ib. */
+static void dec_grp8(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if ((d->regf & 7) < 4) {
+        dec_ud(d, in);
+        return;
+    }
+    if (d->mod == 3) {
+        in->rm = d->rmf;
+    }
+    in->imm = dec_u8(d);
+    in->aux2 = d->ot;
+    in->fn = x86_bt_fn[d->mod != 3][(d->regf & 7) - 4];
+    d->lock_ok = d->mod != 3 && (d->regf & 7) != 4;
+}
+
+/* shld (row arg 0), shrd (1) Ev, Gv by Ib or CL (b & 1). */
+static void dec_dshift(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = d->ot;
+
+    dec_gv_ev(d, in, ot);
+    if (b & 1) {
+        in->aux = 1;
+    } else {
+        in->imm = dec_u8(d);
+    }
+    in->aux2 = ot;
+    in->imm2 = r->arg;
+    in->fn = x86_dshift_fn[d->mod != 3];
+}
+
+/* 0f ae: fences, clflush and the state instructions of decode-vec.c. */
+static void dec_grp15(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if (d->mod == 3) {
+        /* lfence, mfence, sfence; f3: rd/wr fs/gs base (#UD). */
+        if ((d->regf & 7) >= 5 && !(d->prefix & P_F3)) {
+            in->fn = op_nop;
+            return;
+        }
+        dec_ud(d, in);
+        return;
+    }
+    if ((d->regf & 7) == 7) {
+        in->fn = x86_sys_fn[SYS_CLFLUSH];
+        return;
+    }
+    /* fxsave, fxrstor, ldmxcsr, stmxcsr, xsave, xrstor, xsaveopt */
+    dec_vec_modrm(d, in, b);
+}
+
+/* imul Gv, Ev. */
+static void dec_imul(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_gv_ev(d, in, d->ot);
+    in->fn = x86_imul_fn[d->mod != 3][d->ot];
+}
+
+/* cmpxchg, xadd Eb,Gb / Ev,Gv: the row's table by [mem]. */
+static void dec_xchg_op(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    dec_gv_ev(d, in, ot);
+    in->aux2 = ot;
+    in->fn = r->fns[d->mod != 3];
+    d->lock_ok = d->mod != 3;
+}
+
+/* movzx (row arg 0), movsx (1) Gv, Eb / Ew (b & 1). */
+static void dec_movx(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int sot = b & 1 ? OT_W : OT_B;
+
+    dec_modrm(d, in);
+    in->reg = d->regf;
+    if (d->mod == 3) {
+        in->rm = dec_reg(d, sot, d->rmf);
+    }
+    in->fn = x86_movx_fn[d->mod != 3][r->arg][sot][d->ot];
+}
+
+static void dec_bitscan_kind(Dec *d, Insn *in, int kind)
 {
     dec_gv_ev(d, in, d->ot);
     in->aux = kind;
@@ -134,268 +289,116 @@ static void dec_bitscan(Dec *d, Insn *in, int kind)
     in->fn = x86_scan_fn[d->mod != 3];
 }
 
-void dec_0f(Dec *d, Insn *in, uint8_t b)
+/*
+ * bsf (row arg SCAN_BSF), bsr; with f3 tzcnt, lzcnt where CPUID offers
+ * them (else rep bsf is bsf); popcnt (f3 only, else jmpe: #UD).
+ */
+static void dec_bitscan(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
-    int ot = d->ot;
+    bool f3 = d->prefix & P_F3;
 
-    if (b >= 0x40 && b < 0x50) {
-        dec_gv_ev(d, in, ot);
-        in->aux = b & 15;
-        in->fn = d->mod == 3 ? x86_cmov_r_fn[b & 15][ot] : x86_cmov_m_fn[ot];
-        return;
-    }
-    if (b >= 0x80 && b < 0x90) {
-        int bot = d->code64 ? OT_Q : ot;
-        int64_t rel = bot == OT_W ? (int16_t)dec_u16(d)
-                                  : (int32_t)dec_u32(d);
-        uint64_t t = d->pc + d->pos + rel;
-
-        if (!d->code64) {
-            t = bot == OT_W ? (uint16_t)t : (uint32_t)t;
-        }
-        in->imm = t;
-        in->fn = x86_jcc_fn[b & 15];
-        d->chain = true;
-        d->jcc = b & 15;
-        return;
-    }
-    if (b >= 0x90 && b < 0xa0) {
-        dec_modrm(d, in);
-        if (d->mod == 3) {
-            in->rm = dec_reg(d, OT_B, d->rmf);
-        }
-        in->aux = b & 15;
-        in->fn = d->mod == 3 ? x86_setcc_r_fn[b & 15] : x86_setcc_m_fn;
-        return;
-    }
-    if (b >= 0xc8 && b < 0xd0) {
-        in->rm = (b & 7) | (d->rex & REX_B ? 8 : 0);
-        in->fn = x86_bswap_fn[ot];
-        return;
-    }
-    if (b >= 0x18 && b < 0x20) {
-        /* Hint nops: prefetch, nop Ev, endbr, MPX without MPX. */
-        dec_modrm(d, in);
-        in->fn = op_nop;
-        return;
-    }
-
-    switch (b) {
-    case 0x00:
-        dec_grp6(d, in);
-        return;
-    case 0x01:
-        dec_grp7(d, in);
-        return;
-    case 0x02:
-    case 0x03:
-        dec_gv_ev(d, in, OT_W);
-        in->reg = d->regf;
-        if (d->mod == 3) {
-            in->rm = d->rmf;
-        }
-        in->aux = b == 0x03;
-        in->aux2 = ot;
-        in->fn = x86_sys_fn[SYS_LAR_LSL];
-        return;
-    case 0x05:
-        in->fn = x86_sys_fn[SYS_SYSCALL];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0x06:
-        in->fn = x86_sys_fn[SYS_CLTS];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0x07:
-        in->aux2 = d->rex & REX_W ? OT_Q : OT_L;
-        in->fn = x86_sys_fn[SYS_SYSRET];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0x08:
-    case 0x09:
-        in->fn = x86_sys_fn[SYS_WBINVD];
-        return;
-    case 0x0d:
-        /* prefetch/prefetchw */
-        dec_modrm(d, in);
-        if (d->mod == 3) {
-            break;
-        }
-        in->fn = op_nop;
-        return;
-    case 0x20:
-    case 0x21:
-    case 0x22:
-    case 0x23:
-        dec_mov_crdr(d, in, b);
-        return;
-    case 0x30:
-        in->fn = x86_sys_fn[SYS_WRMSR];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0x31:
-        in->fn = x86_sys_fn[SYS_RDTSC];
-        return;
-    case 0x32:
-        in->fn = x86_sys_fn[SYS_RDMSR];
-        return;
-    case 0x33:
-        in->fn = x86_sys_fn[SYS_RDPMC];
-        return;
-    case 0x34:
-        in->fn = x86_sys_fn[SYS_SYSENTER];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0x35:
-        in->aux2 = d->rex & REX_W ? OT_Q : OT_L;
-        in->fn = x86_sys_fn[SYS_SYSEXIT];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xa0:
-    case 0xa1:
-    case 0xa8:
-    case 0xa9:
-        in->aux = b < 0xa8 ? R_FS : R_GS;
-        in->aux2 = dec_ot64(d);
-        in->stk = d->stk;
-        in->fn = x86_stack_fn[b & 1 ? STK_OP_POP_SREG : STK_OP_PUSH_SREG];
-        if (b & 1) {
-            d->end = DEC_END_BLOCK;
-        }
-        return;
-    case 0xa2:
-        in->fn = x86_sys_fn[SYS_CPUID];
-        return;
-    case 0xa3:
-    case 0xab:
-    case 0xb3:
-    case 0xbb:
-        dec_gv_ev(d, in, ot);
-        in->aux = 1;
-        in->aux2 = ot;
-        in->fn = x86_bt_fn[d->mod != 3][(b >> 3) & 3];
-        d->lock_ok = d->mod != 3 && b != 0xa3;
-        return;
-    case 0xa4:
-    case 0xa5:
-    case 0xac:
-    case 0xad:
-        dec_gv_ev(d, in, ot);
-        if (b & 1) {
-            in->aux = 1;
-        } else {
-            in->imm = dec_u8(d);
-        }
-        in->aux2 = ot;
-        in->imm2 = b >= 0xac;
-        in->fn = x86_dshift_fn[d->mod != 3];
-        return;
-    case 0xae:
-        dec_modrm(d, in);
-        if (d->mod == 3) {
-            /* lfence, mfence, sfence; f3: rd/wr fs/gs base (#UD). */
-            if ((d->regf & 7) >= 5 && !(d->prefix & P_F3)) {
-                in->fn = op_nop;
-                return;
-            }
-            break;
-        }
-        if ((d->regf & 7) == 7) {
-            in->fn = x86_sys_fn[SYS_CLFLUSH];
+    switch (r->arg) {
+    case SCAN_POPCNT:
+        if (!f3 || !(d->isa & ISA_POPCNT)) {
+            dec_ud(d, in);
             return;
         }
-        /* fxsave, fxrstor, ldmxcsr, stmxcsr, xsave, xrstor, xsaveopt */
-        dec_vec_modrm(d, in, b);
+        dec_bitscan_kind(d, in, SCAN_POPCNT);
         return;
-    case 0xaf:
-        dec_gv_ev(d, in, ot);
-        in->fn = x86_imul_fn[d->mod != 3][ot];
-        return;
-    case 0xb0:
-    case 0xb1:
-        ot = b & 1 ? ot : OT_B;
-        dec_gv_ev(d, in, ot);
-        in->aux2 = ot;
-        in->fn = x86_cmpxchg_fn[d->mod != 3];
-        d->lock_ok = d->mod != 3;
-        return;
-    case 0xb2:
-    case 0xb4:
-    case 0xb5:
-        dec_modrm(d, in);
-        if (d->mod == 3) {
-            break;
-        }
-        in->reg = d->regf;
-        in->aux = b == 0xb2 ? R_SS : b == 0xb4 ? R_FS : R_GS;
-        in->aux2 = ot;
-        in->fn = x86_sys_fn[SYS_LXS];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xb6:
-    case 0xb7:
-    case 0xbe:
-    case 0xbf: {
-        int sot = b & 1 ? OT_W : OT_B;
-
-        dec_modrm(d, in);
-        in->reg = d->regf;
-        if (d->mod == 3) {
-            in->rm = dec_reg(d, sot, d->rmf);
-        }
-        in->fn = x86_movx_fn[d->mod != 3][b >= 0xbe][sot][ot];
-        return;
-    }
-    case 0xb8:
-        if (!(d->prefix & P_F3) || !(d->isa & ISA_POPCNT)) {
-            break;                  /* jmpe */
-        }
-        dec_bitscan(d, in, SCAN_POPCNT);
-        return;
-    case 0xba:
-        dec_modrm(d, in);
-        if ((d->regf & 7) < 4) {
-            break;
-        }
-        if (d->mod == 3) {
-            in->rm = d->rmf;
-        }
-        in->imm = dec_u8(d);
-        in->aux2 = ot;
-        in->fn = x86_bt_fn[d->mod != 3][(d->regf & 7) - 4];
-        d->lock_ok = d->mod != 3 && (d->regf & 7) != 4;
-        return;
-    case 0xbc:
-        /* Without BMI1 (LZCNT), rep bsf (bsr) is bsf (bsr). */
-        dec_bitscan(d, in, (d->prefix & P_F3) && (d->isa & ISA_TZCNT)
-                           ? SCAN_TZCNT : SCAN_BSF);
-        return;
-    case 0xbd:
-        dec_bitscan(d, in, (d->prefix & P_F3) && (d->isa & ISA_LZCNT)
-                           ? SCAN_LZCNT : SCAN_BSR);
-        return;
-    case 0xc0:
-    case 0xc1:
-        ot = b & 1 ? ot : OT_B;
-        dec_gv_ev(d, in, ot);
-        in->aux2 = ot;
-        in->fn = x86_xadd_fn[d->mod != 3];
-        d->lock_ok = d->mod != 3;
-        return;
-    case 0xc7:
-        dec_modrm(d, in);
-        if ((d->regf & 7) != 1 || d->mod == 3) {
-            break;                  /* rdrand/rdseed/rdpid: not offered */
-        }
-        if ((d->rex & REX_W) && !(d->isa & ISA_CX16)) {
-            break;
-        }
-        in->fn = x86_cmpxchg8b_fn[(d->rex & REX_W) != 0];
-        d->lock_ok = true;
+    case SCAN_BSF:
+        dec_bitscan_kind(d, in, f3 && (d->isa & ISA_TZCNT)
+                                ? SCAN_TZCNT : SCAN_BSF);
         return;
     default:
-        dec_vec(d, in, b);
+        dec_bitscan_kind(d, in, f3 && (d->isa & ISA_LZCNT)
+                                ? SCAN_LZCNT : SCAN_BSR);
         return;
     }
-    dec_ud(d, in);
+}
+
+/* Group 9: cmpxchg8b, cmpxchg16b (REX.W, where CPUID offers it). */
+static void dec_grp9(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if ((d->regf & 7) != 1 || d->mod == 3 ||
+        ((d->rex & REX_W) && !(d->isa & ISA_CX16))) {
+        dec_ud(d, in);          /* rdrand/rdseed/rdpid: not offered */
+        return;
+    }
+    in->fn = x86_cmpxchg8b_fn[(d->rex & REX_W) != 0];
+    d->lock_ok = true;
+}
+
+/* bswap r. */
+static void dec_bswap(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->rm = (b & 7) | (d->rex & REX_B ? 8 : 0);
+    in->fn = x86_bswap_fn[d->ot];
+}
+
+#define ROW(form, fns, arg, size, flags)                                  \
+    { dec_##form, fns, arg, DEC_SZ_##size, flags }
+#define END         DEC_END
+
+/*
+ * Opcode, then: form, the handler (or its table), the form's argument,
+ * the operand size and whether it ends the block (END). Rows left out
+ * are the vector map's (decode-vec.c).
+ */
+static const DecRow map_0f[256] = {
+    [0x00] = ROW(grp6, NULL, 0, V, 0),
+    [0x01] = ROW(grp7, NULL, 0, V, 0),
+    [0x02] = ROW(lar, NULL, 0, V, 0),
+    [0x03] = ROW(lar, NULL, 1, V, 0),
+    [0x05] = ROW(fixed, &x86_sys_fn[SYS_SYSCALL], 0, V, END),
+    [0x06] = ROW(fixed, &x86_sys_fn[SYS_CLTS], 0, V, END),
+    [0x07] = ROW(sysret, &x86_sys_fn[SYS_SYSRET], 0, V, END),
+    [0x08 ... 0x09] = ROW(fixed, &x86_sys_fn[SYS_WBINVD], 0, V, 0),
+    [0x0d] = ROW(nop_ev, NULL, 1, V, 0),
+    [0x18 ... 0x1f] = ROW(nop_ev, NULL, 0, V, 0),
+    [0x20 ... 0x23] = ROW(mov_crdr, NULL, 0, V, 0),
+    [0x30] = ROW(fixed, &x86_sys_fn[SYS_WRMSR], 0, V, END),
+    [0x31] = ROW(fixed, &x86_sys_fn[SYS_RDTSC], 0, V, 0),
+    [0x32] = ROW(fixed, &x86_sys_fn[SYS_RDMSR], 0, V, 0),
+    [0x33] = ROW(fixed, &x86_sys_fn[SYS_RDPMC], 0, V, 0),
+    [0x34] = ROW(fixed, &x86_sys_fn[SYS_SYSENTER], 0, V, END),
+    [0x35] = ROW(sysret, &x86_sys_fn[SYS_SYSEXIT], 0, V, END),
+    [0x40 ... 0x4f] = ROW(cmov, NULL, 0, V, 0),
+    [0x80 ... 0x8f] = ROW(jcc, NULL, 1, V, 0),
+    [0x90 ... 0x9f] = ROW(setcc, NULL, 0, B, 0),
+    [0xa0] = ROW(stack, &x86_stack_fn[STK_OP_PUSH_SREG], R_FS, 64, 0),
+    [0xa1] = ROW(stack, &x86_stack_fn[STK_OP_POP_SREG], R_FS, 64, END),
+    [0xa2] = ROW(fixed, &x86_sys_fn[SYS_CPUID], 0, V, 0),
+    [0xa3] = ROW(bt, NULL, 0, V, 0),
+    [0xa4 ... 0xa5] = ROW(dshift, NULL, 0, V, 0),
+    [0xa8] = ROW(stack, &x86_stack_fn[STK_OP_PUSH_SREG], R_GS, 64, 0),
+    [0xa9] = ROW(stack, &x86_stack_fn[STK_OP_POP_SREG], R_GS, 64, END),
+    [0xab] = ROW(bt, NULL, 1, V, 0),
+    [0xac ... 0xad] = ROW(dshift, NULL, 1, V, 0),
+    [0xae] = ROW(grp15, NULL, 0, V, 0),
+    [0xaf] = ROW(imul, NULL, 0, V, 0),
+    [0xb0] = ROW(xchg_op, x86_cmpxchg_fn, 0, B, 0),
+    [0xb1] = ROW(xchg_op, x86_cmpxchg_fn, 0, V, 0),
+    [0xb2] = ROW(gv_m, &x86_sys_fn[SYS_LXS], R_SS, V, END),
+    [0xb3] = ROW(bt, NULL, 2, V, 0),
+    [0xb4] = ROW(gv_m, &x86_sys_fn[SYS_LXS], R_FS, V, END),
+    [0xb5] = ROW(gv_m, &x86_sys_fn[SYS_LXS], R_GS, V, END),
+    [0xb6 ... 0xb7] = ROW(movx, NULL, 0, V, 0),
+    [0xb8] = ROW(bitscan, NULL, SCAN_POPCNT, V, 0),
+    [0xba] = ROW(grp8, NULL, 0, V, 0),
+    [0xbb] = ROW(bt, NULL, 3, V, 0),
+    [0xbc] = ROW(bitscan, NULL, SCAN_BSF, V, 0),
+    [0xbd] = ROW(bitscan, NULL, SCAN_BSR, V, 0),
+    [0xbe ... 0xbf] = ROW(movx, NULL, 1, V, 0),
+    [0xc0] = ROW(xchg_op, x86_xadd_fn, 0, B, 0),
+    [0xc1] = ROW(xchg_op, x86_xadd_fn, 0, V, 0),
+    [0xc7] = ROW(grp9, NULL, 0, V, 0),
+    [0xc8 ... 0xcf] = ROW(bswap, NULL, 0, V, 0),
+};
+
+void dec_0f(Dec *d, Insn *in, uint8_t b)
+{
+    if (!dec_row(d, in, &map_0f[b], b)) {
+        dec_vec(d, in, b);
+    }
 }

@@ -294,8 +294,85 @@ static void dec_ev_gv(Dec *d, Insn *in, const InsnFn tab[F_NUM][4], int ot,
     }
 }
 
-static void dec_alu(Dec *d, Insn *in, int op, int ot, bool to_reg)
+/* Group 1 with the modrm already read: op Ev, imm. */
+static void dec_alu_imm(Dec *d, Insn *in, int op, int ot, uint64_t imm)
 {
+    in->imm = imm & ot_mask(ot);
+    if (d->mod == 3) {
+        in->rm = dec_reg(d, ot, d->rmf);
+        in->fn = x86_alu_fn[F_RI][op][ot];
+        dec_fuse(d, fuse_op(op), F_RI, ot);
+    } else {
+        in->fn = x86_alu_fn[F_MI][op][ot];
+        d->lock_ok = op != 7;
+        dec_fuse(d, fuse_op(op), F_MI, ot);
+    }
+}
+
+/* Rows ------------------------------------------------------------------ */
+
+int dec_row_ot(Dec *d, const DecRow *r)
+{
+    switch (r->size) {
+    case DEC_SZ_B:
+        return OT_B;
+    case DEC_SZ_64:
+        return dec_ot64(d);
+    case DEC_SZ_IO:
+        return d->ot == OT_W ? OT_W : OT_L;
+    default:
+        return d->ot;
+    }
+}
+
+bool dec_row(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    if (!r->form) {
+        return false;
+    }
+    if ((r->flags & DEC_NO64) && d->code64) {
+        dec_ud(d, in);
+        return true;
+    }
+    if (r->flags & DEC_END) {
+        d->end = DEC_END_BLOCK;
+    }
+    r->form(d, in, r, b);
+    return true;
+}
+
+/*
+ * The forms of the one-byte map: each reads the operands of opcode b
+ * as its row names them and picks the handler (the row's, or one of
+ * the operation's table).
+ */
+
+/* The row's handler, no operands. */
+void dec_fixed(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->fn = *r->fns;
+}
+
+/* The row's handler with the operand size in aux2 (cbw, cwd, iret). */
+static void dec_fixed_ot(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->aux2 = dec_row_ot(d, r);
+    in->fn = *r->fns;
+}
+
+/* The row's handler with an imm8 (aam, aad). */
+static void dec_fixed_ib(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->imm = dec_u8(d);
+    in->fn = *r->fns;
+}
+
+/* op Eb,Gb / Ev,Gv (row arg 0) or op Gb,Eb / Gv,Ev (1); op in b. */
+static void dec_alu(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int op = b >> 3, ot = dec_row_ot(d, r);
+    bool to_reg = r->arg;
+
     dec_modrm(d, in);
     dec_regs(d, in, ot);
     if (d->mod == 3) {
@@ -314,40 +391,149 @@ static void dec_alu(Dec *d, Insn *in, int op, int ot, bool to_reg)
     }
 }
 
-/* Group 1 with the modrm already read: op Ev, imm. */
-static void dec_alu_imm(Dec *d, Insn *in, int op, int ot, uint64_t imm)
+/* op AL,Ib / eAX,Iz; op in b. */
+static void dec_alu_acc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
-    in->imm = imm & ot_mask(ot);
-    if (d->mod == 3) {
-        in->rm = dec_reg(d, ot, d->rmf);
-        in->fn = x86_alu_fn[F_RI][op][ot];
-        dec_fuse(d, fuse_op(op), F_RI, ot);
-    } else {
-        in->fn = x86_alu_fn[F_MI][op][ot];
-        d->lock_ok = op != 7;
-        dec_fuse(d, fuse_op(op), F_MI, ot);
-    }
+    int op = b >> 3, ot = dec_row_ot(d, r);
+
+    in->rm = R_EAX;
+    in->imm = dec_imm(d, ot) & ot_mask(ot);
+    in->fn = x86_alu_fn[F_RI][op][ot];
+    dec_fuse(d, fuse_op(op), F_RI, ot);
 }
 
-static void dec_push_reg(Dec *d, Insn *in, unsigned r, bool pop)
+/* Group 1: op Eb,Ib / Ev,Iz (row arg 0) or op Ev,Ib sign-extended (1). */
+static void dec_grp1(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+    uint64_t imm;
+
+    dec_modrm(d, in);
+    imm = r->arg ? dec_imm8s(d) : dec_imm(d, ot);
+    dec_alu_imm(d, in, d->regf & 7, ot, imm);
+}
+
+/* test AL,Ib / eAX,Iz. */
+static void dec_test_acc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    in->rm = R_EAX;
+    in->imm = dec_imm(d, ot) & ot_mask(ot);
+    in->fn = x86_test_fn[F_RI][ot];
+    dec_fuse(d, FUSE_TEST, F_RI, ot);
+}
+
+/* test Eb,Gb / Ev,Gv. */
+static void dec_test(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    dec_ev_gv(d, in, x86_test_fn, ot, false);
+    d->lock_ok = false;
+    dec_fuse(d, FUSE_TEST, d->mod == 3 ? F_RR : F_MR, ot);
+}
+
+/* inc/dec r (outside 64-bit code, where these are REX): the row's table. */
+static void dec_incdec_r(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->rm = b & 7;
+    in->fn = r->fns[d->ot];
+}
+
+/* push/pop r: the row's table (x86_push_fn or x86_pop_fn). */
+static void dec_push_r(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     int ot = dec_ot64(d);
-    const InsnFn *tab = pop ? x86_pop_fn : x86_push_fn;
 
-    in->rm = r;
+    in->rm = (b & 7) | (d->rex & REX_B ? 8 : 0);
     in->aux2 = ot;
     in->stk = d->stk;
     if (d->stk == STK_64 && ot == OT_Q) {
-        in->fn = tab[PUSH_R64];
+        in->fn = r->fns[PUSH_R64];
     } else if (d->stk == STK_32 && ot == OT_L) {
-        in->fn = tab[PUSH_R32];
+        in->fn = r->fns[PUSH_R32];
     } else {
-        in->fn = tab[PUSH_R];
+        in->fn = r->fns[PUSH_R];
     }
 }
 
-static void dec_string(Dec *d, Insn *in, int kind, int ot)
+/* push Iz (row arg 0) or Ib (1). */
+static void dec_push_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
+    int ot = dec_ot64(d);
+
+    in->imm = r->arg ? dec_imm8s(d) : dec_imm(d, ot == OT_W ? OT_W : OT_Q);
+    in->aux2 = ot;
+    in->stk = d->stk;
+    in->fn = x86_push_fn[PUSH_I];
+}
+
+/* pop Ev (group 1a). */
+static void dec_pop_ev(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if ((d->regf & 7) != 0) {
+        dec_ud(d, in);
+        return;
+    }
+    in->aux2 = dec_ot64(d);
+    in->stk = d->stk;
+    if (d->mod == 3) {
+        in->rm = d->rmf;
+        in->fn = x86_pop_fn[PUSH_R];
+    } else {
+        in->fn = x86_pop_fn[PUSH_M];
+    }
+}
+
+void dec_stack(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->aux = r->arg;
+    in->aux2 = dec_row_ot(d, r);
+    in->stk = d->stk;
+    in->fn = *r->fns;
+}
+
+/* enter Iw, Ib. */
+static void dec_enter(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->imm2 = dec_u16(d);
+    in->imm = dec_u8(d);
+    dec_stack(d, in, r, b);
+}
+
+/* 63: movsxd Gv, Ed in 64-bit code, else arpl Ew, Gw. */
+static void dec_movsxd_arpl(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if (d->code64) {
+        dec_regs(d, in, OT_L);
+        in->fn = x86_movx_fn[d->mod != 3][1][OT_L][d->ot];
+        return;
+    }
+    dec_regs(d, in, OT_W);
+    in->aux2 = OT_W;
+    in->fn = x86_sys_fn[SYS_ARPL];
+}
+
+/* imul Gv, Ev, Iz (row arg 0) or Ib (1). */
+static void dec_imul_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = d->ot;
+
+    dec_modrm(d, in);
+    dec_regs(d, in, ot);
+    in->imm = r->arg ? dec_imm8s(d) : dec_imm(d, ot);
+    in->aux = 1;
+    in->fn = x86_imul_fn[d->mod != 3][ot];
+}
+
+/* String instructions: the row's table by operand size. */
+static void dec_string(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
     dec_implicit_ea(d, in);
     in->aux2 = ot;
     if (d->prefix & P_F3) {
@@ -355,27 +541,162 @@ static void dec_string(Dec *d, Insn *in, int kind, int ot)
     } else if (d->prefix & P_F2) {
         in->aux = REP_NE;
     }
-    in->fn = x86_string_fn[kind][ot];
+    in->fn = r->fns[ot];
 }
 
-static void dec_sreg_push(Dec *d, Insn *in, int seg, bool pop)
+/* jcc rel8 (row arg 0) or rel16/32 (1). */
+void dec_jcc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
-    in->aux = seg;
-    in->aux2 = dec_ot64(d);
-    in->stk = d->stk;
-    in->fn = x86_stack_fn[pop ? STK_OP_POP_SREG : STK_OP_PUSH_SREG];
-    if (pop) {
-        d->end = DEC_END_BLOCK;
+    int ot = d->code64 ? OT_Q : d->ot;
+    int64_t rel;
+
+    if (!r->arg) {
+        rel = (int8_t)dec_u8(d);
+    } else {
+        rel = ot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
+    }
+    in->imm = dec_target(d, ot, rel);
+    in->fn = x86_jcc_fn[b & 15];
+    d->chain = true;
+    d->jcc = b & 15;
+}
+
+/* xchg Eb,Gb / Ev,Gv. */
+static void dec_xchg(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    dec_modrm(d, in);
+    dec_regs(d, in, ot);
+    in->fn = x86_xchg_fn[d->mod != 3][ot];
+    d->lock_ok = d->mod != 3;
+}
+
+/* xchg eAX, r. */
+static void dec_xchg_acc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->rm = R_EAX;
+    in->reg = (b & 7) | (d->rex & REX_B ? 8 : 0);
+    in->fn = x86_xchg_fn[0][d->ot];
+}
+
+/* 90: nop, pause (f3), xchg r8, rax (REX.B). */
+static void dec_nop(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    if (d->rex & REX_B) {
+        dec_xchg_acc(d, in, r, b);
+    } else if (d->prefix & P_F3) {
+        in->fn = x86_sys_fn[SYS_PAUSE];
+    } else {
+        in->fn = op_nop;
     }
 }
 
-/* Group 2 shifts with the count source (CL or an immediate). */
-static void dec_shift(Dec *d, Insn *in, int ot, int count_src)
+/* mov Eb,Gb / Ev,Gv (row arg 0) or Gb,Eb / Gv,Ev (1). */
+static void dec_mov(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_ev_gv(d, in, x86_mov_fn, dec_row_ot(d, r), r->arg);
+    d->lock_ok = false;
+}
+
+/* mov Ev, Sw (row arg 0) or Sw, Ew (1): the row's handler. */
+static void dec_mov_sreg(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     dec_modrm(d, in);
-    if (count_src < 0) {
+    in->aux = d->regf & 7;
+    if (in->aux > R_GS || (r->arg && in->aux == R_CS)) {
+        dec_ud(d, in);
+        return;
+    }
+    if (d->mod == 3) {
+        in->rm = d->rmf;
+    }
+    in->aux2 = d->ot;
+    in->fn = *r->fns;
+}
+
+/* lea Gv, M. */
+static void dec_lea(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if (d->mod == 3) {
+        dec_ud(d, in);
+        return;
+    }
+    in->reg = d->regf;
+    in->eaf &= ~EA_SEG;
+    in->fn = x86_lea_fn[d->ot];
+}
+
+/* mov r, imm (b0..bf): imm64 for 64-bit operands. */
+static void dec_mov_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    in->rm = dec_reg(d, ot, (b & 7) | (d->rex & REX_B ? 8 : 0));
+    in->imm = ot == OT_Q ? dec_u64(d) : dec_imm(d, ot);
+    in->fn = x86_mov_fn[F_RI][ot];
+}
+
+/* mov Eb,Ib / Ev,Iz (group 11). */
+static void dec_mov_ei(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    dec_modrm(d, in);
+    if ((d->regf & 7) != 0) {
+        dec_ud(d, in);
+        return;
+    }
+    in->imm = dec_imm(d, ot) & ot_mask(ot);
+    if (d->mod == 3) {
+        in->rm = dec_reg(d, ot, d->rmf);
+        in->fn = x86_mov_fn[F_RI][ot];
+    } else {
+        in->fn = x86_mov_fn[F_MI][ot];
+    }
+}
+
+/* lcall/ljmp ptr16:16/32: the row's handler. */
+static void dec_far_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->imm = dec_imm(d, d->ot);
+    in->imm2 = dec_u16(d);
+    in->aux2 = d->ot;
+    in->stk = d->stk;
+    in->fn = *r->fns;
+}
+
+/* sahf, lahf: in 64-bit code only where CPUID offers them. */
+static void dec_lahf(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    if (d->code64 && !(d->isa & ISA_LAHF64)) {
+        dec_ud(d, in);
+        return;
+    }
+    in->fn = *r->fns;
+}
+
+/* mov AL/eAX, moffs and back: the row's handler. */
+static void dec_moffs(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_implicit_ea(d, in);
+    in->imm = d->aot == OT_Q ? dec_u64(d) : dec_imm(d, d->aot);
+    in->aux2 = dec_row_ot(d, r);
+    in->fn = *r->fns;
+}
+
+/* Group 2 shifts; the count (row arg): DEC_CNT_*. */
+enum { DEC_CNT_CL, DEC_CNT_1, DEC_CNT_IB };
+
+static void dec_shift(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r);
+
+    dec_modrm(d, in);
+    if (r->arg == DEC_CNT_CL) {
         in->aux = 1;
-    } else if (count_src == 2) {
+    } else if (r->arg == DEC_CNT_IB) {
         in->imm = dec_u8(d);
     } else {
         in->imm = 1;
@@ -386,10 +707,112 @@ static void dec_shift(Dec *d, Insn *in, int ot, int count_src)
     in->fn = x86_shift_fn[d->mod != 3][d->regf & 7][ot];
 }
 
-/* Group 3: test/not/neg/mul/imul/div/idiv. */
-static void dec_grp3(Dec *d, Insn *in, int ot)
+/* ret near, with an imm16 to pop (row arg 1) or not. */
+static void dec_ret(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
-    int op;
+    in->imm2 = r->arg ? dec_u16(d) : 0;
+    in->aux2 = d->code64 ? OT_Q : d->ot;
+    in->stk = d->stk;
+    in->fn = x86_branch_fn[d->stk == STK_64 ? BR_RET64 : BR_RET];
+}
+
+/* ret far, with an imm16 to pop (row arg 1) or not. */
+static void dec_lret(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->imm2 = r->arg ? dec_u16(d) : 0;
+    in->aux2 = d->ot;
+    in->fn = x86_far_fn[FAR_LRET];
+}
+
+/*
+ * Gv, M (bound: a register operand is EVEX; les, lds: the segment
+ * as the row's argument): the row's handler.
+ */
+void dec_gv_m(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_modrm(d, in);
+    if (d->mod == 3) {
+        dec_ud(d, in);
+        return;
+    }
+    in->reg = d->regf;
+    in->aux = r->arg;
+    in->aux2 = d->ot;
+    in->fn = *r->fns;
+}
+
+/* int3, int1 (row arg: the vector) and int Ib (row arg 0). */
+static void dec_int(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    in->imm = r->arg ? r->arg : dec_u8(d);
+    in->fn = x86_far_fn[FAR_INT];
+}
+
+static void dec_xlat(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_implicit_ea(d, in);
+    in->fn = x86_xlat_fn;
+}
+
+/* loopne, loope, loop, jcxz: the kind in b. */
+static void dec_loop(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int64_t rel = (int8_t)dec_u8(d);
+
+    dec_implicit_ea(d, in);
+    in->imm = dec_target(d, d->code64 ? OT_Q : d->ot, rel);
+    in->aux = b - 0xe0;
+    in->fn = x86_loop_fn;
+    d->chain = true;
+}
+
+/* in/out with the port in an imm8 (row arg 1) or in DX (0). */
+static void dec_io(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    if (r->arg) {
+        in->imm = dec_u8(d);
+    } else {
+        in->aux = 1;
+    }
+    in->aux2 = dec_row_ot(d, r);
+    in->fn = *r->fns;
+}
+
+/* call rel16/32; the decoder may go on at its target. */
+static void dec_call(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = d->code64 ? OT_Q : d->ot;
+    int64_t rel = ot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
+
+    in->imm = dec_target(d, ot, rel);
+    in->aux2 = ot;
+    in->stk = d->stk;
+    in->fn = x86_branch_fn[d->stk == STK_64 ? BR_CALL64 : BR_CALL];
+    d->chain = true;
+    d->follow = d->stk == STK_64 ? BR_CALL64_IN : BR_CALL_IN;
+}
+
+/* jmp rel16/32 (row arg 0) or rel8 (1); the decoder may go on. */
+static void dec_jmp(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = d->code64 ? OT_Q : d->ot;
+    int64_t rel;
+
+    if (r->arg) {
+        rel = (int8_t)dec_u8(d);
+    } else {
+        rel = ot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
+    }
+    in->imm = dec_target(d, ot, rel);
+    in->fn = x86_branch_fn[BR_JMP];
+    d->chain = true;
+    d->follow = BR_JMP_IN;
+}
+
+/* Group 3: test/not/neg/mul/imul/div/idiv. */
+static void dec_grp3(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r), op;
 
     dec_modrm(d, in);
     op = d->regf & 7;
@@ -414,31 +837,16 @@ static void dec_grp3(Dec *d, Insn *in, int ot)
     }
 }
 
-/* Group 4/5: inc/dec (and for ff: call, jmp, push). */
-static void dec_grp5(Dec *d, Insn *in, int ot, bool byte_form)
+/* Group 5's near and far indirect branches and push (op 2..6). */
+static void dec_grp5_branch(Dec *d, Insn *in, int op)
 {
-    int op, bot;
+    int ot;
 
-    dec_modrm(d, in);
-    op = d->regf & 7;
-    if (byte_form && op > 1) {
-        dec_ud(d, in);
-        return;
-    }
     switch (op) {
-    case 0:
-    case 1:
-        if (d->mod == 3) {
-            in->rm = dec_reg(d, ot, d->rmf);
-        }
-        in->fn = x86_unary_fn[d->mod != 3][op][ot];
-        d->lock_ok = d->mod != 3;
-        return;
     case 2:
     case 4:
         /* Near indirect: 64 bits in 64-bit code whatever 66 says. */
-        bot = d->code64 ? OT_Q : d->ot;
-        in->aux2 = bot;
+        in->aux2 = d->code64 ? OT_Q : d->ot;
         in->stk = d->stk;
         if (d->mod == 3) {
             in->rm = d->rmf;
@@ -459,9 +867,9 @@ static void dec_grp5(Dec *d, Insn *in, int ot, bool byte_form)
         in->fn = x86_far_fn[op == 3 ? FAR_LCALL_M : FAR_LJMP_M];
         d->end = DEC_END_BLOCK;
         return;
-    case 6:
-        bot = dec_ot64(d);
-        in->aux2 = bot;
+    default:
+        ot = dec_ot64(d);
+        in->aux2 = ot;
         in->stk = d->stk;
         if (d->mod == 3) {
             in->rm = d->rmf;
@@ -470,562 +878,209 @@ static void dec_grp5(Dec *d, Insn *in, int ot, bool byte_form)
             in->fn = x86_push_fn[PUSH_M];
         }
         return;
-    default:
+    }
+}
+
+/* Groups 4 (fe: inc/dec Eb) and 5 (ff: also call, jmp, push). */
+static void dec_grp5(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    int ot = dec_row_ot(d, r), op;
+
+    dec_modrm(d, in);
+    op = d->regf & 7;
+    if (op == 7 || (ot == OT_B && op > 1)) {
         dec_ud(d, in);
         return;
     }
+    if (op > 1) {
+        dec_grp5_branch(d, in, op);
+        return;
+    }
+    if (d->mod == 3) {
+        in->rm = dec_reg(d, ot, d->rmf);
+    }
+    in->fn = x86_unary_fn[d->mod != 3][op][ot];
+    d->lock_ok = d->mod != 3;
+}
+
+/* The x87 escapes d8..df. */
+static void dec_esc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_x87(d, in, b);
+}
+
+/* The two-byte map. */
+static void dec_0f_esc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
+{
+    dec_0f(d, in, dec_u8(d));
 }
 
 /* The one-byte map ------------------------------------------------------ */
 
+/* The handlers named by rows that are plain functions. */
+static const InsnFn fwait_fn = x87_op_fwait;
+
+#define ROW(form, fns, arg, size, flags)                                  \
+    { dec_##form, fns, arg, DEC_SZ_##size, flags }
+/* op Eb,Gb; op Ev,Gv; op Gb,Eb; op Gv,Ev; op AL,Ib; op eAX,Iz. */
+#define ALU_ROWS(b)                                                       \
+    [(b) + 0] = ROW(alu, NULL, 0, B, 0),                                  \
+    [(b) + 1] = ROW(alu, NULL, 0, V, 0),                                  \
+    [(b) + 2] = ROW(alu, NULL, 1, B, 0),                                  \
+    [(b) + 3] = ROW(alu, NULL, 1, V, 0),                                  \
+    [(b) + 4] = ROW(alu_acc, NULL, 0, B, 0),                              \
+    [(b) + 5] = ROW(alu_acc, NULL, 0, V, 0)
+#define NO64        DEC_NO64
+#define END         DEC_END
+
+/*
+ * Opcode, then: form, the handler (or its table), the form's argument,
+ * the operand size and whether it is #UD in 64-bit code (NO64) or ends
+ * the block (END). Rows left out are #UD; the prefixes never get here.
+ */
+static const DecRow onebyte_map[256] = {
+    ALU_ROWS(0x00),
+    [0x06] = ROW(stack, &x86_stack_fn[STK_OP_PUSH_SREG], R_ES, 64, NO64),
+    [0x07] = ROW(stack, &x86_stack_fn[STK_OP_POP_SREG], R_ES, 64,
+                 NO64 | END),
+    ALU_ROWS(0x08),
+    [0x0e] = ROW(stack, &x86_stack_fn[STK_OP_PUSH_SREG], R_CS, 64, NO64),
+    [0x0f] = ROW(0f_esc, NULL, 0, V, 0),
+    ALU_ROWS(0x10),
+    [0x16] = ROW(stack, &x86_stack_fn[STK_OP_PUSH_SREG], R_SS, 64, NO64),
+    [0x17] = ROW(stack, &x86_stack_fn[STK_OP_POP_SREG], R_SS, 64,
+                 NO64 | END),
+    ALU_ROWS(0x18),
+    [0x1e] = ROW(stack, &x86_stack_fn[STK_OP_PUSH_SREG], R_DS, 64, NO64),
+    [0x1f] = ROW(stack, &x86_stack_fn[STK_OP_POP_SREG], R_DS, 64,
+                 NO64 | END),
+    ALU_ROWS(0x20),
+    [0x27] = ROW(fixed, &x86_flag_fn[FL_DAA], 0, V, NO64),
+    ALU_ROWS(0x28),
+    [0x2f] = ROW(fixed, &x86_flag_fn[FL_DAS], 0, V, NO64),
+    ALU_ROWS(0x30),
+    [0x37] = ROW(fixed, &x86_flag_fn[FL_AAA], 0, V, NO64),
+    ALU_ROWS(0x38),
+    [0x3f] = ROW(fixed, &x86_flag_fn[FL_AAS], 0, V, NO64),
+    [0x40 ... 0x47] = ROW(incdec_r, x86_unary_fn[0][0], 0, V, 0),
+    [0x48 ... 0x4f] = ROW(incdec_r, x86_unary_fn[0][1], 0, V, 0),
+    [0x50 ... 0x57] = ROW(push_r, x86_push_fn, 0, 64, 0),
+    [0x58 ... 0x5f] = ROW(push_r, x86_pop_fn, 0, 64, 0),
+    [0x60] = ROW(stack, &x86_stack_fn[STK_OP_PUSHA], 0, V, NO64),
+    [0x61] = ROW(stack, &x86_stack_fn[STK_OP_POPA], 0, V, NO64),
+    [0x62] = ROW(gv_m, &x86_sys_fn[SYS_BOUND], 0, V, NO64),
+    [0x63] = ROW(movsxd_arpl, NULL, 0, V, 0),
+    [0x68] = ROW(push_imm, NULL, 0, 64, 0),
+    [0x69] = ROW(imul_imm, NULL, 0, V, 0),
+    [0x6a] = ROW(push_imm, NULL, 1, 64, 0),
+    [0x6b] = ROW(imul_imm, NULL, 1, V, 0),
+    [0x6c] = ROW(string, x86_string_fn[STR_INS], 0, B, 0),
+    [0x6d] = ROW(string, x86_string_fn[STR_INS], 0, IO, 0),
+    [0x6e] = ROW(string, x86_string_fn[STR_OUTS], 0, B, 0),
+    [0x6f] = ROW(string, x86_string_fn[STR_OUTS], 0, IO, 0),
+    [0x70 ... 0x7f] = ROW(jcc, NULL, 0, V, 0),
+    [0x80] = ROW(grp1, NULL, 0, B, 0),
+    [0x81] = ROW(grp1, NULL, 0, V, 0),
+    [0x82] = ROW(grp1, NULL, 0, B, NO64),
+    [0x83] = ROW(grp1, NULL, 1, V, 0),
+    [0x84] = ROW(test, NULL, 0, B, 0),
+    [0x85] = ROW(test, NULL, 0, V, 0),
+    [0x86] = ROW(xchg, NULL, 0, B, 0),
+    [0x87] = ROW(xchg, NULL, 0, V, 0),
+    [0x88] = ROW(mov, NULL, 0, B, 0),
+    [0x89] = ROW(mov, NULL, 0, V, 0),
+    [0x8a] = ROW(mov, NULL, 1, B, 0),
+    [0x8b] = ROW(mov, NULL, 1, V, 0),
+    [0x8c] = ROW(mov_sreg, &x86_sys_fn[SYS_MOV_FROM_SREG], 0, V, 0),
+    [0x8d] = ROW(lea, NULL, 0, V, 0),
+    [0x8e] = ROW(mov_sreg, &x86_sys_fn[SYS_MOV_TO_SREG], 1, V, END),
+    [0x8f] = ROW(pop_ev, NULL, 0, 64, 0),
+    [0x90] = ROW(nop, NULL, 0, V, 0),
+    [0x91 ... 0x97] = ROW(xchg_acc, NULL, 0, V, 0),
+    [0x98] = ROW(fixed_ot, &x86_cbw_fn, 0, V, 0),
+    [0x99] = ROW(fixed_ot, &x86_cwd_fn, 0, V, 0),
+    [0x9a] = ROW(far_imm, &x86_far_fn[FAR_LCALL_I], 0, V, NO64 | END),
+    [0x9b] = ROW(fixed, &fwait_fn, 0, V, 0),
+    [0x9c] = ROW(stack, &x86_stack_fn[STK_OP_PUSHF], 0, 64, 0),
+    [0x9d] = ROW(stack, &x86_stack_fn[STK_OP_POPF], 0, 64, END),
+    [0x9e] = ROW(lahf, &x86_flag_fn[FL_SAHF], 0, V, 0),
+    [0x9f] = ROW(lahf, &x86_flag_fn[FL_LAHF], 0, V, 0),
+    [0xa0] = ROW(moffs, &x86_moffs_fn[0], 0, B, 0),
+    [0xa1] = ROW(moffs, &x86_moffs_fn[0], 0, V, 0),
+    [0xa2] = ROW(moffs, &x86_moffs_fn[1], 0, B, 0),
+    [0xa3] = ROW(moffs, &x86_moffs_fn[1], 0, V, 0),
+    [0xa4] = ROW(string, x86_string_fn[STR_MOVS], 0, B, 0),
+    [0xa5] = ROW(string, x86_string_fn[STR_MOVS], 0, V, 0),
+    [0xa6] = ROW(string, x86_string_fn[STR_CMPS], 0, B, 0),
+    [0xa7] = ROW(string, x86_string_fn[STR_CMPS], 0, V, 0),
+    [0xa8] = ROW(test_acc, NULL, 0, B, 0),
+    [0xa9] = ROW(test_acc, NULL, 0, V, 0),
+    [0xaa] = ROW(string, x86_string_fn[STR_STOS], 0, B, 0),
+    [0xab] = ROW(string, x86_string_fn[STR_STOS], 0, V, 0),
+    [0xac] = ROW(string, x86_string_fn[STR_LODS], 0, B, 0),
+    [0xad] = ROW(string, x86_string_fn[STR_LODS], 0, V, 0),
+    [0xae] = ROW(string, x86_string_fn[STR_SCAS], 0, B, 0),
+    [0xaf] = ROW(string, x86_string_fn[STR_SCAS], 0, V, 0),
+    [0xb0 ... 0xb7] = ROW(mov_imm, NULL, 0, B, 0),
+    [0xb8 ... 0xbf] = ROW(mov_imm, NULL, 0, V, 0),
+    [0xc0] = ROW(shift, NULL, DEC_CNT_IB, B, 0),
+    [0xc1] = ROW(shift, NULL, DEC_CNT_IB, V, 0),
+    [0xc2] = ROW(ret, NULL, 1, V, END),
+    [0xc3] = ROW(ret, NULL, 0, V, END),
+    [0xc4] = ROW(gv_m, &x86_sys_fn[SYS_LXS], R_ES, V, NO64 | END),
+    [0xc5] = ROW(gv_m, &x86_sys_fn[SYS_LXS], R_DS, V, NO64 | END),
+    [0xc6] = ROW(mov_ei, NULL, 0, B, 0),
+    [0xc7] = ROW(mov_ei, NULL, 0, V, 0),
+    [0xc8] = ROW(enter, &x86_stack_fn[STK_OP_ENTER], 0, 64, 0),
+    [0xc9] = ROW(stack, &x86_stack_fn[STK_OP_LEAVE], 0, 64, 0),
+    [0xca] = ROW(lret, NULL, 1, V, END),
+    [0xcb] = ROW(lret, NULL, 0, V, END),
+    [0xcc] = ROW(int, NULL, EXCP03_INT3, V, END),
+    [0xcd] = ROW(int, NULL, 0, V, END),
+    [0xce] = ROW(fixed, &x86_far_fn[FAR_INTO], 0, V, NO64 | END),
+    [0xcf] = ROW(fixed_ot, &x86_far_fn[FAR_IRET], 0, V, END),
+    [0xd0] = ROW(shift, NULL, DEC_CNT_1, B, 0),
+    [0xd1] = ROW(shift, NULL, DEC_CNT_1, V, 0),
+    [0xd2] = ROW(shift, NULL, DEC_CNT_CL, B, 0),
+    [0xd3] = ROW(shift, NULL, DEC_CNT_CL, V, 0),
+    [0xd4] = ROW(fixed_ib, &x86_flag_fn[FL_AAM], 0, V, NO64),
+    [0xd5] = ROW(fixed_ib, &x86_flag_fn[FL_AAD], 0, V, NO64),
+    [0xd6] = ROW(fixed, &x86_flag_fn[FL_SALC], 0, V, NO64),
+    [0xd7] = ROW(xlat, NULL, 0, V, 0),
+    [0xd8 ... 0xdf] = ROW(esc, NULL, 0, V, 0),
+    [0xe0 ... 0xe3] = ROW(loop, NULL, 0, V, 0),
+    [0xe4] = ROW(io, &x86_sys_fn[SYS_IN], 1, B, 0),
+    [0xe5] = ROW(io, &x86_sys_fn[SYS_IN], 1, IO, 0),
+    [0xe6] = ROW(io, &x86_sys_fn[SYS_OUT], 1, B, 0),
+    [0xe7] = ROW(io, &x86_sys_fn[SYS_OUT], 1, IO, 0),
+    [0xe8] = ROW(call, NULL, 0, V, END),
+    [0xe9] = ROW(jmp, NULL, 0, V, END),
+    [0xea] = ROW(far_imm, &x86_far_fn[FAR_LJMP_I], 0, V, NO64 | END),
+    [0xeb] = ROW(jmp, NULL, 1, V, END),
+    [0xec] = ROW(io, &x86_sys_fn[SYS_IN], 0, B, 0),
+    [0xed] = ROW(io, &x86_sys_fn[SYS_IN], 0, IO, 0),
+    [0xee] = ROW(io, &x86_sys_fn[SYS_OUT], 0, B, 0),
+    [0xef] = ROW(io, &x86_sys_fn[SYS_OUT], 0, IO, 0),
+    [0xf1] = ROW(int, NULL, EXCP01_DB, V, END),
+    [0xf4] = ROW(fixed, &x86_sys_fn[SYS_HLT], 0, V, END),
+    [0xf5] = ROW(fixed, &x86_flag_fn[FL_CMC], 0, V, 0),
+    [0xf6] = ROW(grp3, NULL, 0, B, 0),
+    [0xf7] = ROW(grp3, NULL, 0, V, 0),
+    [0xf8] = ROW(fixed, &x86_flag_fn[FL_CLC], 0, V, 0),
+    [0xf9] = ROW(fixed, &x86_flag_fn[FL_STC], 0, V, 0),
+    [0xfa] = ROW(fixed, &x86_sys_fn[SYS_CLI], 0, V, 0),
+    [0xfb] = ROW(fixed, &x86_sys_fn[SYS_STI], 0, V, END),
+    [0xfc] = ROW(fixed, &x86_flag_fn[FL_CLD], 0, V, 0),
+    [0xfd] = ROW(fixed, &x86_flag_fn[FL_STD], 0, V, 0),
+    [0xfe] = ROW(grp5, NULL, 0, B, 0),
+    [0xff] = ROW(grp5, NULL, 0, V, 0),
+};
+
 static void dec_onebyte(Dec *d, Insn *in, uint8_t b)
 {
-    int ot = d->ot, bot;
-    bool c64 = d->code64;
-
-    /* The regular ALU block 00..3f: op Eb,Gb / Ev,Gv / Gb,Eb / Gv,Ev /
-     * AL,Ib / eAX,Iz. */
-    if (b < 0x40 && (b & 7) < 6) {
-        int op = b >> 3;
-
-        switch (b & 7) {
-        case 0:
-            dec_alu(d, in, op, OT_B, false);
-            return;
-        case 1:
-            dec_alu(d, in, op, ot, false);
-            return;
-        case 2:
-            dec_alu(d, in, op, OT_B, true);
-            return;
-        case 3:
-            dec_alu(d, in, op, ot, true);
-            return;
-        case 4:
-            ot = OT_B;
-            /* fall through */
-        default:
-            in->rm = R_EAX;
-            in->imm = dec_imm(d, ot) & ot_mask(ot);
-            in->fn = x86_alu_fn[F_RI][op][ot];
-            dec_fuse(d, fuse_op(op), F_RI, ot);
-            return;
-        }
+    if (!dec_row(d, in, &onebyte_map[b], b)) {
+        dec_ud(d, in);
     }
-    if (b >= 0x40 && b < 0x50) {
-        /* inc/dec r (outside 64-bit code, where these are REX). */
-        in->rm = b & 7;
-        in->fn = x86_unary_fn[0][(b >> 3) & 1][ot];
-        return;
-    }
-    if (b >= 0x50 && b < 0x60) {
-        dec_push_reg(d, in, (b & 7) | (d->rex & REX_B ? 8 : 0), b >= 0x58);
-        return;
-    }
-    if (b >= 0x70 && b < 0x80) {
-        int64_t rel = (int8_t)dec_u8(d);
-
-        bot = c64 ? OT_Q : ot;
-        in->imm = dec_target(d, bot, rel);
-        in->fn = x86_jcc_fn[b & 15];
-        d->chain = true;
-        d->jcc = b & 15;
-        return;
-    }
-    if (b >= 0x91 && b < 0x98) {
-        in->rm = R_EAX;
-        in->reg = (b & 7) | (d->rex & REX_B ? 8 : 0);
-        in->fn = x86_xchg_fn[0][ot];
-        return;
-    }
-    if (b >= 0xb0 && b < 0xb8) {
-        in->rm = dec_reg(d, OT_B, (b & 7) | (d->rex & REX_B ? 8 : 0));
-        in->imm = dec_u8(d);
-        in->fn = x86_mov_fn[F_RI][OT_B];
-        return;
-    }
-    if (b >= 0xb8 && b < 0xc0) {
-        in->rm = (b & 7) | (d->rex & REX_B ? 8 : 0);
-        in->imm = ot == OT_Q ? dec_u64(d) : dec_imm(d, ot);
-        in->fn = x86_mov_fn[F_RI][ot];
-        return;
-    }
-    if (b >= 0xd8 && b < 0xe0) {
-        dec_x87(d, in, b);
-        return;
-    }
-
-    switch (b) {
-    case 0x06:
-    case 0x0e:
-    case 0x16:
-    case 0x1e:
-        if (c64) {
-            break;
-        }
-        dec_sreg_push(d, in, b >> 3, false);
-        return;
-    case 0x07:
-    case 0x17:
-    case 0x1f:
-        if (c64) {
-            break;
-        }
-        dec_sreg_push(d, in, b >> 3, true);
-        return;
-    case 0x27:
-    case 0x2f:
-    case 0x37:
-    case 0x3f:
-        if (c64) {
-            break;
-        }
-        in->fn = x86_flag_fn[b == 0x27 ? FL_DAA : b == 0x2f ? FL_DAS :
-                             b == 0x37 ? FL_AAA : FL_AAS];
-        return;
-    case 0x60:
-    case 0x61:
-        if (c64) {
-            break;
-        }
-        in->aux2 = ot;
-        in->stk = d->stk;
-        in->fn = x86_stack_fn[b == 0x60 ? STK_OP_PUSHA : STK_OP_POPA];
-        return;
-    case 0x62:
-        /* bound Gv, Ma (EVEX where mod is 3, and in 64-bit code). */
-        if (c64) {
-            break;
-        }
-        dec_modrm(d, in);
-        if (d->mod == 3) {
-            break;
-        }
-        in->reg = d->regf;
-        in->aux2 = ot;
-        in->fn = x86_sys_fn[SYS_BOUND];
-        return;
-    case 0x63:
-        dec_modrm(d, in);
-        if (c64) {
-            /* movsxd Gv, Ed */
-            dec_regs(d, in, OT_L);
-            in->fn = x86_movx_fn[d->mod != 3][1][OT_L][ot];
-            return;
-        }
-        /* arpl Ew, Gw */
-        dec_regs(d, in, OT_W);
-        in->aux2 = OT_W;
-        in->fn = x86_sys_fn[SYS_ARPL];
-        return;
-    case 0x68:
-    case 0x6a:
-        bot = dec_ot64(d);
-        in->imm = b == 0x6a ? dec_imm8s(d)
-                            : dec_imm(d, bot == OT_W ? OT_W : OT_Q);
-        in->aux2 = bot;
-        in->stk = d->stk;
-        in->fn = x86_push_fn[PUSH_I];
-        return;
-    case 0x69:
-    case 0x6b:
-        if (ot == OT_B) {
-            break;
-        }
-        dec_modrm(d, in);
-        dec_regs(d, in, ot);
-        in->imm = b == 0x6b ? dec_imm8s(d) : dec_imm(d, ot);
-        in->aux = 1;
-        in->fn = x86_imul_fn[d->mod != 3][ot];
-        return;
-    case 0x6c:
-    case 0x6d:
-    case 0x6e:
-    case 0x6f:
-        dec_string(d, in, b < 0x6e ? STR_INS : STR_OUTS,
-                   b & 1 ? (ot == OT_W ? OT_W : OT_L) : OT_B);
-        return;
-    case 0x80:
-    case 0x82:
-        if (b == 0x82 && c64) {
-            break;
-        }
-        dec_modrm(d, in);
-        dec_alu_imm(d, in, d->regf & 7, OT_B, dec_u8(d));
-        return;
-    case 0x81:
-        dec_modrm(d, in);
-        dec_alu_imm(d, in, d->regf & 7, ot, dec_imm(d, ot));
-        return;
-    case 0x83:
-        dec_modrm(d, in);
-        dec_alu_imm(d, in, d->regf & 7, ot, dec_imm8s(d));
-        return;
-    case 0x84:
-    case 0x85:
-        dec_ev_gv(d, in, x86_test_fn, b & 1 ? ot : OT_B, false);
-        d->lock_ok = false;
-        dec_fuse(d, FUSE_TEST, d->mod == 3 ? F_RR : F_MR, b & 1 ? ot : OT_B);
-        return;
-    case 0x86:
-    case 0x87:
-        ot = b & 1 ? ot : OT_B;
-        dec_modrm(d, in);
-        dec_regs(d, in, ot);
-        in->fn = x86_xchg_fn[d->mod != 3][ot];
-        d->lock_ok = d->mod != 3;
-        return;
-    case 0x88:
-    case 0x89:
-    case 0x8a:
-    case 0x8b:
-        dec_ev_gv(d, in, x86_mov_fn, b & 1 ? ot : OT_B, b & 2);
-        d->lock_ok = false;
-        return;
-    case 0x8c:
-    case 0x8e:
-        dec_modrm(d, in);
-        in->aux = d->regf & 7;
-        if (in->aux > R_GS || (b == 0x8e && in->aux == R_CS)) {
-            break;
-        }
-        if (d->mod == 3) {
-            in->rm = d->rmf;
-        }
-        in->aux2 = ot;
-        if (b == 0x8e) {
-            in->fn = x86_sys_fn[SYS_MOV_TO_SREG];
-            d->end = DEC_END_BLOCK;
-        } else {
-            in->fn = x86_sys_fn[SYS_MOV_FROM_SREG];
-        }
-        return;
-    case 0x8d:
-        dec_modrm(d, in);
-        if (d->mod == 3 || ot == OT_B) {
-            break;
-        }
-        in->reg = d->regf;
-        in->eaf &= ~EA_SEG;
-        in->fn = x86_lea_fn[ot];
-        return;
-    case 0x8f:
-        dec_modrm(d, in);
-        if ((d->regf & 7) != 0) {
-            break;
-        }
-        bot = dec_ot64(d);
-        in->aux2 = bot;
-        in->stk = d->stk;
-        if (d->mod == 3) {
-            in->rm = d->rmf;
-            in->fn = x86_pop_fn[PUSH_R];
-        } else {
-            in->fn = x86_pop_fn[PUSH_M];
-        }
-        return;
-    case 0x90:
-        if (d->rex & REX_B) {
-            in->rm = R_EAX;
-            in->reg = R_R8;
-            in->fn = x86_xchg_fn[0][ot];
-        } else if (d->prefix & P_F3) {
-            in->fn = x86_sys_fn[SYS_PAUSE];
-        } else {
-            in->fn = op_nop;
-        }
-        return;
-    case 0x98:
-        in->aux2 = ot;
-        in->fn = x86_cbw_fn;
-        return;
-    case 0x99:
-        in->aux2 = ot;
-        in->fn = x86_cwd_fn;
-        return;
-    case 0x9a:
-        if (c64) {
-            break;
-        }
-        in->imm = dec_imm(d, ot);
-        in->imm2 = dec_u16(d);
-        in->aux2 = ot;
-        in->stk = d->stk;
-        in->fn = x86_far_fn[FAR_LCALL_I];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0x9b:
-        in->fn = x87_op_fwait;
-        return;
-    case 0x9c:
-    case 0x9d:
-        in->aux2 = dec_ot64(d);
-        in->stk = d->stk;
-        in->fn = x86_stack_fn[b == 0x9c ? STK_OP_PUSHF : STK_OP_POPF];
-        if (b == 0x9d) {
-            d->end = DEC_END_BLOCK;
-        }
-        return;
-    case 0x9e:
-    case 0x9f:
-        if (c64 && !(d->isa & ISA_LAHF64)) {
-            break;
-        }
-        in->fn = x86_flag_fn[b == 0x9e ? FL_SAHF : FL_LAHF];
-        return;
-    case 0xa0:
-    case 0xa1:
-    case 0xa2:
-    case 0xa3:
-        dec_implicit_ea(d, in);
-        in->imm = d->aot == OT_Q ? dec_u64(d) : dec_imm(d, d->aot);
-        in->aux2 = b & 1 ? ot : OT_B;
-        in->fn = x86_moffs_fn[b >= 0xa2];
-        return;
-    case 0xa4:
-    case 0xa5:
-        dec_string(d, in, STR_MOVS, b & 1 ? ot : OT_B);
-        return;
-    case 0xa6:
-    case 0xa7:
-        dec_string(d, in, STR_CMPS, b & 1 ? ot : OT_B);
-        return;
-    case 0xa8:
-    case 0xa9:
-        ot = b & 1 ? ot : OT_B;
-        in->rm = R_EAX;
-        in->imm = dec_imm(d, ot) & ot_mask(ot);
-        in->fn = x86_test_fn[F_RI][ot];
-        dec_fuse(d, FUSE_TEST, F_RI, ot);
-        return;
-    case 0xaa:
-    case 0xab:
-        dec_string(d, in, STR_STOS, b & 1 ? ot : OT_B);
-        return;
-    case 0xac:
-    case 0xad:
-        dec_string(d, in, STR_LODS, b & 1 ? ot : OT_B);
-        return;
-    case 0xae:
-    case 0xaf:
-        dec_string(d, in, STR_SCAS, b & 1 ? ot : OT_B);
-        return;
-    case 0xc0:
-    case 0xc1:
-        dec_shift(d, in, b & 1 ? ot : OT_B, 2);
-        return;
-    case 0xc2:
-    case 0xc3:
-        bot = d->code64 ? OT_Q : ot;
-        in->imm2 = b == 0xc2 ? dec_u16(d) : 0;
-        in->aux2 = bot;
-        in->stk = d->stk;
-        in->fn = x86_branch_fn[d->stk == STK_64 ? BR_RET64 : BR_RET];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xc4:
-    case 0xc5:
-        /* les/lds outside 64-bit code; VEX (no AVX here) otherwise. */
-        if (c64) {
-            break;
-        }
-        dec_modrm(d, in);
-        if (d->mod == 3) {
-            break;
-        }
-        in->reg = d->regf;
-        in->aux = b == 0xc4 ? R_ES : R_DS;
-        in->aux2 = ot;
-        in->fn = x86_sys_fn[SYS_LXS];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xc6:
-    case 0xc7:
-        ot = b & 1 ? ot : OT_B;
-        dec_modrm(d, in);
-        if ((d->regf & 7) != 0) {
-            break;
-        }
-        in->imm = dec_imm(d, ot) & ot_mask(ot);
-        if (d->mod == 3) {
-            in->rm = dec_reg(d, ot, d->rmf);
-            in->fn = x86_mov_fn[F_RI][ot];
-        } else {
-            in->fn = x86_mov_fn[F_MI][ot];
-        }
-        return;
-    case 0xc8:
-        in->imm2 = dec_u16(d);
-        in->imm = dec_u8(d);
-        in->aux2 = dec_ot64(d);
-        in->stk = d->stk;
-        in->fn = x86_stack_fn[STK_OP_ENTER];
-        return;
-    case 0xc9:
-        in->aux2 = dec_ot64(d);
-        in->stk = d->stk;
-        in->fn = x86_stack_fn[STK_OP_LEAVE];
-        return;
-    case 0xca:
-    case 0xcb:
-        in->imm2 = b == 0xca ? dec_u16(d) : 0;
-        in->aux2 = ot;
-        in->fn = x86_far_fn[FAR_LRET];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xcc:
-    case 0xcd:
-    case 0xf1:
-        in->imm = b == 0xcc ? EXCP03_INT3 : b == 0xf1 ? EXCP01_DB
-                                                      : dec_u8(d);
-        in->fn = x86_far_fn[FAR_INT];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xce:
-        if (c64) {
-            break;
-        }
-        in->fn = x86_far_fn[FAR_INTO];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xcf:
-        in->aux2 = ot;
-        in->fn = x86_far_fn[FAR_IRET];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xd0:
-    case 0xd1:
-        dec_shift(d, in, b & 1 ? ot : OT_B, 1);
-        return;
-    case 0xd2:
-    case 0xd3:
-        dec_shift(d, in, b & 1 ? ot : OT_B, -1);
-        return;
-    case 0xd4:
-    case 0xd5:
-        if (c64) {
-            break;
-        }
-        in->imm = dec_u8(d);
-        in->fn = x86_flag_fn[b == 0xd4 ? FL_AAM : FL_AAD];
-        return;
-    case 0xd6:
-        if (c64) {
-            break;
-        }
-        in->fn = x86_flag_fn[FL_SALC];
-        return;
-    case 0xd7:
-        dec_implicit_ea(d, in);
-        in->fn = x86_xlat_fn;
-        return;
-    case 0xe0:
-    case 0xe1:
-    case 0xe2:
-    case 0xe3: {
-        int64_t rel = (int8_t)dec_u8(d);
-
-        dec_implicit_ea(d, in);
-        in->imm = dec_target(d, c64 ? OT_Q : ot, rel);
-        in->aux = b - 0xe0;
-        in->fn = x86_loop_fn;
-        d->chain = true;
-        return;
-    }
-    case 0xe4:
-    case 0xe5:
-    case 0xe6:
-    case 0xe7:
-    case 0xec:
-    case 0xed:
-    case 0xee:
-    case 0xef:
-        if (b < 0xe8) {
-            in->imm = dec_u8(d);
-        } else {
-            in->aux = 1;
-        }
-        in->aux2 = b & 1 ? (ot == OT_W ? OT_W : OT_L) : OT_B;
-        in->fn = x86_sys_fn[b & 2 ? SYS_OUT : SYS_IN];
-        return;
-    case 0xe8: {
-        int64_t rel;
-
-        bot = c64 ? OT_Q : ot;
-        rel = bot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
-        in->imm = dec_target(d, bot, rel);
-        in->aux2 = bot;
-        in->stk = d->stk;
-        in->fn = x86_branch_fn[d->stk == STK_64 ? BR_CALL64 : BR_CALL];
-        d->end = DEC_END_BLOCK;
-        d->chain = true;
-        d->follow = d->stk == STK_64 ? BR_CALL64_IN : BR_CALL_IN;
-        return;
-    }
-    case 0xe9:
-    case 0xeb: {
-        int64_t rel;
-
-        bot = c64 ? OT_Q : ot;
-        if (b == 0xeb) {
-            rel = (int8_t)dec_u8(d);
-        } else {
-            rel = bot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
-        }
-        in->imm = dec_target(d, bot, rel);
-        in->fn = x86_branch_fn[BR_JMP];
-        d->end = DEC_END_BLOCK;
-        d->chain = true;
-        d->follow = BR_JMP_IN;
-        return;
-    }
-    case 0xea:
-        if (c64) {
-            break;
-        }
-        in->imm = dec_imm(d, ot);
-        in->imm2 = dec_u16(d);
-        in->aux2 = ot;
-        in->fn = x86_far_fn[FAR_LJMP_I];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xf4:
-        in->fn = x86_sys_fn[SYS_HLT];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xf5:
-        in->fn = x86_flag_fn[FL_CMC];
-        return;
-    case 0xf6:
-    case 0xf7:
-        dec_grp3(d, in, b & 1 ? ot : OT_B);
-        return;
-    case 0xf8:
-    case 0xf9:
-        in->fn = x86_flag_fn[b == 0xf8 ? FL_CLC : FL_STC];
-        return;
-    case 0xfa:
-        in->fn = x86_sys_fn[SYS_CLI];
-        return;
-    case 0xfb:
-        in->fn = x86_sys_fn[SYS_STI];
-        d->end = DEC_END_BLOCK;
-        return;
-    case 0xfc:
-    case 0xfd:
-        in->fn = x86_flag_fn[b == 0xfc ? FL_CLD : FL_STD];
-        return;
-    case 0xfe:
-    case 0xff:
-        dec_grp5(d, in, b & 1 ? ot : OT_B, b == 0xfe);
-        return;
-    case 0x0f:
-        dec_0f(d, in, dec_u8(d));
-        return;
-    default:
-        break;
-    }
-    dec_ud(d, in);
 }
 
 /* One instruction ------------------------------------------------------- */

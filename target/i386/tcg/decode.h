@@ -145,6 +145,51 @@ int dec_ot64(Dec *d);
 /* An invalid encoding: #UD when reached; the block ends. */
 void dec_ud(Dec *d, Insn *in);
 
+/*
+ * The opcode maps are tables of rows, one per opcode (decode.c: the
+ * one-byte map, decode-0f.c: the two-byte map). A row names the form
+ * that reads the operands and picks the handler, the handler (or the
+ * table of its versions by operand size) where the form does not know
+ * it, the form's argument, the operand size and the facts that hold
+ * for every encoding of the opcode.
+ */
+typedef struct DecRow DecRow;
+typedef void DecForm(Dec *d, Insn *in, const DecRow *r, uint8_t b);
+
+/* Operand size of a row (DecRow.size). */
+enum {
+    DEC_SZ_V,       /* the operand size: 16, 32 or 64 bits */
+    DEC_SZ_B,       /* a byte */
+    DEC_SZ_64,      /* 64 bits in 64-bit code unless 66 (dec_ot64) */
+    DEC_SZ_IO,      /* 16 or 32 bits (in, out, ins, outs) */
+};
+#define DEC_NO64    0x01u   /* #UD in 64-bit code */
+#define DEC_END     0x02u   /* ends the block */
+
+struct DecRow {
+    DecForm *form;          /* NULL: not in this map */
+    const InsnFn *fns;      /* the handler, or its versions [OT_*] */
+    uint8_t arg;            /* the form's argument (see the form) */
+    uint8_t size;           /* DEC_SZ_* */
+    uint8_t flags;          /* DEC_NO64, DEC_END */
+};
+
+/* Decode opcode b by its row r; false if the map has no such row. */
+bool dec_row(Dec *d, Insn *in, const DecRow *r, uint8_t b);
+/* The operand size row r names. */
+int dec_row_ot(Dec *d, const DecRow *r);
+/*
+ * Forms both maps use: the row's handler without operands (dec_fixed);
+ * a stack instruction with the row's handler and its segment (push/pop
+ * sreg) as the argument (dec_stack); jcc, the argument 0 for rel8 and
+ * 1 for rel16/32 (dec_jcc); Gv, M with the row's handler and its
+ * argument in aux, the segment of lds, les, lss, lfs, lgs (dec_gv_m).
+ */
+void dec_fixed(Dec *d, Insn *in, const DecRow *r, uint8_t b);
+void dec_stack(Dec *d, Insn *in, const DecRow *r, uint8_t b);
+void dec_jcc(Dec *d, Insn *in, const DecRow *r, uint8_t b);
+void dec_gv_m(Dec *d, Insn *in, const DecRow *r, uint8_t b);
+
 /* The two-byte map (0f xx), after the 0f. */
 void dec_0f(Dec *d, Insn *in, uint8_t b);
 
