@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """virtio-blk-pci on a raw image in tmpfs, driven by the qtest virtio
-driver (build/tests/qtest/blk-bench): IOPS, MB/s and the emulator's CPU
+driver (build/bench/blk-bench): IOPS, MB/s and the emulator's CPU
 time per request for 4 KiB random reads and writes and 1 MiB sequential
 ones, at queue depth 1 and 32, with -drive aio=io_uring and aio=threads
 (cache=none), for ours (BINARY) and REFERENCE (default Debian's QEMU
@@ -65,7 +65,7 @@ def main():
     ap.add_argument("--image", default="/dev/shm/blk-bench.img")
     ap.add_argument("--size", type=int, default=256, help="image MiB")
     ap.add_argument("--driver",
-                    default=os.path.join(ROOT, "build/tests/qtest/blk-bench"))
+                    default=os.path.join(ROOT, "build/bench/blk-bench"))
     ap.add_argument("--write-doc", action="store_true")
     ap.add_argument("binary")
     ap.add_argument("reference", nargs="?",
@@ -103,7 +103,7 @@ def main():
     ours, ref = args.binary, args.reference
     out = ["`%s`  " % shlex.join(["bench/blk.py"] + sys.argv[1:]),
            "(%s; medians of %d runs of %g s each, interleaved; image %d MiB "
-           "in %s; driver `build/tests/qtest/blk-bench IMAGE MODE BS DEPTH "
+           "in %s; driver `build/bench/blk-bench IMAGE MODE BS DEPTH "
            "SECONDS AIO`; CPU = the emulator's utime + stime per completed "
            "request; host load average %.1f at the start, %.1f at the "
            "end, %d CPUs)" % (time.strftime("%Y-%m-%d %H:%M"), args.runs,

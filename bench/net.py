@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """virtio-net-pci on -netdev socket and -netdev user, driven by the qtest
-virtio driver (build/tests/qtest/net-bench): packets per second and
+virtio driver (build/bench/net-bench): packets per second and
 throughput, guest to host (tx) and host to guest (rx), for ours (BINARY)
 and REFERENCE
 (default Debian's QEMU 7.2, driven under -accel tcg with a halt BIOS, as
@@ -92,7 +92,7 @@ def main():
     ap.add_argument("--sizes", default="64,1500")
     ap.add_argument("--backends", default="socket,user")
     ap.add_argument("--driver",
-                    default=os.path.join(ROOT, "build/tests/qtest/net-bench"))
+                    default=os.path.join(ROOT, "build/bench/net-bench"))
     ap.add_argument("--no-pin", action="store_true")
     ap.add_argument("--write-doc", action="store_true")
     ap.add_argument("binary")
@@ -125,7 +125,7 @@ def main():
 
     out = ["`%s`  " % shlex.join(["bench/net.py"] + sys.argv[1:]),
            "(%s; medians of %d runs of %g s each, interleaved; driver "
-           "`build/tests/qtest/net-bench MODE SIZE SECONDS`; CPU = the "
+           "`build/bench/net-bench MODE SIZE SECONDS`; CPU = the "
            "emulator's utime + stime per delivered packet; dropped = "
            "datagrams the kernel dropped at the bench's socket, all runs; "
            "%s; host load average %.1f at the start, %.1f at the end, "

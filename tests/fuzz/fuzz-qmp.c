@@ -2,7 +2,7 @@
  * libFuzzer target for QMP sessions: the bytes a client sends, after the
  * greeting and (when the first byte is odd) after qmp_capabilities, fed
  * to a session whose commands run on the monitor's stubs
- * (tests/unit/stub-monitor.c, stub-qmp.c), so every command's schema
+ * (tests/lib/stub-monitor.c, stub-qmp.c), so every command's schema
  * checks and the monitor's own handlers see hostile arguments;
  * query-cpu-model-expansion runs the real handler (target/i386/
  * cpu-model.c: its props parser and the models' feature words) on the
@@ -18,7 +18,7 @@
 #include "monitor/monitor.h"
 #include "system/cpus.h"
 #include "target/i386/cpu.h"
-#include "../unit/stub-monitor.h"
+#include "stub-monitor.h"
 
 /*
  * What an accelerator would offer, for query-cpu-model-expansion: every

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the software CPU running arbitrary bytes as code
- * (the bench of tests/unit/tcg-harness.c, as test-tcg-fuzz uses it),
+ * (the bench of tests/lib/tcg-harness.c, as test-tcg-fuzz uses it),
  * from an x87 state the input also chooses. Input: byte 0 the mode
  * (TH_LONG ... TH_REAL) and CR0.TS/CR0.EM, bytes 1..128 the start of
  * an FXSAVE image (FCW, FSW, tags, opcode and pointers, MXCSR kept
@@ -16,7 +16,7 @@
 
 #include <glib.h>
 
-#include "../unit/tcg-harness.h"
+#include "tcg-harness.h"
 
 #define FX_BYTES        128
 #define CODE_BYTES      64

@@ -363,7 +363,7 @@ static void faults(void)
 
     /*
      * Unmasked: #XM on processors and here, but QEMU 7.2's TCG raises
-     * none, so only the flag is printed (tests/unit/test-tcg-sse.c has
+     * none, so only the flag is printed (tests/unit/tcg/test-tcg-sse.c has
      * the vectors).
      */
     ldmxcsr(0x1f80 & ~0x200u);

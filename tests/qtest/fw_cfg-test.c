@@ -7,30 +7,11 @@
 
 #include <glib.h>
 
+#include "hw/nvram/fw_cfg.h"
 #include "libqtest.h"
 
-#define FW_CFG_CTL          0x510
-#define FW_CFG_DATA         0x511
-#define FW_CFG_DMA_HI       0x514
-#define FW_CFG_DMA_LO       0x518
-
-#define FW_CFG_SIGNATURE    0x00
-#define FW_CFG_ID           0x01
-#define FW_CFG_UUID         0x02
-#define FW_CFG_RAM_SIZE     0x03
-#define FW_CFG_NOGRAPHIC    0x04
-#define FW_CFG_NB_CPUS      0x05
-#define FW_CFG_NUMA         0x0d
-#define FW_CFG_BOOT_MENU    0x0e
-#define FW_CFG_MAX_CPUS     0x0f
-#define FW_CFG_FILE_DIR     0x19
-#define FW_CFG_FILE_FIRST   0x20
-
-#define DMA_CTL_ERROR       0x01
-#define DMA_CTL_READ        0x02
-#define DMA_CTL_SKIP        0x04
-#define DMA_CTL_SELECT      0x08
-#define DMA_CTL_WRITE       0x10
+/* The DMA address register's low half (FW_CFG_IO_DMA: the high half). */
+#define FW_CFG_DMA_LO       (FW_CFG_IO_DMA + 4)
 
 /* Guest RAM used for DMA: the access structure and the buffer. */
 #define DMA_ACCESS          0x10000
@@ -38,7 +19,7 @@
 
 static void fw_cfg_select(QTestState *s, uint16_t key)
 {
-    qtest_outw(s, FW_CFG_CTL, key);
+    qtest_outw(s, FW_CFG_IO_BASE, key);
 }
 
 static void fw_cfg_read_data(QTestState *s, void *buf, size_t len)
@@ -46,7 +27,7 @@ static void fw_cfg_read_data(QTestState *s, void *buf, size_t len)
     uint8_t *p = buf;
 
     for (size_t i = 0; i < len; i++) {
-        p[i] = qtest_inb(s, FW_CFG_DATA);
+        p[i] = qtest_inb(s, FW_CFG_IO_DATA);
     }
 }
 
@@ -97,7 +78,7 @@ static int64_t fw_cfg_find_file(QTestState *s, const char *name,
             uint32_t size;
             uint16_t select;
             uint16_t reserved;
-            char name[56];
+            char name[FW_CFG_MAX_FILE_PATH];
         } f;
 
         fw_cfg_read_data(s, &f, sizeof(f));
@@ -138,7 +119,7 @@ static uint32_t fw_cfg_dma(QTestState *s, uint32_t control, uint32_t length,
 
     qtest_memwrite(s, DMA_ACCESS, &a, sizeof(a));
     /* The address register is big-endian, like the guest's writes. */
-    qtest_outl(s, FW_CFG_DMA_HI, GUINT32_TO_BE((uint32_t)(at >> 32)));
+    qtest_outl(s, FW_CFG_IO_DMA, GUINT32_TO_BE((uint32_t)(at >> 32)));
     qtest_outl(s, FW_CFG_DMA_LO, GUINT32_TO_BE((uint32_t)at));
     qtest_memread(s, DMA_ACCESS, &a.control, sizeof(a.control));
     return GUINT32_FROM_BE(a.control);
@@ -254,9 +235,10 @@ static void test_fw_cfg_numa(void)
         g_assert_cmpuint(words[i], ==, 0);
     }
     /* Exactly 1 + max_cpus words: after skipping them the item ends. */
-    g_assert_cmpuint(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_SKIP |
+    g_assert_cmpuint(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT |
+                                   FW_CFG_DMA_CTL_SKIP |
                                    (FW_CFG_NUMA << 16), 40, 0), ==, 0);
-    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 0);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 0);
     qtest_quit(s);
 }
 
@@ -299,7 +281,7 @@ static void test_fw_cfg_file_dir(void)
         memcpy(prev, f.name, sizeof(prev));
     }
     /* Past the end of the directory the data port reads zeros. */
-    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 0);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 0);
 
     /* No bootable device: QEMU's bootorder is present and empty. */
     g_assert_cmpint(fw_cfg_find_file(s, "bootorder", &select), ==, 0);
@@ -472,9 +454,9 @@ static void test_fw_cfg_past_end(void)
     g_assert_true(memcmp(buf, "\0\0\0\0", 4) == 0);
     /* Data port writes are ignored; selecting restarts at offset 0. */
     fw_cfg_select(s, FW_CFG_SIGNATURE);
-    qtest_inb(s, FW_CFG_DATA);
-    qtest_outb(s, FW_CFG_DATA, 0x55);
-    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 'E');
+    qtest_inb(s, FW_CFG_IO_DATA);
+    qtest_outb(s, FW_CFG_IO_DATA, 0x55);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 'E');
     fw_cfg_get(s, FW_CFG_SIGNATURE, buf, 1);
     g_assert_cmpuint(buf[0], ==, 'Q');
     qtest_quit(s);
@@ -486,10 +468,10 @@ static void test_fw_cfg_dma_signature(void)
     char sig[9] = { 0 };
 
     for (int i = 0; i < 8; i++) {
-        sig[i] = qtest_inb(s, FW_CFG_DMA_HI + i);
+        sig[i] = qtest_inb(s, FW_CFG_IO_DMA + i);
     }
     g_assert_cmpstr(sig, ==, "QEMU CFG");
-    g_assert_cmphex(qtest_inl(s, FW_CFG_DMA_HI), ==,
+    g_assert_cmphex(qtest_inl(s, FW_CFG_IO_DMA), ==,
                     GUINT32_FROM_BE(0x51454d55));
     g_assert_cmphex(qtest_inl(s, FW_CFG_DMA_LO), ==,
                     GUINT32_FROM_BE(0x20434647));
@@ -505,7 +487,7 @@ static void test_fw_cfg_dma_read(void)
 
     /* Select and read the signature; past its end DMA fills zeros. */
     qtest_memset(s, DMA_BUF, 0xaa, sizeof(buf));
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   (FW_CFG_SIGNATURE << 16), 8, DMA_BUF),
                     ==, 0);
     qtest_memread(s, DMA_BUF, buf, sizeof(buf));
@@ -514,7 +496,7 @@ static void test_fw_cfg_dma_read(void)
     /* A file, by the selector found in the directory. */
     g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
                     4);
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   ((uint32_t)select << 16), 4, DMA_BUF),
                     ==, 0);
     qtest_memread(s, DMA_BUF, &rt, sizeof(rt));
@@ -522,11 +504,11 @@ static void test_fw_cfg_dma_read(void)
 
     /* A read without SELECT continues from the current offset. */
     fw_cfg_select(s, FW_CFG_SIGNATURE);
-    qtest_inb(s, FW_CFG_DATA);
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_READ, 2, DMA_BUF), ==, 0);
+    qtest_inb(s, FW_CFG_IO_DATA);
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_READ, 2, DMA_BUF), ==, 0);
     qtest_memread(s, DMA_BUF, buf, 2);
     g_assert_true(memcmp(buf, "EM", 2) == 0);
-    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 'U');
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 'U');
     qtest_quit(s);
 }
 
@@ -537,17 +519,17 @@ static void test_fw_cfg_dma_skip(void)
 
     /* SELECT + SKIP moves the offset without touching memory. */
     qtest_memset(s, DMA_BUF, 0xaa, sizeof(buf));
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_SKIP |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_SKIP |
                                   (FW_CFG_SIGNATURE << 16), 2, DMA_BUF),
                     ==, 0);
     qtest_memread(s, DMA_BUF, buf, sizeof(buf));
     g_assert_true(memcmp(buf, "\xaa\xaa\xaa\xaa", 4) == 0);
-    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 'M');
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 'M');
 
     /* SELECT alone only selects. */
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | (FW_CFG_ID << 16), 4,
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | (FW_CFG_ID << 16), 4,
                                DMA_BUF), ==, 0);
-    g_assert_cmpuint(qtest_inb(s, FW_CFG_DATA), ==, 3);
+    g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 3);
     qtest_quit(s);
 }
 
@@ -557,29 +539,30 @@ static void test_fw_cfg_dma_errors(void)
     uint32_t control;
 
     /* No item is writable. */
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_WRITE |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT |
+                                  FW_CFG_DMA_CTL_WRITE |
                                   (FW_CFG_SIGNATURE << 16), 4, DMA_BUF),
-                    ==, DMA_CTL_ERROR);
+                    ==, FW_CFG_DMA_CTL_ERROR);
     /* A buffer beyond RAM (128 MiB here) is an error. */
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   (FW_CFG_SIGNATURE << 16), 4,
-                               0xfffffff0000ull), ==, DMA_CTL_ERROR);
+                               0xfffffff0000ull), ==, FW_CFG_DMA_CTL_ERROR);
     /* So is a buffer wrapping around the top of the address space. */
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   (FW_CFG_SIGNATURE << 16), 0x100,
-                               UINT64_MAX - 0x10), ==, DMA_CTL_ERROR);
+                               UINT64_MAX - 0x10), ==, FW_CFG_DMA_CTL_ERROR);
     /* A huge length past the end of an item is clamped by memory. */
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   (FW_CFG_SIGNATURE << 16), 0xffffffff,
-                               0x7ff0000), ==, DMA_CTL_ERROR);
+                               0x7ff0000), ==, FW_CFG_DMA_CTL_ERROR);
     /* No operation bits: nothing happens, control is cleared. */
     g_assert_cmphex(fw_cfg_dma(s, 0, 4, DMA_BUF), ==, 0);
 
     /* An access structure outside memory: nothing to report into. */
-    qtest_outl(s, FW_CFG_DMA_HI, GUINT32_TO_BE(0xfff));
+    qtest_outl(s, FW_CFG_IO_DMA, GUINT32_TO_BE(0xfff));
     qtest_outl(s, FW_CFG_DMA_LO, GUINT32_TO_BE(0));
     /* The device is still fine afterwards. */
-    g_assert_cmphex(fw_cfg_dma(s, DMA_CTL_SELECT | DMA_CTL_READ |
+    g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   (FW_CFG_SIGNATURE << 16), 4, DMA_BUF),
                     ==, 0);
     qtest_memread(s, DMA_BUF, &control, 4);

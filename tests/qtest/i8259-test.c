@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "hw/rtc/mc146818rtc-regs.h"
 #include "libqtest.h"
 
 #define MASTER_CMD      0x20
@@ -33,12 +34,8 @@
 #define OCW2_ROTATE_EOI 0xa0
 #define OCW2_SET_PRIO   0xc0
 
-#define RTC_INDEX       0x70
-#define RTC_DATA        0x71
-#define RTC_REG_A       0x0a
-#define RTC_REG_B       0x0b
-#define RTC_REG_C       0x0c
-#define RTC_PIE         0x40
+#define RTC_INDEX       RTC_ISA_BASE
+#define RTC_DATA        (RTC_ISA_BASE + 1)
 
 static QTestState *qts;
 static char *master_path, *slave_path;
@@ -424,14 +421,15 @@ static void test_rtc(void)
     qtest_outb(s, RTC_INDEX, RTC_REG_A);
     qtest_outb(s, RTC_DATA, 0x26);              /* 1024 Hz */
     qtest_outb(s, RTC_INDEX, RTC_REG_B);
-    qtest_outb(s, RTC_DATA, 0x02 | RTC_PIE);
+    qtest_outb(s, RTC_DATA, REG_B_24H | REG_B_PIE);
     qtest_clock_step(s, 1000000);
     g_assert_true(qtest_get_irq(s, 8));
     g_assert_cmphex(read_irr(SLAVE_CMD), ==, 0x01);
     g_assert_cmphex(read_irr(MASTER_CMD), ==, 0x04);
     /* Reading C lowers the line; the edge stays latched in IRR. */
     qtest_outb(s, RTC_INDEX, RTC_REG_C);
-    g_assert_cmphex(qtest_inb(s, RTC_DATA) & 0xc0, ==, 0xc0);
+    g_assert_cmphex(qtest_inb(s, RTC_DATA) & (REG_C_IRQF | REG_C_PF), ==,
+                    REG_C_IRQF | REG_C_PF);
     g_assert_false(qtest_get_irq(s, 8));
     g_assert_cmphex(read_irr(SLAVE_CMD), ==, 0x01);
     g_assert_cmphex(poll(MASTER_CMD), ==, 0x82);

@@ -12,43 +12,14 @@
 
 #include <glib.h>
 
+#include "hw/rtc/mc146818rtc-regs.h"
 #include "libqtest.h"
 
-#define RTC_INDEX           0x70
-#define RTC_DATA            0x71
-#define RTC_IRQ             8
-
-#define RTC_SECONDS         0x00
-#define RTC_SECONDS_ALARM   0x01
-#define RTC_MINUTES         0x02
-#define RTC_MINUTES_ALARM   0x03
-#define RTC_HOURS           0x04
-#define RTC_HOURS_ALARM     0x05
-#define RTC_DAY_OF_WEEK     0x06
-#define RTC_DAY_OF_MONTH    0x07
-#define RTC_MONTH           0x08
-#define RTC_YEAR            0x09
-#define RTC_REG_A           0x0a
-#define RTC_REG_B           0x0b
-#define RTC_REG_C           0x0c
-#define RTC_REG_D           0x0d
-#define RTC_CENTURY         0x32
-
-#define REG_A_UIP           0x80
-#define REG_B_SET           0x80
-#define REG_B_PIE           0x40
-#define REG_B_AIE           0x20
-#define REG_B_UIE           0x10
-#define REG_B_DM            0x04
-#define REG_B_24H           0x02
-#define REG_C_IRQF          0x80
-#define REG_C_PF            0x40
-#define REG_C_AF            0x20
-#define REG_C_UF            0x10
+#define RTC_INDEX           RTC_ISA_BASE
+#define RTC_DATA            (RTC_ISA_BASE + 1)
 
 #define NS_PER_SEC          1000000000LL
 #define UIP_HOLD_NS         (8 * NS_PER_SEC / 32768)
-#define DONT_CARE           0xc0
 
 static QTestState *qts;     /* the shared -rtc clock=vm emulator */
 
@@ -121,7 +92,7 @@ static void quiesce(void)
     cmos_write(RTC_REG_B, cmos_read(RTC_REG_B) &
                ~(REG_B_PIE | REG_B_AIE | REG_B_UIE));
     cmos_read(RTC_REG_C);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
 }
 
 /*
@@ -420,31 +391,31 @@ static void test_update_interrupt(void)
     cmos_write(RTC_REG_B, REG_B_24H | REG_B_UIE);
 
     qtest_clock_step(qts, NS_PER_SEC / 2 - 1);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
     qtest_clock_step(qts, 1);
-    g_assert_true(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_true(qtest_get_irq(qts, RTC_ISA_IRQ));
 
     /* Reading C returns and clears the flags and lowers the IRQ. */
     g_assert_cmphex(cmos_read(RTC_REG_C), ==, REG_C_IRQF | REG_C_UF);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
     g_assert_cmphex(cmos_read(RTC_REG_C), ==, 0);
 
     /* Once a second. */
     qtest_clock_step(qts, NS_PER_SEC - 1);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
     qtest_clock_step(qts, 1);
-    g_assert_true(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_true(qtest_get_irq(qts, RTC_ISA_IRQ));
     cmos_read(RTC_REG_C);
 
     /* UF is set without UIE; enabling UIE then fires at once. */
     cmos_write(RTC_REG_B, REG_B_24H);
     qtest_clock_step(qts, NS_PER_SEC);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
     cmos_write(RTC_REG_B, REG_B_24H | REG_B_UIE);
-    g_assert_true(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_true(qtest_get_irq(qts, RTC_ISA_IRQ));
     /* Disabling it lowers the line again. */
     cmos_write(RTC_REG_B, REG_B_24H);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
     g_assert_cmphex(cmos_read(RTC_REG_C), ==, REG_C_UF);
     quiesce();
 }
@@ -459,11 +430,11 @@ static void test_update_host_clock(void)
     cmos_write_on(s, RTC_REG_B, REG_B_24H | REG_B_UIE);
     cmos_read_on(s, RTC_REG_C);
     /* Reading D picks up the asynchronous IRQ messages. */
-    while (!(cmos_read_on(s, RTC_REG_D) && qtest_get_irq(s, RTC_IRQ)) &&
+    while (!(cmos_read_on(s, RTC_REG_D) && qtest_get_irq(s, RTC_ISA_IRQ)) &&
            g_get_monotonic_time() < deadline) {
         g_usleep(10 * 1000);
     }
-    g_assert_true(qtest_get_irq(s, RTC_IRQ));
+    g_assert_true(qtest_get_irq(s, RTC_ISA_IRQ));
     g_assert_cmphex(cmos_read_on(s, RTC_REG_C) & REG_C_UF, ==, REG_C_UF);
     qtest_quit(s);
 }
@@ -480,19 +451,19 @@ static void test_alarm_interrupt(void)
 
     /* 02:04:59 at +0.5 s (no alarm), 02:05:00 at +1.5 s. */
     qtest_clock_step(qts, NS_PER_SEC * 3 / 2 - 1);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
     qtest_clock_step(qts, 1);
-    g_assert_true(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_true(qtest_get_irq(qts, RTC_ISA_IRQ));
     g_assert_cmphex(cmos_read(RTC_REG_C), ==,
                     REG_C_IRQF | REG_C_AF | REG_C_UF);
-    g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
 
     /* Don't-care values match every second. */
-    cmos_write(RTC_HOURS_ALARM, DONT_CARE);
+    cmos_write(RTC_HOURS_ALARM, RTC_ALARM_DONT_CARE);
     cmos_write(RTC_MINUTES_ALARM, 0xff);
-    cmos_write(RTC_SECONDS_ALARM, DONT_CARE);
+    cmos_write(RTC_SECONDS_ALARM, RTC_ALARM_DONT_CARE);
     qtest_clock_step(qts, NS_PER_SEC);
-    g_assert_true(qtest_get_irq(qts, RTC_IRQ));
+    g_assert_true(qtest_get_irq(qts, RTC_ISA_IRQ));
     g_assert_cmphex(cmos_read(RTC_REG_C) & REG_C_AF, ==, REG_C_AF);
     quiesce();
 }
@@ -500,8 +471,8 @@ static void test_alarm_interrupt(void)
 static void test_alarm_am_pm(void)
 {
     quiesce();
-    cmos_write(RTC_MINUTES_ALARM, DONT_CARE);
-    cmos_write(RTC_SECONDS_ALARM, DONT_CARE);
+    cmos_write(RTC_MINUTES_ALARM, RTC_ALARM_DONT_CARE);
+    cmos_write(RTC_SECONDS_ALARM, RTC_ALARM_DONT_CARE);
 
     /* 12-hour BCD: 1:59 PM, alarm at 2 PM. */
     cmos_write(RTC_REG_B, 0);
@@ -543,10 +514,10 @@ static int count_periodic(int rate, int64_t period_ns, int64_t window_ns)
     cmos_write(RTC_REG_B, cmos_read(RTC_REG_B) | REG_B_PIE);
     for (int64_t t = 0; t < window_ns; t += period_ns / 4) {
         qtest_clock_step(qts, period_ns / 4);
-        if (qtest_get_irq(qts, RTC_IRQ)) {
+        if (qtest_get_irq(qts, RTC_ISA_IRQ)) {
             g_assert_cmphex(cmos_read(RTC_REG_C) & (REG_C_IRQF | REG_C_PF),
                             ==, REG_C_IRQF | REG_C_PF);
-            g_assert_false(qtest_get_irq(qts, RTC_IRQ));
+            g_assert_false(qtest_get_irq(qts, RTC_ISA_IRQ));
             count++;
         }
     }
@@ -588,7 +559,7 @@ static void test_periodic_switch(void)
     for (int i = 0; i < 20; i++) {
         for (int rate = 13; rate <= 15; rate += 2) {
             cmos_write(RTC_REG_A, rate);
-            while (!qtest_get_irq(qts, RTC_IRQ)) {
+            while (!qtest_get_irq(qts, RTC_ISA_IRQ)) {
                 now = qtest_clock_step_next(qts);
             }
             g_assert_cmphex(cmos_read(RTC_REG_C) & REG_C_PF, ==, REG_C_PF);

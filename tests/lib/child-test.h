@@ -1,7 +1,7 @@
 /*
  * A test case that must run in a process of its own (mlockall, mem-lock
  * state): the child passes by exiting 0, fails with an assertion, or
- * skips with a reason the parent reports (tests/unit/child-test.c).
+ * skips with a reason the parent reports (tests/lib/child-test.c).
  */
 #ifndef TESTS_UNIT_CHILD_TEST_H
 #define TESTS_UNIT_CHILD_TEST_H

@@ -1,7 +1,7 @@
 /*
  * libqmp: the client side of QMP on a connected socket, and the bounded
  * socket I/O under it. libqtest (tests under -accel qtest) and the
- * functional tests' VM helper (tests/functional/qemu-vm.c, guests under
+ * functional tests' VM helper (tests/lib/qemu-vm.c, guests under
  * kvm and tcg) both speak QMP through it; each reports a failure its own
  * way (with the emulator's stderr), so nothing here aborts: a failed call
  * returns NULL or false and says why in *why (free it with g_free).

@@ -1,7 +1,7 @@
 /*
  * What the monitor needs from the other subsystems, stubbed for the
  * tests and fuzz targets that run QMP sessions without a VM
- * (tests/unit/stub-monitor.c); the state the stubs keep is here for the
+ * (tests/lib/stub-monitor.c); the state the stubs keep is here for the
  * tests to look at.
  */
 #ifndef TESTS_UNIT_STUB_MONITOR_H

@@ -1,5 +1,5 @@
 /*
- * Test cases run in a child process (tests/unit/child-test.h): exit
+ * Test cases run in a child process (tests/lib/child-test.h): exit
  * status 77 means skipped, with the reason written to a pipe.
  */
 #include <string.h>
