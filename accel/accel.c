@@ -7,13 +7,30 @@
 #include "system/accel.h"
 #include "system/cpus.h"
 
-/* In QEMU's "-accel help" order. */
-static const AccelClass *const accel_classes[] = {
-    &tcg_accel_class,
-    &kvm_accel_class,
-    &qtest_accel_class,
-    NULL,
-};
+/* In QEMU's "-accel help" order (accel_class_register()'s ORDER). */
+#define MAX_ACCEL_CLASSES 8
+static const AccelClass *accel_classes[MAX_ACCEL_CLASSES + 1];
+static int accel_orders[MAX_ACCEL_CLASSES];
+static unsigned n_accel_classes;
+
+void accel_class_register(const AccelClass *ac, int order)
+{
+    unsigned i = n_accel_classes;
+    char *type = g_strdup_printf("%s-accel", ac->name);
+
+    g_assert(n_accel_classes < MAX_ACCEL_CLASSES);
+    while (i > 0 && accel_orders[i - 1] > order) {
+        accel_classes[i] = accel_classes[i - 1];
+        accel_orders[i] = accel_orders[i - 1];
+        i--;
+    }
+    accel_classes[i] = ac;
+    accel_orders[i] = order;
+    n_accel_classes++;
+    type_register("accel", NULL, true);
+    type_register(type, "accel", false);
+    g_free(type);
+}
 
 static const AccelClass *current_accel;
 
@@ -29,12 +46,17 @@ const AccelClass *accel_find(const char *name)
 
 const AccelClass *accel_class_at(unsigned i)
 {
-    return i < G_N_ELEMENTS(accel_classes) ? accel_classes[i] : NULL;
+    return i < n_accel_classes ? accel_classes[i] : NULL;
 }
 
 const AccelClass *accel_current(void)
 {
     return current_accel;
+}
+
+bool accel_is_current(const char *name)
+{
+    return current_accel && !strcmp(current_accel->name, name);
 }
 
 void accel_print_list(void)
@@ -97,7 +119,7 @@ bool accel_check_options(const QemuOpts *opts, Error **errp)
     return ok;
 }
 
-static bool try_accel(MachineState *ms, const char *name, const QemuOpts *props,
+static bool try_accel(struct MachineState *ms, const char *name, const QemuOpts *props,
                       bool last, bool quiet, Error **errp)
 {
     const AccelClass *ac = accel_find(name);
@@ -123,7 +145,7 @@ fail:
     return false;
 }
 
-bool accel_configure(MachineState *ms, const VmConfig *cfg, Error **errp)
+bool accel_configure(struct MachineState *ms, const VmConfig *cfg, Error **errp)
 {
     GPtrArray *tries = g_ptr_array_new_with_free_func(g_free);
     GPtrArray *props = g_ptr_array_new();

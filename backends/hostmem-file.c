@@ -144,7 +144,7 @@ static bool file_backend_alloc(HostMemoryBackend *be, Error **errp)
     if (fd < 0) {
         return false;
     }
-    page_size = host_memory_fd_page_size(fd);
+    page_size = ram_fd_page_size(fd);
     if (!host_memory_check_size(be->size, be->align, page_size, errp) ||
         !file_backend_size(be, fd, errp)) {
         goto fail;

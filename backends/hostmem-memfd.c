@@ -54,7 +54,7 @@ static bool memfd_backend_alloc(HostMemoryBackend *be, Error **errp)
         error_setg_errno(errp, errno, "failed to create memfd");
         return false;
     }
-    page_size = host_memory_fd_page_size(fd);
+    page_size = ram_fd_page_size(fd);
     if (!host_memory_check_size(be->size, 0, page_size, errp)) {
         goto fail;
     }

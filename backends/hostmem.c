@@ -22,17 +22,6 @@ static const HostMemoryBackendClass *const backend_classes[] = {
     &memory_backend_memfd_class,
 };
 
-size_t host_memory_fd_page_size(int fd)
-{
-    struct statfs fs;
-
-    /* Hugetlbfs reports its page size as the block size. */
-    if (fstatfs(fd, &fs) == 0 && fs.f_type == HUGETLBFS_MAGIC) {
-        return fs.f_bsize;
-    }
-    return getpagesize();
-}
-
 bool host_memory_check_size(uint64_t size, uint64_t align, size_t page_size,
                             Error **errp)
 {
@@ -262,5 +251,16 @@ void host_memory_backends_cleanup(void)
     if (backends) {
         g_ptr_array_free(backends, TRUE);
         backends = NULL;
+    }
+}
+
+/* The QOM types of the backends, with their properties. */
+static void __attribute__((constructor)) host_memory_register_types(void)
+{
+    type_register("memory-backend", NULL, true);
+    for (size_t i = 0; i < G_N_ELEMENTS(backend_classes); i++) {
+        type_register(backend_classes[i]->type, "memory-backend", false);
+        type_set_properties(backend_classes[i]->type,
+                            backend_classes[i]->props);
     }
 }

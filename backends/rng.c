@@ -38,17 +38,6 @@ struct RngBackend {
 
 static GPtrArray *rng_backends; /* of RngBackend *, the -object ones */
 
-const QemuOptDesc rng_random_props[] = {
-    { "qom-type", QEMU_OPT_STRING }, { "id", QEMU_OPT_STRING },
-    { "filename", QEMU_OPT_STRING },
-    { NULL },
-};
-
-const QemuOptDesc rng_builtin_props[] = {
-    { "qom-type", QEMU_OPT_STRING }, { "id", QEMU_OPT_STRING },
-    { NULL },
-};
-
 static const Property rng_random_qom_props[] = {
     DEFINE_PROP_STRING("filename", RngBackend, filename),
     PROP_END,
@@ -274,4 +263,11 @@ void rng_backends_cleanup(void)
         g_ptr_array_free(rng_backends, TRUE);
         rng_backends = NULL;
     }
+}
+
+static void __attribute__((constructor)) rng_register_types(void)
+{
+    type_register("rng-backend", NULL, true);
+    type_register("rng-random", "rng-backend", false);
+    type_register("rng-builtin", "rng-backend", false);
 }

@@ -21,14 +21,6 @@ typedef struct Secret {
 
 static GPtrArray *secrets;      /* of Secret * */
 
-const QemuOptDesc secret_props[] = {
-    { "qom-type", QEMU_OPT_STRING }, { "id", QEMU_OPT_STRING },
-    { "data", QEMU_OPT_STRING }, { "file", QEMU_OPT_STRING },
-    { "format", QEMU_OPT_STRING }, { "keyid", QEMU_OPT_STRING },
-    { "iv", QEMU_OPT_STRING },
-    { NULL },
-};
-
 static const Property secret_qom_props[] = {
     DEFINE_PROP_STRING("format", Secret, format),
     DEFINE_PROP_STRING("file", Secret, file),
@@ -165,4 +157,9 @@ void secrets_cleanup(void)
         g_ptr_array_free(secrets, TRUE);
         secrets = NULL;
     }
+}
+
+static void __attribute__((constructor)) secret_register_types(void)
+{
+    type_register("secret", NULL, false);
 }

@@ -216,8 +216,36 @@ void chr_destroy(Chardev *chr)
     chr_release(chr);
 }
 
+/* The chardevs of -serial, in order (a NULL entry for "none"). */
+static GPtrArray *serial_chardevs;
+
+void serial_hd_add(Chardev *chr)
+{
+    if (!serial_chardevs) {
+        serial_chardevs = g_ptr_array_new();
+    }
+    g_ptr_array_add(serial_chardevs, chr);
+}
+
+unsigned serial_hd_count(void)
+{
+    return serial_chardevs ? serial_chardevs->len : 0;
+}
+
+Chardev *serial_hd(int i)
+{
+    if (!serial_chardevs || i < 0 || (guint)i >= serial_chardevs->len) {
+        return NULL;
+    }
+    return g_ptr_array_index(serial_chardevs, i);
+}
+
 void qemu_chr_cleanup_all(void)
 {
+    if (serial_chardevs) {
+        g_ptr_array_free(serial_chardevs, TRUE);
+        serial_chardevs = NULL;
+    }
     if (!chardevs) {
         return;
     }

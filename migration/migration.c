@@ -28,7 +28,7 @@
 #include "migration/savevm.h"
 #include "migration/stream.h"
 #include "migration/transport.h"
-#include "monitor/qapi-visit.h"
+#include "qapi/qapi-visit.h"
 #include "qapi/qapi-commands.h"
 #include "qapi/qapi-types.h"
 #include "qemu/timer.h"

@@ -16,7 +16,7 @@
 
 #include "migration/postcopy-ram.h"
 #include "migration/savevm.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/log.h"
 #include "system/cpus.h"
 #include "system/memory.h"

@@ -14,7 +14,7 @@
 
 #include "migration/ram-handover.h"
 #include "migration/ram-stream.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/log.h"
 #include "system/memory.h"
 #include "system/ramblock.h"

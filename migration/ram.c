@@ -10,9 +10,9 @@
 
 #include "migration/postcopy-ram.h"
 #include "migration/ram-handover.h"
-#include "migration/ram.h"
+#include "vmstate/ram-regions.h"
 #include "migration/ram-stream.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/memory.h"
 #include "qemu/timer.h"
 #include "system/ramblock.h"
@@ -21,58 +21,11 @@
 #define RESIDENT_WINDOW     512         /* pages per hole lookup */
 #define RANGES_PER_DISCARD  4096
 
-typedef struct RamRegion {
-    MemoryRegion *mr;
-    uint64_t pages;
-    uint64_t *todo;             /* source: pages still to send */
-    bool handed_over;           /* its block is handed over, not sent */
-    bool seen;                  /* destination: in the layout */
-} RamRegion;
-
-static GPtrArray *regions;      /* of RamRegion *, registration order */
 static int64_t last_sync_ns;
-
-void ram_migration_register(MemoryRegion *mr)
-{
-    RamRegion *r = g_new0(RamRegion, 1);
-
-    if (!regions) {
-        regions = g_ptr_array_new_with_free_func(g_free);
-    }
-    r->mr = mr;
-    r->pages = (mr->size + MIG_PAGE_SIZE - 1) / MIG_PAGE_SIZE;
-    g_ptr_array_add(regions, r);
-}
-
-void ram_migration_unregister(MemoryRegion *mr)
-{
-    for (guint i = 0; regions && i < regions->len; i++) {
-        RamRegion *r = g_ptr_array_index(regions, i);
-
-        if (r->mr == mr) {
-            g_free(r->todo);
-            g_ptr_array_remove_index(regions, i);
-            break;
-        }
-    }
-    if (regions && !regions->len) {
-        g_clear_pointer(&regions, g_ptr_array_unref);
-    }
-}
-
-static guint nregions(void)
-{
-    return regions ? regions->len : 0;
-}
-
-static RamRegion *region_at(guint i)
-{
-    return g_ptr_array_index(regions, i);
-}
 
 MemoryRegion *ram_region_nth(unsigned i)
 {
-    return i < nregions() ? region_at(i)->mr : NULL;
+    return i < ram_regions_count() ? ram_region_at(i)->mr : NULL;
 }
 
 bool ram_region_of_host(const void *host, const char **name,
@@ -80,8 +33,8 @@ bool ram_region_of_host(const void *host, const char **name,
 {
     const uint8_t *p = host;
 
-    for (guint i = 0; i < nregions(); i++) {
-        MemoryRegion *mr = region_at(i)->mr;
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        MemoryRegion *mr = ram_region_at(i)->mr;
 
         if (p >= mr->ram && p < mr->ram + mr->size) {
             *name = mr->name;
@@ -117,9 +70,9 @@ bool ram_save_setup(MigStream *s, RamStats *st)
     bool ok;
 
     memset(st, 0, sizeof(*st));
-    vmstate_put_le(layout, nregions(), 4);
-    for (guint i = 0; i < nregions(); i++) {
-        RamRegion *r = region_at(i);
+    vmstate_put_le(layout, ram_regions_count(), 4);
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        RamRegion *r = ram_region_at(i);
         size_t len = strlen(r->mr->name);
 
         /* Handed over (x-ignore-shared): nothing to log, nothing to send. */
@@ -151,8 +104,8 @@ void ram_save_sync(RamStats *st)
     uint64_t dirty = 0, remaining = 0;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 
-    for (guint i = 0; i < nregions(); i++) {
-        RamRegion *r = region_at(i);
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        RamRegion *r = ram_region_at(i);
         uint64_t *bm;
 
         if (r->handed_over) {
@@ -223,8 +176,8 @@ bool ram_save_pass(MigStream *s, RamStats *st,
                                              (MIG_PAGE_SIZE + 8));
     bool ok = true;
 
-    for (guint i = 0; ok && i < nregions(); i++) {
-        RamRegion *r = region_at(i);
+    for (guint i = 0; ok && i < ram_regions_count(); i++) {
+        RamRegion *r = ram_region_at(i);
         uint64_t next = r->handed_over ? r->pages : 0;
 
         while (ok && next < r->pages) {
@@ -238,8 +191,8 @@ bool ram_save_pass(MigStream *s, RamStats *st,
 
 void ram_save_cleanup(void)
 {
-    for (guint i = 0; i < nregions(); i++) {
-        RamRegion *r = region_at(i);
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        RamRegion *r = ram_region_at(i);
 
         if (!r->handed_over) {
             memory_region_set_log(r->mr, false);
@@ -282,8 +235,8 @@ bool ram_save_discard(MigStream *s)
     GByteArray *buf = g_byte_array_new();
     bool ok = true;
 
-    for (guint i = 0; ok && i < nregions(); i++) {
-        RamRegion *r = region_at(i);
+    for (guint i = 0; ok && i < ram_regions_count(); i++) {
+        RamRegion *r = ram_region_at(i);
         unsigned n = 0;
 
         for (uint64_t p = 0; ok && p < r->pages;) {
@@ -320,8 +273,8 @@ bool ram_save_discard(MigStream *s)
 
 static RamRegion *find_region(const char *name, size_t len)
 {
-    for (guint i = 0; i < nregions(); i++) {
-        RamRegion *r = region_at(i);
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        RamRegion *r = ram_region_at(i);
 
         if (strlen(r->mr->name) == len && !memcmp(r->mr->name, name, len)) {
             return r;
@@ -332,8 +285,8 @@ static RamRegion *find_region(const char *name, size_t len)
 
 void ram_load_begin(void)
 {
-    for (guint i = 0; i < nregions(); i++) {
-        region_at(i)->seen = false;
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        ram_region_at(i)->seen = false;
     }
 }
 
@@ -345,9 +298,9 @@ bool ram_load_layout(const MigSection *sec, Error **errp)
     if (!vmstate_get_le(&rd, 4, &count)) {
         goto short_layout;
     }
-    if (count != nregions()) {
+    if (count != ram_regions_count()) {
         error_setg(errp, "the stream has %" PRIu64 " RAM regions, this "
-                   "machine %u", count, nregions());
+                   "machine %u", count, ram_regions_count());
         return false;
     }
     for (uint64_t i = 0; i < count; i++) {
@@ -578,8 +531,8 @@ bool ram_load_discard(const MigSection *sec, Error **errp)
 
 bool ram_load_complete(Error **errp)
 {
-    for (guint i = 0; i < nregions(); i++) {
-        if (!region_at(i)->seen) {
+    for (guint i = 0; i < ram_regions_count(); i++) {
+        if (!ram_region_at(i)->seen) {
             error_setg(errp, "the stream has no RAM layout");
             return false;
         }

@@ -15,7 +15,7 @@
 #include "migration/ram-handover.h"
 #include "migration/ram-stream.h"
 #include "migration/savevm.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/timer.h"
 #include "system/accel.h"
 #include "system/cpus.h"

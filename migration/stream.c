@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "migration/stream.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 void mig_stream_init(MigStream *s, int fd, int cancel_fd)
 {

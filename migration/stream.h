@@ -14,7 +14,7 @@
  *               4096 bytes for a normal page, nothing for a zero page
  *   STATE       name: the device type (or "cpu", "timers"), instance:
  *               its index among those of the type, version: its table's;
- *               payload: migration/vmstate.c's encoding
+ *               payload: vmstate/vmstate.c's encoding
  *   POSTCOPY_*  the switch to postcopy (migration/postcopy-ram.h)
  * Reads and writes wait on the descriptor and on a cancel pipe, so a
  * cancel or the process's exit can always stop a blocked transfer.

@@ -10,13 +10,12 @@
 
 #include "chardev/char.h"
 #include "config-host.h"
-#include "hw/boards.h"
+#include "system/accel.h"
 #include "monitor/monitor.h"
 #include "qapi/qapi-commands.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/hostmem.h"
-#include "system/kvm.h"
 #include "system/os-posix.h"
 #include "system/runstate.h"
 #include "system/seccomp.h"
@@ -144,7 +143,7 @@ bool qmp_query_kvm(JsonNode **ret, Error **errp)
     if (fd >= 0) {
         close(fd);
     }
-    json_object_set_boolean_member(info, "enabled", kvm_enabled());
+    json_object_set_boolean_member(info, "enabled", accel_is_current("kvm"));
     json_object_set_boolean_member(info, "present", fd >= 0);
     *ret = node_from_object(info);
     return true;
@@ -156,40 +155,6 @@ bool qmp_query_target(JsonNode **ret, Error **errp)
 
     json_object_set_string_member(info, "arch", "x86_64");
     *ret = node_from_object(info);
-    return true;
-}
-
-static void add_machine(const MachineClass *mc, void *opaque)
-{
-    JsonObject *m = json_object_new();
-
-    /* alias and is-default only when set, as QEMU's optional members. */
-    json_object_set_string_member(m, "name", mc->name);
-    if (mc->alias) {
-        json_object_set_string_member(m, "alias", mc->alias);
-    }
-    if (mc->is_default) {
-        json_object_set_boolean_member(m, "is-default", true);
-    }
-    json_object_set_int_member(m, "cpu-max", mc->max_cpus);
-    json_object_set_boolean_member(m, "hotpluggable-cpus", false);
-    json_object_set_boolean_member(m, "numa-mem-supported", false);
-    json_object_set_boolean_member(m, "deprecated", false);
-    json_object_set_string_member(m, "default-cpu-type", "qemu64-x86_64-cpu");
-    /* QEMU's "none" machine names its RAM "ram", the PCs "pc.ram". */
-    json_object_set_string_member(m, "default-ram-id",
-                                  strcmp(mc->name, "none") ? "pc.ram"
-                                                           : "ram");
-    json_object_set_boolean_member(m, "acpi", false);
-    json_array_add_object_element(opaque, m);
-}
-
-bool qmp_query_machines(JsonNode **ret, Error **errp)
-{
-    JsonArray *list = json_array_new();
-
-    machine_foreach(add_machine, list);
-    *ret = node_from_array(list);
     return true;
 }
 
@@ -291,20 +256,6 @@ bool qmp_query_memdev(JsonNode **ret, Error **errp)
 
     host_memory_backend_foreach(add_memdev, list);
     *ret = node_from_array(list);
-    return true;
-}
-
-bool qmp_query_memory_size_summary(JsonNode **ret, Error **errp)
-{
-    MachineState *ms = current_machine_get();
-    JsonObject *info = json_object_new();
-
-    json_object_set_int_member(info, "base-memory", ms ? ms->ram_size : 0);
-    /* QEMU has a device-memory region, hence this member, with maxmem. */
-    if (ms && ms->cfg && ms->cfg->memory.maxmem > ms->ram_size) {
-        json_object_set_int_member(info, "plugged-memory", 0);
-    }
-    *ret = node_from_object(info);
     return true;
 }
 
@@ -425,7 +376,7 @@ static void add_cpu_definition(const char *name, const char *parent,
     }
     model = g_strndup(name, strlen(name) - strlen("-x86_64-cpu"));
     /* QEMU's answer for "host" without KVM. */
-    if (!strcmp(model, "host") && !kvm_enabled()) {
+    if (!strcmp(model, "host") && !accel_is_current("kvm")) {
         json_array_add_string_element(unavailable, "kvm");
     }
     d = json_object_new();

@@ -37,6 +37,7 @@ typedef struct MonitorQMP {
 } MonitorQMP;
 
 static GHashTable *qmp_commands;        /* name -> const QapiCommand * */
+static const QapiCommand *command_table; /* qmp_register_commands() */
 static GList *qmp_sessions;             /* every live session, for events */
 static GList *qmp_monitors;             /* of MonitorQMP * */
 static QmpSession *cur_session;         /* the one dispatching, if any */
@@ -209,15 +210,20 @@ static void qmp_commands_init(void)
         return;
     }
     qmp_commands = g_hash_table_new(g_str_hash, g_str_equal);
-    for (const QapiCommand *c = qapi_commands; c->name; c++) {
+    for (const QapiCommand *c = command_table; c && c->name; c++) {
         g_hash_table_insert(qmp_commands, (char *)c->name, (void *)c);
     }
+}
+
+void qmp_register_commands(const QapiCommand *table)
+{
+    command_table = table;
 }
 
 void qmp_command_foreach(void (*fn)(const char *name, void *opaque),
                          void *opaque)
 {
-    for (const QapiCommand *c = qapi_commands; c->name; c++) {
+    for (const QapiCommand *c = command_table; c && c->name; c++) {
         fn(c->name, opaque);
     }
 }
@@ -541,6 +547,8 @@ QmpSession *qmp_session_new(bool pretty, QmpSessionWrite *write,
     s->opaque = opaque;
     s->streamer = json_streamer_new(qmp_session_handle, s);
     qmp_sessions = g_list_append(qmp_sessions, s);
+    /* Events have somewhere to go now. */
+    qapi_event_set_emitter(qmp_event_send);
     return s;
 }
 

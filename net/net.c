@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "monitor/monitor.h"
 #include <glib-unix.h>
 
 #include "net/net.h"
@@ -249,7 +248,7 @@ void qemu_net_rx_filter_changed(NetClientState *nc)
     }
     json_object_set_string_member(data, "path",
                                   nc->qom_path ? nc->qom_path : "");
-    qmp_event_send("NIC_RX_FILTER_CHANGED", data);
+    qapi_event_emit("NIC_RX_FILTER_CHANGED", data);
 }
 
 bool net_parse_macaddr(uint8_t mac[6], const char *str)

@@ -708,3 +708,9 @@ void object_cleanup(void)
         types = NULL;
     }
 }
+
+/* The type of plain nodes of the tree ("/machine/unattached"). */
+static void __attribute__((constructor)) object_register_types(void)
+{
+    type_register("container", NULL, false);
+}

@@ -16,6 +16,12 @@ lists it ("file -> include as written  # why"): those are the known ones,
 to be burnt down. Allowlist lines that match nothing any more are
 reported (and fail the check with --strict).
 
+The link follows the same table: meson.build builds one library per
+layer from its "layers" list, linked with the layers that row names, so
+an upward call fails to link. This script also checks that the list and
+the table name the same layers in the same order, with the same lower
+layers, so the doc, the include check and the linker describe one house.
+
 Usage: scripts/check-layering.py [--root DIR] [--strict]
 Exit status 0 when there is no new violation, 1 otherwise.
 """
@@ -138,6 +144,32 @@ def read_allowlist(root):
     return allowed
 
 
+MESON_LAYER_RE = re.compile(r"\[\s*'([\w-]+)',\s*\w+,\s*\[([^\]]*)\]\s*\]",
+                            re.S)
+
+
+def check_meson(root, layers):
+    """Differences between meson.build's layers list and the table."""
+    with open(os.path.join(root, "meson.build"), encoding="utf-8") as f:
+        text = f.read()
+    if "layers = [" not in text:
+        return ["meson.build: no 'layers = [' list"]
+    body = text.split("layers = [", 1)[1].split("\n]\n", 1)[0]
+    meson = [(m.group(1), re.findall(r"'([\w-]+)'", m.group(2)))
+             for m in MESON_LAYER_RE.finditer(body)]
+    table = [(l.name, l.may_include) for l in layers
+             if EVERYTHING not in l.may_include]
+    errors = []
+    if [n for n, _ in meson] != [n for n, _ in table]:
+        errors.append("meson.build's layers %s are not the table's %s" %
+                      ([n for n, _ in meson], [n for n, _ in table]))
+    for (name, lower), (_, may) in zip(meson, table):
+        if sorted(lower) != sorted(may):
+            errors.append(f"meson.build: layer {name} links {sorted(lower)}"
+                          f", the table lets it include {sorted(may)}")
+    return errors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", default=os.path.join(
@@ -149,7 +181,7 @@ def main():
     layers = read_table(root)
     allowed = read_allowlist(root)
     used = set()
-    errors = []
+    errors = check_meson(root, layers)
     checked = 0
 
     for src in sources(root):

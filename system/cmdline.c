@@ -12,7 +12,7 @@
 #include "config-host.h"
 #include "hw/boards.h"
 #include "hw/qdev.h"
-#include "monitor/qapi-visit.h"
+#include "qapi/qapi-visit.h"
 #include "net/net.h"
 #include "qemu/config-file.h"
 #include "qemu/error.h"

@@ -7,13 +7,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <glib.h>
 
+#include <linux/magic.h>
+
 #include "config-host.h"
 #include "qemu/log.h"
-#include "system/hostmem.h"
 #include "system/os-posix.h"
 #include "system/ramblock.h"
 #include "system/system.h"
@@ -25,6 +27,17 @@
  */
 /* Every mapped block: a guest address's host pointer leads to its block. */
 static GPtrArray *ram_blocks;
+
+size_t ram_fd_page_size(int fd)
+{
+    struct statfs fs;
+
+    /* Hugetlbfs reports its page size as the block size. */
+    if (fstatfs(fd, &fs) == 0 && fs.f_type == HUGETLBFS_MAGIC) {
+        return fs.f_bsize;
+    }
+    return getpagesize();
+}
 
 static void *ram_mmap(int fd, uint64_t size, uint64_t align, uint32_t flags)
 {
@@ -167,9 +180,9 @@ bool ram_block_replace_fd(RAMBlock *rb, int fd, Error **errp)
                    (uint64_t)st.st_size, rb->size);
         return false;
     }
-    if (host_memory_fd_page_size(fd) != rb->page_size) {
+    if (ram_fd_page_size(fd) != rb->page_size) {
         error_setg(errp, "guest RAM '%s': the file's pages are %zu bytes, "
-                   "%zu here", rb->name, host_memory_fd_page_size(fd), rb->page_size);
+                   "%zu here", rb->name, ram_fd_page_size(fd), rb->page_size);
         return false;
     }
     /* One call: the old pages go and the new ones appear, no gap between. */

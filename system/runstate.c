@@ -8,7 +8,6 @@
  */
 #include <glib.h>
 
-#include "hw/qdev.h"
 #include "qapi/qapi-commands.h"
 #include "qemu/log.h"
 #include "qemu/timer.h"
@@ -273,6 +272,14 @@ void qemu_unregister_reset_all(void)
     powerdown_handler.fn = NULL;
 }
 
+/* The device tree's reset (hw/core's qdev_reset_all, set by the edge). */
+static void (*devices_reset)(void);
+
+void runstate_set_devices_reset(void (*fn)(void))
+{
+    devices_reset = fn;
+}
+
 static void system_reset(ShutdownCause cause)
 {
     bool running = current_state == RUN_STATE_RUNNING;
@@ -281,7 +288,9 @@ static void system_reset(ShutdownCause cause)
     if (running) {
         vcpus_pause();
     }
-    qdev_reset_all();
+    if (devices_reset) {
+        devices_reset();
+    }
     for (guint i = 0; reset_handlers && i < reset_handlers->len; i++) {
         Handler *h = &g_array_index(reset_handlers, Handler, i);
 

@@ -43,10 +43,6 @@ static VmConfig config;
 static MachineState current_machine;
 static bool machine_built;
 
-MachineState *current_machine_get(void)
-{
-    return current_machine.mc ? &current_machine : NULL;
-}
 static bool main_loop_ready;
 
 /* Check what depends on several options at once. */
@@ -138,7 +134,7 @@ static bool setup_mlock(Error **errp)
 /* The id QEMU gives the RAM backend it makes for -m (and -mem-path). */
 static const char *default_ram_id(const MachineClass *mc)
 {
-    return mc == &none_machine_class ? "ram" : "pc.ram";
+    return mc->default_ram_id;
 }
 
 /*
@@ -237,16 +233,6 @@ static bool create_machine_ram(const MachineClass *mc,
     return be && host_memory_backend_set_machine(be, errp);
 }
 
-/* The chardevs of -serial, in order (a NULL entry for "none"). */
-static GPtrArray *serial_chardevs;
-
-Chardev *serial_hd(int i)
-{
-    if (!serial_chardevs || i < 0 || (guint)i >= serial_chardevs->len) {
-        return NULL;
-    }
-    return g_ptr_array_index(serial_chardevs, i);
-}
 
 /*
  * A serial port on a new chardev "serialN", or on an existing one
@@ -259,10 +245,7 @@ static bool add_serial(const char *spec, Error **errp)
     Chardev *chr;
     bool ok;
 
-    if (!serial_chardevs) {
-        serial_chardevs = g_ptr_array_new();
-    }
-    label = g_strdup_printf("serial%u", serial_chardevs->len);
+    label = g_strdup_printf("serial%u", serial_hd_count());
     chr = qemu_chr_new(label, spec, errp);
     g_free(label);
     ok = chr || !*errp;
@@ -270,7 +253,7 @@ static bool add_serial(const char *spec, Error **errp)
         ok = monitor_init_hmp(chr, errp);
     }
     if (ok) {
-        g_ptr_array_add(serial_chardevs, chr);
+        serial_hd_add(chr);
     }
     return ok;
 }
@@ -369,65 +352,6 @@ static bool create_backends(const MachineClass *mc, Error **errp)
     }
     loc_clear();
     return true;
-}
-
-static void register_types(void)
-{
-    static const char *const accel_types[] = { "kvm", "tcg", "qtest" };
-
-    type_register("container", NULL, false);
-    type_register("machine", NULL, true);
-    type_register("device", NULL, true);
-    type_register("sys-bus-device", "device", true);
-    type_register("isa-device", "device", true);
-    type_register("pci-device", "device", true);
-    type_register("virtio-serial-port", "device", true);
-    type_register("accel", NULL, true);
-    type_register("memory-backend", NULL, true);
-    type_register("memory-backend-ram", "memory-backend", false);
-    type_register("memory-backend-file", "memory-backend", false);
-    type_register("memory-backend-memfd", "memory-backend", false);
-    type_register("secret", NULL, false);
-    type_register("rng-backend", NULL, true);
-    type_register("rng-random", "rng-backend", false);
-    type_register("rng-builtin", "rng-backend", false);
-    type_set_properties("memory-backend-ram", memory_backend_ram_class.props);
-    type_set_properties("memory-backend-file",
-                        memory_backend_file_class.props);
-    type_set_properties("memory-backend-memfd",
-                        memory_backend_memfd_class.props);
-    type_set_properties("machine", machine_properties());
-    for (size_t i = 0; i < G_N_ELEMENTS(accel_types); i++) {
-        if (accel_find(accel_types[i])) {
-            char *name = g_strdup_printf("%s-accel", accel_types[i]);
-
-            type_register(name, "accel", false);
-            g_free(name);
-        }
-    }
-    /* The CPU models (-cpu), as QEMU names their types. */
-    type_register("x86_64-cpu", "device", true);
-    for (int i = 0; vm_cpu_models[i]; i++) {
-        char *name = g_strdup_printf("%s-x86_64-cpu", vm_cpu_models[i]);
-
-        type_register(name, "x86_64-cpu", false);
-        type_set_properties(name, x86_cpu_model_props());
-        g_free(name);
-    }
-}
-
-static void register_machine_type(const MachineClass *mc, void *opaque)
-{
-    char *name = machine_type_name(mc);
-
-    type_register(name, "machine", false);
-    g_free(name);
-}
-
-static void register_device_type(const DeviceClass *dc, void *opaque)
-{
-    type_register(dc->name, dc->parent ? dc->parent : "device", false);
-    type_set_properties(dc->name, dc->props);
 }
 
 /* -global values, which qdev_new() applies to every device it makes. */
@@ -578,12 +502,10 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (!machine_check_unsupported(mc, &config, errp)) {
         return false;
     }
-    register_types();
-    machine_foreach(register_machine_type, NULL);
-    device_class_foreach(register_device_type, NULL);
     chr_mux_exit_hook = mux_exit;
 
     current_machine.mc = mc;
+    machine_set_current(&current_machine);
     current_machine.cfg = &config;
     current_machine.ram_size = config.memory.size ? config.memory.size
                                                   : mc->default_ram_size;
@@ -650,6 +572,9 @@ int qemu_init(int argc, char **argv)
     Error *err = NULL;
 
     vm_config_init(&config);
+    qmp_register_commands(qapi_commands);
+    runstate_set_devices_reset(qdev_reset_all);
+    hmp_set_info_qtree(qdev_print_tree);
     if (!qemu_build(argc, argv, &err)) {
         error_report_err(err);
         os_daemonize_done(false);
@@ -682,10 +607,6 @@ void qemu_cleanup(void)
     fdsets_cleanup();
     ram_discard_run_deferred();
     qemu_chr_cleanup_all();
-    if (serial_chardevs) {
-        g_ptr_array_free(serial_chardevs, TRUE);
-        serial_chardevs = NULL;
-    }
     qemu_unregister_reset_all();
     object_cleanup();
     if (main_loop_ready) {

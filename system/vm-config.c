@@ -487,6 +487,22 @@ static bool rtc_parse_datetime(const char *s, int64_t *t)
 }
 
 /* -rtc [base=utc|localtime|date][,clock=host|rt|vm][,driftfix=none|slew] */
+int64_t rtc_options_start(const RtcOptions *rtc, int64_t now)
+{
+    time_t t = now;
+    struct tm tm;
+
+    switch (rtc->base) {
+    case RTC_BASE_LOCALTIME:
+        return localtime_r(&t, &tm) ? now + tm.tm_gmtoff : now;
+    case RTC_BASE_DATETIME:
+        return rtc->base_time;
+    case RTC_BASE_UTC:
+    default:
+        return now;
+    }
+}
+
 bool rtc_parse(const char *arg, RtcOptions *rtc, Error **errp)
 {
     static const QemuOptDesc desc[] = {
@@ -597,6 +613,26 @@ static const QemuOptDesc backend_common[] = {
     { "pmem", QEMU_OPT_BOOL }, { "rom", QEMU_OPT_STRING },
     { "hugetlb", QEMU_OPT_BOOL }, { "hugetlbsize", QEMU_OPT_SIZE },
     { "seal", QEMU_OPT_BOOL },
+    { NULL },
+};
+
+/* The keys of -object secret and rng-* (backends/secret.c, rng.c). */
+static const QemuOptDesc secret_props[] = {
+    { "qom-type", QEMU_OPT_STRING }, { "id", QEMU_OPT_STRING },
+    { "data", QEMU_OPT_STRING }, { "file", QEMU_OPT_STRING },
+    { "format", QEMU_OPT_STRING }, { "keyid", QEMU_OPT_STRING },
+    { "iv", QEMU_OPT_STRING },
+    { NULL },
+};
+
+static const QemuOptDesc rng_random_props[] = {
+    { "qom-type", QEMU_OPT_STRING }, { "id", QEMU_OPT_STRING },
+    { "filename", QEMU_OPT_STRING },
+    { NULL },
+};
+
+static const QemuOptDesc rng_builtin_props[] = {
+    { "qom-type", QEMU_OPT_STRING }, { "id", QEMU_OPT_STRING },
     { NULL },
 };
 

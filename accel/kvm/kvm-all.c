@@ -26,8 +26,9 @@
 
 #include <linux/kvm.h>
 
+#include "hw/boards.h"
 #include "accel/kvm/kvm-int.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/accel.h"
 #include "system/kvm.h"
 #include "system/memory.h"
@@ -722,7 +723,7 @@ static const char *const kvm_device_types[] = {
     NULL,
 };
 
-const AccelClass kvm_accel_class = {
+static const AccelClass kvm_accel_class = {
     .name = "kvm",
     .ops = &kvm_accel_ops,
     .irqchip_in_kernel = true,
@@ -733,3 +734,5 @@ const AccelClass kvm_accel_class = {
     .init = kvm_accel_init,
     .cleanup = kvm_accel_cleanup,
 };
+
+ACCEL_CLASS_REGISTER(kvm_accel_class, 1)

@@ -29,7 +29,7 @@
 
 #include "accel/kvm/kvm-cpu-state.h"
 #include "accel/kvm/kvm-int.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define RFLAGS_FIXED        0x2ull
 #define RFLAGS_DEFINED      0x3f7fd7ull     /* SDM vol. 1, 3.4.3 */

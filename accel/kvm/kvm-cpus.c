@@ -36,6 +36,7 @@
 #include <json-glib/json-glib.h>
 #include <linux/kvm.h>
 
+#include "hw/boards.h"
 #include "accel/kvm/kvm-cpu-state.h"
 #include "accel/kvm/kvm-exit.h"
 #include "accel/kvm/kvm-int.h"

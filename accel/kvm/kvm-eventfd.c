@@ -21,6 +21,7 @@
 
 #include <linux/kvm.h>
 
+#include "hw/boards.h"
 #include "accel/kvm/kvm-int.h"
 #include "system/kvm.h"
 #include "system/memory.h"

@@ -50,8 +50,10 @@ static const AccelOps qtest_accel_ops = {
     .model_cpuid = x86_tcg_model_cpuid,
 };
 
-const AccelClass qtest_accel_class = {
+static const AccelClass qtest_accel_class = {
     .name = "qtest",
     .ops = &qtest_accel_ops,
     .init = qtest_accel_init,
 };
+
+ACCEL_CLASS_REGISTER(qtest_accel_class, 2)

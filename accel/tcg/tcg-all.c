@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/boards.h"
 #include "target/i386/tb-cache.h"
 #include "system/accel.h"
 #include "system/cpus.h"
@@ -87,7 +88,7 @@ static void tcg_accel_cleanup(void)
     tb_cache_cleanup();
 }
 
-const AccelClass tcg_accel_class = {
+static const AccelClass tcg_accel_class = {
     .name = "tcg",
     .ops = &tcg_accel_ops,
     .props = tcg_props,
@@ -95,3 +96,5 @@ const AccelClass tcg_accel_class = {
     .init = tcg_accel_init,
     .cleanup = tcg_accel_cleanup,
 };
+
+ACCEL_CLASS_REGISTER(tcg_accel_class, 0)

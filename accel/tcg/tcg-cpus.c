@@ -26,6 +26,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "hw/boards.h"
 #include "qemu/log.h"
 
 #include "target/i386/tb-cache.h"

@@ -30,7 +30,7 @@
 #include "qemu/timer.h"
 #include "system/memory.h"
 #include "system/runstate.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define PM1_STS                 0x00
 #define PM1_EN                  0x02
@@ -389,3 +389,5 @@ const DeviceClass acpi_pm_device_class = {
     .vmsd = &vmstate_acpi_pm,
     .unrealize = pm_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(acpi_pm_device_class)

@@ -28,7 +28,7 @@
 #include "block/block.h"
 #include "hw/block/block-qmp.h"
 #include "hw/virtio/virtio-pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/log.h"
 #include "system/runstate.h"
 
@@ -688,3 +688,5 @@ const PCIDeviceClass virtio_blk_pci_device_class = {
     .exit = virtio_blk_pci_exit,
     .reset = virtio_blk_pci_reset,
 };
+
+DEVICE_CLASS_REGISTER(virtio_blk_pci_device_class)

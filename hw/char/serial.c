@@ -26,7 +26,7 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 /* Register offsets (DLL/DLM overlay RBR/THR and IER when LCR.DLAB). */
 #define UART_RBR        0   /* read: receive buffer; write: THR */
@@ -716,3 +716,5 @@ const DeviceClass isa_serial_device_class = {
     .vmsd = &vmstate_serial,
     .unrealize = serial_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(isa_serial_device_class)

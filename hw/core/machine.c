@@ -6,12 +6,45 @@
 
 #include "hw/boards.h"
 
-/* Every machine type this binary has, in the order -machine help lists. */
-static const MachineClass *const machine_classes[] = {
-    &pc_i440fx_machine_class,
-    &none_machine_class,
-    NULL,
-};
+/*
+ * Every machine type this binary has, in the order -machine help lists
+ * them (by name, the newest versions first, as QEMU's list).
+ */
+#define MAX_MACHINE_CLASSES 32
+static const MachineClass *machine_classes[MAX_MACHINE_CLASSES + 1];
+static unsigned n_machine_classes;
+static MachineState *current_machine;
+
+void machine_class_register(const MachineClass *mc)
+{
+    unsigned i = n_machine_classes;
+    char *type = machine_type_name(mc);
+
+    g_assert(n_machine_classes < MAX_MACHINE_CLASSES);
+    while (i > 0 && strcmp(machine_classes[i - 1]->name, mc->name) < 0) {
+        machine_classes[i] = machine_classes[i - 1];
+        i--;
+    }
+    machine_classes[i] = mc;
+    n_machine_classes++;
+    type_register(type, "machine", false);
+    g_free(type);
+}
+
+static void __attribute__((constructor)) machine_register_types(void)
+{
+    type_register("machine", NULL, true);
+}
+
+void machine_set_current(MachineState *ms)
+{
+    current_machine = ms;
+}
+
+MachineState *machine_current(void)
+{
+    return current_machine;
+}
 
 const MachineClass *machine_find(const char *name)
 {
@@ -104,16 +137,30 @@ const Property *machine_properties(void)
     return props;
 }
 
+/* Of machine_props, those a board must name in its board_props. */
+static const char *const board_only_props[] = { "pit", "acpi", NULL };
+
+static bool board_has_prop(const MachineClass *mc, const char *name)
+{
+    for (const char *const *p = mc->board_props; p && *p; p++) {
+        if (!strcmp(*p, name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
                            Error **errp)
 {
     const char *unknown = qemu_opts_find_unknown(mo->opts, machine_props);
     const char *s;
 
-    /* Properties only the PC has. */
-    if (!unknown && mc != &pc_i440fx_machine_class) {
-        unknown = qemu_opt_get(mo->opts, "pit") ? "pit" :
-                  qemu_opt_get(mo->opts, "acpi") ? "acpi" : NULL;
+    /* Properties only some boards have. */
+    for (const char *const *b = board_only_props; !unknown && *b; b++) {
+        if (qemu_opt_get(mo->opts, *b) && !board_has_prop(mc, *b)) {
+            unknown = *b;
+        }
     }
     if (unknown) {
         char *type = machine_type_name(mc);
@@ -182,7 +229,7 @@ bool machine_check_unsupported(const MachineClass *mc, const VmConfig *cfg,
         error_setg(errp, "-initrd only allowed with -kernel option");
     } else if (!cfg->kernel && cfg->append) {
         error_setg(errp, "-append only allowed with -kernel option");
-    } else if (mc != &pc_i440fx_machine_class && cfg->kernel) {
+    } else if (!mc->kernel_boot && cfg->kernel) {
         msg = g_strdup_printf("machine '%s' cannot load a kernel in this "
                               "release yet", mc->name);
         ok = refuse(&cfg->kernel_loc, errp, msg);

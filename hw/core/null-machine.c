@@ -3,7 +3,7 @@
  * address 0. The process runs its main loop, answers its monitors and
  * exits cleanly.
  */
-#include "migration/ram.h"
+#include "vmstate/ram-regions.h"
 #include "hw/boards.h"
 #include "system/memory.h"
 #include "system/hostmem.h"
@@ -51,12 +51,15 @@ static void none_machine_cleanup(MachineState *ms)
     none_ram = NULL;
 }
 
-const MachineClass none_machine_class = {
+static const MachineClass none_machine_class = {
     .name = "none",
     .desc = "empty machine",
     .max_cpus = 1,
     .default_ram_size = 0,
     .no_serial = true,
+    .default_ram_id = "ram",
     .init = none_machine_init,
     .cleanup = none_machine_cleanup,
 };
+
+MACHINE_CLASS_REGISTER(none_machine_class)

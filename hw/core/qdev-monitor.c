@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hw/bus.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 
@@ -86,4 +87,87 @@ void device_print_props(const DeviceClass *dc)
         g_free(head);
     }
     g_ptr_array_free(props, TRUE);
+}
+
+/* ---- HMP info qtree ---- */
+
+/* "name = 1016 (0x3f8)", "name = \"serial0\"", as QEMU's info qtree. */
+static void qtree_print_prop(GString *out, int indent, const char *name,
+                             JsonNode *v)
+{
+    g_string_append_printf(out, "%*s%s = ", indent, "", name);
+    if (JSON_NODE_HOLDS_VALUE(v) &&
+        json_node_get_value_type(v) == G_TYPE_INT64) {
+        gint64 n = json_node_get_int(v);
+
+        g_string_append_printf(out, "%" G_GINT64_FORMAT
+                               " (0x%" G_GINT64_MODIFIER "x)", n, (guint64)n);
+    } else {
+        qmp_json_append(out, v, false);
+    }
+    g_string_append_c(out, '\n');
+}
+
+typedef struct QtreeWalk {
+    GString *out;
+    int indent;
+} QtreeWalk;
+
+static void qtree_print_bus(BusState *bus, void *opaque);
+
+/*
+ * One device: its properties, then the buses behind it, one level in,
+ * as QEMU's info qtree.
+ */
+static void qtree_print_dev(DeviceState *dev, QtreeWalk *w)
+{
+    QtreeWalk inner = { w->out, w->indent + 2 };
+
+    g_string_append_printf(w->out, "%*sdev: %s, id \"%s\"\n", w->indent, "",
+                           dev->dc->name, dev->id ? dev->id : "");
+    if (!dev->obj) {
+        return;
+    }
+    for (const Property *p = dev->dc->props; p && p->name; p++) {
+        Error *err = NULL;
+        JsonNode *v = object_property_get(dev->obj, p->name, &err);
+
+        if (!v) {
+            error_free(err);
+            continue;
+        }
+        qtree_print_prop(w->out, w->indent + 2, p->name, v);
+        json_node_unref(v);
+    }
+    qbus_foreach_child_bus(dev, qtree_print_bus, &inner);
+}
+
+static void qtree_print_bus(BusState *bus, void *opaque)
+{
+    QtreeWalk *w = opaque;
+    QtreeWalk inner = { w->out, w->indent + 2 };
+
+    g_string_append_printf(w->out, "%*sbus: %s\n%*stype %s\n", w->indent,
+                           "", bus->name, w->indent + 2, "", bus->type);
+    for (guint i = 0; i < bus->children->len; i++) {
+        qtree_print_dev(g_ptr_array_index(bus->children, i), &inner);
+    }
+}
+
+/* The root bus also holds the devices that plug into no bus. */
+static void qtree_print_unplugged(DeviceState *dev, void *opaque)
+{
+    if (!dev->bus) {
+        qtree_print_dev(dev, opaque);
+    }
+}
+
+/* QEMU's "info qtree": the main system bus, then what plugs into none. */
+void qdev_print_tree(GString *out)
+{
+    QtreeWalk w = { out, 0 };
+    QtreeWalk inner = { out, 2 };
+
+    qtree_print_bus(qbus_main_system_bus(), &w);
+    qdev_foreach(qtree_print_unplugged, &inner);
 }

@@ -9,66 +9,40 @@
 #include "hw/bus.h"
 #include "hw/qdev.h"
 
-/* Every device type of this binary, in -device help order. */
-extern const DeviceClass ioapic_device_class;
-extern const DeviceClass apic_device_class;
-extern const DeviceClass isa_serial_device_class;
-extern const DeviceClass isa_debug_exit_device_class;
-extern const DeviceClass pc_testdev_device_class;
-extern const DeviceClass pvpanic_isa_device_class;
-extern const DeviceClass i8042_device_class;
-extern const DeviceClass fw_cfg_io_device_class;
-extern const DeviceClass mc146818rtc_device_class;
-extern const DeviceClass acpi_pm_device_class;
-extern const DeviceClass i8259_device_class;
-extern const DeviceClass i8254_device_class;
-extern const DeviceClass kvm_ioapic_device_class;
-extern const DeviceClass kvm_pit_device_class;
-extern const DeviceClass i440fx_host_device_class;
-/* PCI device classes start with their DeviceClass. */
-extern const struct PCIDeviceClass i440fx_pci_device_class;
-extern const struct PCIDeviceClass piix3_pci_device_class;
-extern const struct PCIDeviceClass pci_testdev_pci_device_class;
-extern const struct PCIDeviceClass edu_pci_device_class;
-extern const struct PCIDeviceClass pvpanic_pci_device_class;
-extern const struct PCIDeviceClass virtio_rng_pci_device_class;
-extern const struct PCIDeviceClass virtio_blk_pci_device_class;
-extern const struct PCIDeviceClass virtio_balloon_pci_device_class;
-extern const struct PCIDeviceClass virtio_serial_pci_device_class;
-extern const DeviceClass virtconsole_device_class;
-extern const DeviceClass virtserialport_device_class;
-extern const struct PCIDeviceClass virtio_net_pci_device_class;
+/*
+ * Every device type of this binary, sorted by name (QEMU's -device help
+ * order within a category). Each device file adds its class with
+ * DEVICE_CLASS_REGISTER() before main() runs.
+ */
+#define MAX_DEVICE_CLASSES 128
+static const DeviceClass *device_classes[MAX_DEVICE_CLASSES + 1];
+static unsigned n_device_classes;
 
-static const DeviceClass *const device_classes[] = {
-    &ioapic_device_class,
-    &apic_device_class,
-    &isa_serial_device_class,
-    &isa_debug_exit_device_class,
-    &pc_testdev_device_class,
-    &pvpanic_isa_device_class,
-    &i8042_device_class,
-    &fw_cfg_io_device_class,
-    &mc146818rtc_device_class,
-    &acpi_pm_device_class,
-    &i8259_device_class,
-    &i8254_device_class,
-    &kvm_ioapic_device_class,
-    &kvm_pit_device_class,
-    &i440fx_host_device_class,
-    (const DeviceClass *)&i440fx_pci_device_class,
-    (const DeviceClass *)&piix3_pci_device_class,
-    (const DeviceClass *)&pci_testdev_pci_device_class,
-    (const DeviceClass *)&edu_pci_device_class,
-    (const DeviceClass *)&pvpanic_pci_device_class,
-    (const DeviceClass *)&virtio_rng_pci_device_class,
-    (const DeviceClass *)&virtio_blk_pci_device_class,
-    (const DeviceClass *)&virtio_balloon_pci_device_class,
-    (const DeviceClass *)&virtio_serial_pci_device_class,
-    &virtconsole_device_class,
-    &virtserialport_device_class,
-    (const DeviceClass *)&virtio_net_pci_device_class,
-    NULL,
-};
+void device_class_register(const DeviceClass *dc)
+{
+    unsigned i = n_device_classes;
+
+    /* Too many classes is a build error: make the table larger. */
+    g_assert(n_device_classes < MAX_DEVICE_CLASSES);
+    while (i > 0 && strcmp(device_classes[i - 1]->name, dc->name) > 0) {
+        device_classes[i] = device_classes[i - 1];
+        i--;
+    }
+    device_classes[i] = dc;
+    n_device_classes++;
+    type_register(dc->name, dc->parent ? dc->parent : "device", false);
+    type_set_properties(dc->name, dc->props);
+}
+
+/* The abstract types devices derive from. */
+static void __attribute__((constructor)) qdev_register_types(void)
+{
+    type_register("device", NULL, true);
+    type_register("sys-bus-device", "device", true);
+    type_register("isa-device", "device", true);
+    type_register("pci-device", "device", true);
+    type_register("virtio-serial-port", "device", true);
+}
 
 typedef struct GlobalProperty {
     char *driver;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "chardev/char.h"
+#include "qemu/timer.h"
 #include "hw/boards.h"
 #include "hw/boot-device.h"
 #include "hw/bus.h"
@@ -31,7 +32,7 @@
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
 #include "hw/misc/pvpanic.h"
-#include "migration/ram.h"
+#include "vmstate/ram-regions.h"
 #include "system/accel.h"
 #include "target/i386/cpu.h"
 #include "system/runstate.h"
@@ -688,6 +689,7 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
                                 Error **errp)
 {
     DeviceState *rtc, *fw, *pm;
+    char *rtc_start;
 
     for (int i = 0; i < (int)G_N_ELEMENTS(pc_serial_ports); i++) {
         Chardev *chr = serial_hd(i);
@@ -704,7 +706,13 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
             return false;
         }
     }
-    rtc = pc_create("mc146818rtc", NULL, NULL, NULL, errp);
+    rtc_start = g_strdup_printf("%" PRId64, rtc_options_start(&ms->cfg->rtc,
+        qemu_clock_get_ns(QEMU_CLOCK_HOST) / NANOSECONDS_PER_SECOND));
+    rtc = pc_create("mc146818rtc", NULL, NULL, (const char *const[]){
+        "x-start", rtc_start,
+        ms->cfg->rtc.clock ? "x-clock" : NULL, ms->cfg->rtc.clock, NULL },
+        errp);
+    g_free(rtc_start);
     if (!rtc) {
         return false;
     }
@@ -827,14 +835,21 @@ static void pc_cleanup(MachineState *ms)
     ms->board = NULL;
 }
 
-const MachineClass pc_i440fx_machine_class = {
+static const char *const pc_board_props[] = { "pit", "acpi", NULL };
+
+static const MachineClass pc_i440fx_machine_class = {
     .name = "pc-i440fx-7.2",
     .alias = "pc",
     .desc = "Standard PC (i440FX + PIIX, 1996)",
     .is_default = true,
     .max_cpus = 255,
     .default_ram_size = 128 << 20,
+    .default_ram_id = "pc.ram",
+    .kernel_boot = true,
+    .board_props = pc_board_props,
     .init = pc_init,
     .devices_done = pc_devices_done,
     .cleanup = pc_cleanup,
 };
+
+MACHINE_CLASS_REGISTER(pc_i440fx_machine_class)

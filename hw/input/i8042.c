@@ -24,7 +24,7 @@
 #include "qemu/log.h"
 #include "system/memory.h"
 #include "system/runstate.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define I8042_DATA_PORT     0x60
 #define I8042_CMD_PORT      0x64
@@ -700,3 +700,5 @@ const DeviceClass i8042_device_class = {
     .vmsd = &vmstate_i8042,
     .unrealize = i8042_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(i8042_device_class)

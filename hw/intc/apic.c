@@ -34,7 +34,7 @@
 #include "qemu/timer.h"
 #include "system/memory.h"
 #include "target/i386/cpu.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 /* Register offsets. */
 #define APIC_REG_ID         0x020
@@ -1231,3 +1231,5 @@ void apic_free_all(void)
     }
 }
 
+
+DEVICE_CLASS_REGISTER(apic_device_class)

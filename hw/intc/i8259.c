@@ -24,7 +24,7 @@
 #include "hw/qdev.h"
 #include "qemu/log.h"
 #include "system/memory.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define PIC_CASCADE_IRQ     2
 #define PIC_SPURIOUS_IRQ    7
@@ -522,3 +522,5 @@ const DeviceClass i8259_device_class = {
     .vmsd = &vmstate_i8259,
     .unrealize = pic_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(i8259_device_class)

@@ -31,7 +31,7 @@
 #include "hw/qdev.h"
 #include "qemu/log.h"
 #include "system/memory.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define IOAPIC_IOREGSEL         0x00
 #define IOAPIC_IOWIN            0x10
@@ -329,3 +329,5 @@ const DeviceClass ioapic_device_class = {
     .vmsd = &vmstate_ioapic,
     .unrealize = ioapic_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(ioapic_device_class)

@@ -7,7 +7,7 @@
  */
 #include "hw/isa.h"
 #include "hw/qdev.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/memory.h"
 #include "system/runstate.h"
 
@@ -92,3 +92,5 @@ const DeviceClass isa_debug_exit_device_class = {
     .unrealize = debug_exit_unrealize,
     .vmsd = &vmstate_debug_exit,
 };
+
+DEVICE_CLASS_REGISTER(isa_debug_exit_device_class)

@@ -276,3 +276,5 @@ const PCIDeviceClass edu_pci_device_class = {
     .exit = edu_exit,
     .reset = edu_reset,
 };
+
+DEVICE_CLASS_REGISTER(edu_pci_device_class)

@@ -234,3 +234,5 @@ const DeviceClass pc_testdev_device_class = {
     .realize = testdev_realize,
     .unrealize = testdev_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(pc_testdev_device_class)

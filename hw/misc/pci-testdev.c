@@ -263,3 +263,5 @@ const PCIDeviceClass pci_testdev_pci_device_class = {
     .exit = testdev_exit,
     .reset = testdev_reset,
 };
+
+DEVICE_CLASS_REGISTER(pci_testdev_pci_device_class)

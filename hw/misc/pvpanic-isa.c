@@ -8,7 +8,7 @@
 #include "hw/isa.h"
 #include "hw/misc/pvpanic.h"
 #include "hw/qdev.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define PVPANIC_ISA_DEFAULT_PORT 0x505
 
@@ -84,3 +84,5 @@ const DeviceClass pvpanic_isa_device_class = {
     .unrealize = pvpanic_isa_unrealize,
     .vmsd = &vmstate_pvpanic_isa,
 };
+
+DEVICE_CLASS_REGISTER(pvpanic_isa_device_class)

@@ -55,3 +55,5 @@ const PCIDeviceClass pvpanic_pci_device_class = {
     .realize = pvpanic_pci_realize,
     .exit = pvpanic_pci_exit,
 };
+
+DEVICE_CLASS_REGISTER(pvpanic_pci_device_class)

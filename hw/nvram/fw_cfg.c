@@ -21,7 +21,7 @@
 #include "qemu/log.h"
 #include "system/memory.h"
 #include "system/system.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define FW_CFG_MAX_ENTRY    (FW_CFG_FILE_FIRST + FW_CFG_FILE_SLOTS)
 #define FW_CFG_IO_SIZE      2
@@ -450,3 +450,5 @@ const DeviceClass fw_cfg_io_device_class = {
     .vmsd = &vmstate_fw_cfg,
     .unrealize = fw_cfg_io_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(fw_cfg_io_device_class)

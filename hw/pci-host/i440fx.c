@@ -22,7 +22,7 @@
 #include "hw/pci-host/i440fx.h"
 #include "hw/pci/pci.h"
 #include "system/memory.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define CONFADD_ENABLE          0x80000000u
 #define I440FX_DRAMC            0x57
@@ -306,3 +306,7 @@ const PCIDeviceClass i440fx_pci_device_class = {
     .realize = i440fx_realize,
     .reset = i440fx_reset,
 };
+
+DEVICE_CLASS_REGISTER(i440fx_host_device_class)
+
+DEVICE_CLASS_REGISTER(i440fx_pci_device_class)

@@ -16,7 +16,7 @@
 #include "hw/isa.h"
 #include "hw/pci-host/piix3.h"
 #include "hw/pci/pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define PIIX_PIRQRC             0x60
 #define PIIX_NUM_PIRQS          4
@@ -162,3 +162,5 @@ const PCIDeviceClass piix3_pci_device_class = {
     .reset = piix3_reset,
     .config_write = piix3_write_config,
 };
+
+DEVICE_CLASS_REGISTER(piix3_pci_device_class)

@@ -24,7 +24,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/log.h"
 #include "system/cpus.h"
 

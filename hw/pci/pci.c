@@ -10,7 +10,7 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 /*
  * QEMU's names for PCI classes (base class and subclass): query-pci's

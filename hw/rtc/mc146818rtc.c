@@ -22,7 +22,7 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define RTC_CMOS_SIZE       128
 #define RTC_FREQ            32768
@@ -43,6 +43,9 @@ typedef struct RTCState {
     uint8_t cmos[RTC_CMOS_SIZE];
     uint8_t index;
     QEMUClockType clock;
+    /* From the board (-rtc): the clock's name, the starting second. */
+    char *clock_name;               /* host (NULL too) | rt | vm */
+    uint64_t start;                 /* RTC_START_NOW: the host's now */
     /* While running: guest time = clock + offset (seconds, ns 0..1e9). */
     int64_t offset_sec, offset_nsec;
     /* While stopped: the guest time it stopped at. */
@@ -519,32 +522,11 @@ void rtc_set_memory(DeviceState *rtc, int addr, int val)
     }
 }
 
-/* The guest's starting second from -rtc base=utc|localtime|DATE. */
-static int64_t rtc_start_time(const MachineState *ms)
-{
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_HOST) / NANOSECONDS_PER_SECOND;
-    time_t t = now;
-    struct tm tm;
-
-    if (!ms || !ms->cfg) {
-        return now;
-    }
-    switch (ms->cfg->rtc.base) {
-    case RTC_BASE_LOCALTIME:
-        return localtime_r(&t, &tm) ? now + tm.tm_gmtoff : now;
-    case RTC_BASE_DATETIME:
-        return ms->cfg->rtc.base_time;
-    case RTC_BASE_UTC:
-    default:
-        return now;
-    }
-}
-
 static bool rtc_realize(DeviceState *dev, Error **errp)
 {
     RTCState *s = (RTCState *)dev;
-    const MachineState *ms = current_machine_get();
-    const char *clock = ms && ms->cfg ? ms->cfg->rtc.clock : NULL;
+    const char *clock = s->clock_name;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_HOST) / NANOSECONDS_PER_SECOND;
 
     if (s->isairq >= ISA_NUM_IRQS) {
         error_setg(errp, "Maximum value for \"irq\" is: %u",
@@ -573,7 +555,7 @@ static bool rtc_realize(DeviceState *dev, Error **errp)
     s->cmos[RTC_REG_B] = REG_B_24H;
     s->cmos[RTC_REG_C] = 0;
     s->cmos[RTC_REG_D] = REG_D_VRT;
-    rtc_set_guest(s, rtc_start_time(ms), 0);
+    rtc_set_guest(s, s->start == RTC_START_NOW ? now : (int64_t)s->start, 0);
     rtc_sec_to_regs(s, s->frozen_sec);
     s->update_timer = timer_new_ns(s->clock, rtc_update_timer_cb, s);
     s->periodic_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
@@ -608,6 +590,9 @@ static void rtc_unrealize(DeviceState *dev)
 
 static const Property rtc_props[] = {
     DEFINE_PROP_INT32("base_year", RTCState, base_year, 0),
+    /* Set by the board from -rtc clock= and base=. */
+    DEFINE_PROP_STRING("x-clock", RTCState, clock_name),
+    DEFINE_PROP_UINT64("x-start", RTCState, start, RTC_START_NOW),
     DEFINE_PROP_UINT16("iobase", RTCState, iobase, RTC_ISA_BASE),
     DEFINE_PROP_UINT8("irq", RTCState, isairq, RTC_ISA_IRQ),
     PROP_END,
@@ -649,3 +634,5 @@ const DeviceClass mc146818rtc_device_class = {
     .vmsd = &vmstate_rtc,
     .unrealize = rtc_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(mc146818rtc_device_class)

@@ -34,7 +34,7 @@
 #include "qemu/log.h"
 #include "qemu/timer.h"
 #include "system/memory.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 
 #define PIT_FREQ            1193182
 #define PIT_NUM_CHANNELS    3
@@ -830,3 +830,5 @@ const DeviceClass i8254_device_class = {
     .vmsd = &vmstate_pit,
     .unrealize = pit_unrealize,
 };
+
+DEVICE_CLASS_REGISTER(i8254_device_class)

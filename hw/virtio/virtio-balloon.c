@@ -21,10 +21,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "hw/boards.h"
+#include "hw/balloon.h"
 #include "hw/virtio/virtio-balloon.h"
 #include "hw/virtio/virtio-pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "monitor/monitor.h"
 #include "qapi/qapi-commands.h"
 #include "qemu/log.h"
@@ -63,6 +63,7 @@ typedef struct VirtIOBalloonPCI {
     /* State. */
     uint32_t num_pages;                 /* the target, in 4 KiB pages */
     uint32_t actual;                    /* what the guest holds */
+    uint64_t ram_size;                  /* the machine's, from its slot */
     uint64_t stats[BALLOON_NSTATS];
     int64_t stats_last_update;          /* wall-clock seconds, 0: never */
     VirtQueueElement *stats_elem;       /* the driver's buffer, held */
@@ -73,15 +74,6 @@ typedef struct VirtIOBalloonPCI {
     int64_t event_actual;               /* the latest held back */
 } VirtIOBalloonPCI;
 
-/* The one active balloon (QEMU allows one handler too). */
-static VirtIOBalloonPCI *the_balloon;
-
-static uint64_t balloon_ram_size(void)
-{
-    MachineState *ms = current_machine_get();
-
-    return ms ? ms->ram_size : 0;
-}
 
 /*
  * Give [host, host + len) of guest RAM back; returns the bytes that
@@ -338,7 +330,7 @@ static void balloon_set_config(VirtIODevice *vdev, const uint8_t *config)
     memcpy(&actual, config + 4, 4);
     actual = GUINT32_FROM_LE(actual);
     if (actual != s->actual) {
-        uint64_t ram = balloon_ram_size();
+        uint64_t ram = s->ram_size;
         uint64_t given = (uint64_t)actual << BALLOON_PFN_SHIFT;
 
         s->actual = actual;
@@ -369,52 +361,27 @@ static const VirtioDeviceOps virtio_balloon_ops = {
     .reset = balloon_reset,
 };
 
-/* --- QMP --- */
+/* --- the machine's balloon slot (hw/core/balloon.c: QMP balloon) --- */
 
-static VirtIOBalloonPCI *balloon_active(Error **errp)
+static void balloon_set_target(void *opaque, uint64_t target)
 {
-    if (!the_balloon) {
-        error_set(errp, ERROR_CLASS_DEVICE_NOT_ACTIVE,
-                  "No balloon device has been activated");
-    }
-    return the_balloon;
-}
+    VirtIOBalloonPCI *s = opaque;
 
-bool qmp_balloon(const q_obj_balloon_arg *args, JsonNode **ret,
-                 Error **errp)
-{
-    VirtIOBalloonPCI *s = balloon_active(errp);
-    uint64_t ram = balloon_ram_size(), target;
-
-    if (!s) {
-        return false;
-    }
-    if (args->value <= 0) {
-        error_setg(errp, "Parameter 'target' expects a size");
-        return false;
-    }
-    target = MIN((uint64_t)args->value, ram);
-    s->num_pages = (ram - target) >> BALLOON_PFN_SHIFT;
+    s->num_pages = (s->ram_size - target) >> BALLOON_PFN_SHIFT;
     virtio_notify_config(&s->proxy.vdev);
-    return true;
 }
 
-bool qmp_query_balloon(JsonNode **ret, Error **errp)
+static uint64_t balloon_given(void *opaque)
 {
-    VirtIOBalloonPCI *s = balloon_active(errp);
-    uint64_t ram = balloon_ram_size(), given;
-    JsonObject *o;
+    VirtIOBalloonPCI *s = opaque;
 
-    if (!s) {
-        return false;
-    }
-    given = (uint64_t)s->actual << BALLOON_PFN_SHIFT;
-    o = json_object_new();
-    json_object_set_int_member(o, "actual", given < ram ? ram - given : 0);
-    *ret = json_node_init_object(json_node_alloc(), o);
-    json_object_unref(o);
-    return true;
+    return (uint64_t)s->actual << BALLOON_PFN_SHIFT;
 }
+
+static const BalloonOps virtio_balloon_slot_ops = {
+    .set_target = balloon_set_target,
+    .given = balloon_given,
+};
 
 /* --- the two computed properties (qom-get/qom-set, as QEMU's) --- */
 
@@ -468,8 +435,8 @@ static bool virtio_balloon_pci_realize(PCIDevice *d, Error **errp)
     VirtIODevice *vdev = &s->proxy.vdev;
     unsigned nvqs = s->free_page_reporting ? 4 : 3;
 
-    if (the_balloon) {
-        error_setg(errp, "Only one balloon device is supported");
+    if (!machine_balloon_add(&virtio_balloon_slot_ops, s, &s->ram_size,
+                             errp)) {
         return false;
     }
     virtio_init(vdev, "virtio-balloon", &virtio_balloon_ops, s, nvqs);
@@ -498,9 +465,9 @@ static bool virtio_balloon_pci_realize(PCIDevice *d, Error **errp)
         timer_free(s->stats_timer);
         s->event_timer = s->stats_timer = NULL;
         virtio_cleanup(vdev);
+        machine_balloon_remove(s);
         return false;
     }
-    the_balloon = s;
     return true;
 }
 
@@ -508,9 +475,7 @@ static void virtio_balloon_pci_exit(PCIDevice *d)
 {
     VirtIOBalloonPCI *s = (VirtIOBalloonPCI *)d;
 
-    if (the_balloon == s) {
-        the_balloon = NULL;
-    }
+    machine_balloon_remove(s);
     balloon_reset(&s->proxy.vdev);
     timer_free(s->event_timer);
     timer_free(s->stats_timer);
@@ -579,3 +544,5 @@ const PCIDeviceClass virtio_balloon_pci_device_class = {
     .exit = virtio_balloon_pci_exit,
     .reset = virtio_balloon_pci_reset,
 };
+
+DEVICE_CLASS_REGISTER(virtio_balloon_pci_device_class)

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "hw/virtio/virtio-pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "net/net.h"
 #include "qemu/log.h"
 
@@ -1002,3 +1002,5 @@ const PCIDeviceClass virtio_net_pci_device_class = {
     .exit = virtio_net_pci_exit,
     .reset = virtio_net_pci_reset,
 };
+
+DEVICE_CLASS_REGISTER(virtio_net_pci_device_class)

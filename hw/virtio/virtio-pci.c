@@ -33,7 +33,7 @@
 
 #include "hw/pci/msix.h"
 #include "hw/virtio/virtio-pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/log.h"
 #include "system/cpus.h"
 #include "system/main-loop.h"

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 
 #include "hw/virtio/virtio-pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/timer.h"
 #include "system/rng.h"
 
@@ -244,3 +244,5 @@ const PCIDeviceClass virtio_rng_pci_device_class = {
     .exit = virtio_rng_pci_exit,
     .reset = virtio_rng_pci_reset,
 };
+
+DEVICE_CLASS_REGISTER(virtio_rng_pci_device_class)

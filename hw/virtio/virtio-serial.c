@@ -35,7 +35,7 @@
 #include "hw/bus.h"
 #include "hw/virtio/virtio-pci.h"
 #include "hw/virtio/virtio-serial.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qapi/qapi-commands.h"
 #include "qemu/log.h"
 
@@ -905,3 +905,9 @@ void virtio_serial_free_unplugged(VirtIOSerial *s)
     g_free(vdev);
     g_free(s);
 }
+
+DEVICE_CLASS_REGISTER(virtio_serial_pci_device_class)
+
+DEVICE_CLASS_REGISTER(virtconsole_device_class)
+
+DEVICE_CLASS_REGISTER(virtserialport_device_class)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "hw/virtio/virtio.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/log.h"
 
 #define VRING_DESC_SIZE         16

@@ -65,6 +65,13 @@ Chardev *qemu_chr_new(const char *label, const char *spec, Error **errp);
 QemuOpts *qemu_chr_parse_compat(const char *label, const char *spec,
                                 Error **errp);
 Chardev *qemu_chr_find(const char *id);
+/*
+ * The -serial ports' chardevs, in order (NULL for "none"): added by the
+ * command line, read by the board (serial_hd(i) is NULL past the last).
+ */
+void serial_hd_add(Chardev *chr);
+unsigned serial_hd_count(void);
+Chardev *serial_hd(int i);
 const char *qemu_chr_get_id(const Chardev *chr);
 /* "unix:/path,server=on" style description, as query-chardev shows. */
 char *qemu_chr_get_filename(const Chardev *chr);

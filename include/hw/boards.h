@@ -30,6 +30,13 @@ struct MachineClass {
     unsigned max_cpus;
     uint64_t default_ram_size;
     bool no_serial;             /* no default serial port */
+    const char *default_ram_id; /* the id QEMU gives the -m backend */
+    bool kernel_boot;           /* loads -kernel, -initrd, -append */
+    /*
+     * The -machine properties only this board has, of those
+     * hw/core/machine.c knows ("pit", "acpi"); NULL-terminated, or NULL.
+     */
+    const char *const *board_props;
     /* Build the board: RAM, devices, loaders. */
     bool (*init)(MachineState *ms, Error **errp);
     /*
@@ -42,16 +49,31 @@ struct MachineClass {
     void (*cleanup)(MachineState *ms);
 };
 
-extern const MachineClass none_machine_class;
-extern const MachineClass pc_i440fx_machine_class;
+/*
+ * The machine types of this binary: each board file ends with
+ * MACHINE_CLASS_REGISTER(its_class), which adds it (and its QOM type) to
+ * the registry of hw/core/machine.c before main() runs.
+ */
+void machine_class_register(const MachineClass *mc);
+#define MACHINE_CLASS_REGISTER(cls) \
+    static void __attribute__((constructor)) cls##_register(void) \
+    { \
+        machine_class_register(&(cls)); \
+    }
 
 /* Find a machine type by name or alias. */
 const MachineClass *machine_find(const char *name);
 const MachineClass *machine_default(void);
 void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
                      void *opaque);
-/* The machine being run (NULL before machine creation). */
-MachineState *current_machine_get(void);
+/*
+ * The machine being run (NULL before machine creation), set by the
+ * program's edge; for the machine-wide QMP commands of hw/core
+ * (query-machines' neighbours, balloon), never for devices, which get
+ * what they need from the board as properties.
+ */
+void machine_set_current(MachineState *ms);
+MachineState *machine_current(void);
 void machine_print_list(void);
 /* "none-machine", the name QEMU's messages give a machine's properties. */
 char *machine_type_name(const MachineClass *mc);

@@ -74,7 +74,18 @@ struct DeviceState {
     struct BusState *bus;       /* the bus it plugs into, once realized */
 };
 
-/* Every device type of this binary (hw/core/qdev.c lists them). */
+/*
+ * The device types of this binary: each device file ends with
+ * DEVICE_CLASS_REGISTER(its_class), which adds the class (and its QOM
+ * type) to the registry of hw/core/qdev.c before main() runs. A PCI
+ * class starts with its DeviceClass, so it registers the same way.
+ */
+void device_class_register(const DeviceClass *dc);
+#define DEVICE_CLASS_REGISTER(cls) \
+    static void __attribute__((constructor)) cls##_register(void) \
+    { \
+        device_class_register((const DeviceClass *)&(cls)); \
+    }
 const DeviceClass *device_class_find(const char *name);
 /* The bus type a class plugs into: "ISA" for ISA devices, else "System". */
 const char *device_class_bus_type(const DeviceClass *dc);
@@ -108,6 +119,8 @@ DeviceState *qdev_from_object(Object *obj);
  */
 char *qdev_fw_dev_path(const DeviceState *dev);
 void qdev_foreach(void (*fn)(DeviceState *dev, void *opaque), void *opaque);
+/* The device tree as QEMU's HMP "info qtree" prints it. */
+void qdev_print_tree(GString *out);
 
 /* -global DRIVER.PROP=VALUE, applied by qdev_new(). */
 void qdev_add_global(const char *driver, const char *prop, const char *value);

@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "chardev/char.h"
+#include "qapi/qapi-visit.h"
 #include "qemu/error.h"
 
 bool monitor_init_qmp(Chardev *chr, bool pretty, Error **errp);
@@ -38,6 +39,13 @@ int monitor_fd_take(const char *name);
 void qmp_event_send(const char *name, JsonObject *data);
 
 /*
+ * The command table the monitor dispatches from: the generated
+ * qapi_commands[], handed over by the program's edge (system/vl.c), as
+ * it names handlers of every layer.
+ */
+void qmp_register_commands(const QapiCommand *table);
+
+/*
  * The commands are declared in the schema (qapi/); scripts/qapi-gen.py makes
  * their table, argument checking and handler prototypes
  * (build/qapi/qapi-commands.h): a handler receives its arguments as a
@@ -58,6 +66,8 @@ bool qmp_run_command(const char *name, JsonObject *args, JsonNode **ret,
  * member per line indented by 4; non-ASCII escaped as \uXXXX.
  */
 void qmp_json_append(GString *out, JsonNode *node, bool pretty);
+/* HMP "info qtree" prints what fn prints (hw/core's qdev_print_tree()). */
+void hmp_set_info_qtree(void (*fn)(GString *out));
 
 /*
  * One QMP conversation, without the transport: bytes in through

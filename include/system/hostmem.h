@@ -117,8 +117,6 @@ void host_memory_backend_foreach(void (*fn)(HostMemoryBackend *be,
 bool host_memory_backend_delete(const char *id, Error **errp);
 void host_memory_backends_cleanup(void);
 
-/* Shared by the backend types: the page size of the file behind fd. */
-size_t host_memory_fd_page_size(int fd);
 /* Size and alignment against the page size, with QEMU's wording. */
 bool host_memory_check_size(uint64_t size, uint64_t align, size_t page_size,
                             Error **errp);

@@ -13,7 +13,6 @@
 
 #include <stdbool.h>
 
-#include "hw/boards.h"
 #include "qemu/error.h"
 
 struct X86BootState;

@@ -149,4 +149,7 @@ bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
 /* Discard per the policy, close the fd and free the block. */
 void ram_block_free(RAMBlock *rb);
 
+/* The page size of the file behind fd (hugetlbfs: its huge pages). */
+size_t ram_fd_page_size(int fd);
+
 #endif

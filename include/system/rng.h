@@ -19,8 +19,6 @@ typedef struct RngBackend RngBackend;
 typedef void RngReceive(void *opaque, const uint8_t *buf, size_t len);
 
 /* The -object properties, for the command-line check. */
-extern const QemuOptDesc rng_random_props[];
-extern const QemuOptDesc rng_builtin_props[];
 
 /* -object rng-random / rng-builtin: open it now (errors as QEMU's). */
 bool rng_backend_create(const QemuOpts *opts, Error **errp);

@@ -102,6 +102,12 @@ void qemu_system_vmstop_request(RunState state);
 void qemu_register_powerdown_handler(void (*fn)(void *opaque), void *opaque);
 /* Work done on reset besides device reset (vCPU reset, board state). */
 void qemu_register_reset(void (*fn)(void *opaque), void *opaque);
+/*
+ * What resets the devices, first of all on a system reset (the device
+ * tree's qdev_reset_all(), which the program's edge hands over, as the
+ * run states sit below the devices).
+ */
+void runstate_set_devices_reset(void (*fn)(void));
 void qemu_unregister_reset_all(void);
 /*
  * Called by the main loop: act on pending reset and powerdown requests.

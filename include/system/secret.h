@@ -14,7 +14,6 @@
 #include "qemu/option.h"
 
 /* The -object secret properties, for the command-line check. */
-extern const QemuOptDesc secret_props[];
 
 /*
  * Make the secret: data=TEXT or file=PATH (exactly one), decoded from

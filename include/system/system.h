@@ -41,8 +41,5 @@ extern bool qemu_uuid_set;
 extern uint8_t qemu_uuid[16];     /* -uuid */
 extern bool autostart;            /* cleared by -S */
 
-struct Chardev;
-/* The chardev of serial port i ("serial0"...), or NULL. */
-struct Chardev *serial_hd(int i);
 
 #endif

@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hw/boards.h"
 #include "qemu/error.h"
 
 struct X86BootState;

@@ -133,6 +133,8 @@ extern const char *const vm_cpu_models[];
 bool cpu_parse(const char *arg, CpuOptions *cpu, Error **errp);
 bool boot_parse(const char *arg, BootOptions *boot, Error **errp);
 bool rtc_parse(const char *arg, RtcOptions *rtc, Error **errp);
+/* The guest's starting second for -rtc base=utc|localtime|DATE at now. */
+int64_t rtc_options_start(const RtcOptions *rtc, int64_t now);
 bool global_parse(const char *arg, QemuOpts **out, Error **errp);
 bool object_check(const QemuOpts *opts, GPtrArray *objects, Error **errp);
 

@@ -6,6 +6,7 @@
 
 #include "qapi/qapi-commands.h"
 #include "system/cpus.h"
+#include "system/vm-config.h"
 #include "target/i386/cpu-model.h"
 
 #define LEAF_VENDOR     0x00000000
@@ -270,4 +271,17 @@ bool qmp_query_cpu_model_expansion(
     *ret = json_node_init_object(json_node_alloc(), reply);
     json_object_unref(reply);
     return true;
+}
+
+/* The CPU models (-cpu), as QEMU names their types. */
+static void __attribute__((constructor)) x86_cpu_register_types(void)
+{
+    type_register("x86_64-cpu", "device", true);
+    for (int i = 0; vm_cpu_models[i]; i++) {
+        char *name = g_strdup_printf("%s-x86_64-cpu", vm_cpu_models[i]);
+
+        type_register(name, "x86_64-cpu", false);
+        type_set_properties(name, x86_cpu_model_props());
+        g_free(name);
+    }
 }

@@ -782,7 +782,7 @@ static void test_other_accel(void)
 }
 
 /*
- * Where the fields are in the payloads (include/migration/vmstate.h's
+ * Where the fields are in the payloads (include/vmstate/vmstate.h's
  * encoding; a nested struct ends with its subsection count byte):
  * kvm-cpu starts with regs (RAX ... RIP, RFLAGS: 18 x 8 bytes), then
  * sregs.cs (base 8, limit 4, selector 2, type); kvm-pit with channel 0

@@ -16,10 +16,10 @@
 #include <glib.h>
 
 #include "hw/virtio/virtio.h"
-#include "migration/ram.h"
+#include "vmstate/ram-regions.h"
 #include "migration/savevm.h"
 #include "migration/stream.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/memory.h"
 #include "target/i386/cpu-state.h"
 

@@ -119,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         stub_chr_out = g_string_new(NULL);
     }
     out = g_string_new(NULL);
+    qmp_register_commands(qapi_commands);
     s = qmp_session_new(false, session_write, out);
     qmp_session_open(s);
     if (data[0] & 1) {

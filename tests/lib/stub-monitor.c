@@ -11,7 +11,7 @@
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
 #include "qom/object.h"
-#include "system/kvm.h"
+#include "system/accel.h"
 #include "system/memory.h"
 #include "system/runstate.h"
 #include "system/system.h"
@@ -100,16 +100,18 @@ void qemu_system_powerdown_request(void)
     stub_powerdowns++;
 }
 
-bool kvm_enabled(void)
+bool accel_is_current(const char *name)
 {
     return false;
 }
 
 static const MachineClass stub_pc = {
     .name = "pc-i440fx-7.2", .alias = "pc", .is_default = true,
-    .max_cpus = 255,
+    .max_cpus = 255, .default_ram_id = "pc.ram",
 };
-static const MachineClass stub_none = { .name = "none", .max_cpus = 1 };
+static const MachineClass stub_none = {
+    .name = "none", .max_cpus = 1, .default_ram_id = "ram",
+};
 
 void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
                      void *opaque)
@@ -118,7 +120,7 @@ void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
     fn(&stub_none, opaque);
 }
 
-MachineState *current_machine_get(void)
+MachineState *machine_current(void)
 {
     static MachineState ms = { .mc = &stub_pc, .ram_size = 128 << 20 };
 

@@ -728,8 +728,8 @@ static void test_hugetlbfs(void)
     }
     fd = open(dir, O_RDONLY | O_DIRECTORY);
     g_assert_cmpint(fd, >=, 0);
-    g_assert_cmpuint(host_memory_fd_page_size(fd), >, getpagesize());
-    g_assert_cmpuint(host_memory_fd_page_size(fd), ==, 2 * MiB);
+    g_assert_cmpuint(ram_fd_page_size(fd), >, getpagesize());
+    g_assert_cmpuint(ram_fd_page_size(fd), ==, 2 * MiB);
     close(fd);
     arg = g_strdup_printf("memory-backend-file,id=h,size=3M,mem-path=%s",
                           dir);

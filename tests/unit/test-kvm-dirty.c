@@ -23,6 +23,7 @@
 
 #include <glib.h>
 
+#include "hw/boards.h"
 #include "system/accel.h"
 #include "system/kvm.h"
 #include "system/memory.h"
@@ -134,7 +135,7 @@ static void test_kvm_slots_and_log(void)
     uint64_t *bm;
     uint8_t one = 1;
 
-    if (!kvm_accel_class.init(&ms, NULL, &err)) {
+    if (!accel_find("kvm")->init(&ms, NULL, &err)) {
         g_test_skip(error_get_pretty(err));
         error_free(err);
         return;
@@ -201,7 +202,7 @@ out:
         close(t.vcpu);
     }
     memory_region_finalize(&t.ram_mr);
-    kvm_accel_class.cleanup();
+    accel_find("kvm")->cleanup();
     memory_cleanup();
     munmap(t.ram, RAM_SIZE);
 }

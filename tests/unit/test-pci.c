@@ -15,7 +15,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/memory.h"
 
 /* Slot S pin P drives PIRQ (S + P - 1) mod 4, as on QEMU's pc. */

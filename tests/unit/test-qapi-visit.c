@@ -32,7 +32,7 @@ bool qmp_paint(const Pixel *args, JsonNode **ret, Error **errp)
     return true;
 }
 
-void qmp_event_send(const char *name, JsonObject *data)
+static void record_event(const char *name, JsonObject *data)
 {
     JsonNode *n = json_node_init_object(json_node_alloc(), data);
     char *json = json_to_string(n, FALSE);
@@ -292,6 +292,7 @@ static void test_introspect(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    qapi_event_set_emitter(record_event);
     g_test_add_func("/qapi/draw", test_draw);
     g_test_add_func("/qapi/union-alternate", test_union_alternate);
     g_test_add_func("/qapi/errors", test_errors);

@@ -13,7 +13,7 @@
 #include "hw/boards.h"
 #include "hw/qdev.h"
 #include "monitor/monitor.h"
-#include "monitor/qapi-visit.h"
+#include "qapi/qapi-visit.h"
 #include "qom/object.h"
 #include "system/kvm.h"
 #include "system/memory.h"
@@ -917,6 +917,8 @@ static void test_return_checks(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    qmp_register_commands(qapi_commands);
+    hmp_set_info_qtree(qdev_print_tree);
     stub_chr_out = g_string_new(NULL);
     g_test_add_func("/qmp/greeting", test_greeting);
     g_test_add_func("/qmp/negotiation", test_negotiation);

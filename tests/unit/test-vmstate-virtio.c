@@ -12,7 +12,7 @@
 #include <glib.h>
 
 #include "hw/virtio/virtio.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/memory.h"
 
 #define RAM_BASE        0x10000u

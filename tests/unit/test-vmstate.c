@@ -10,7 +10,7 @@
 
 #include "hw/qdev.h"
 #include "migration/stream.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/timer.h"
 #include "target/i386/cpu-state.h"
 

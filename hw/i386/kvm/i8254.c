@@ -17,7 +17,7 @@
 #include <linux/kvm.h>
 
 #include "hw/qdev.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/kvm.h"
 
 #define KVM_PIT_CHANNELS    3
@@ -174,3 +174,5 @@ const DeviceClass kvm_pit_device_class = {
     .reset = kvm_pit_dev_reset,
     .vmsd = &vmstate_kvm_pit,
 };
+
+DEVICE_CLASS_REGISTER(kvm_pit_device_class)

@@ -14,7 +14,7 @@
 #include <linux/kvm.h>
 
 #include "hw/qdev.h"
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "system/kvm.h"
 
 #define KVM_IOAPIC_NUM_GSIS 24
@@ -191,3 +191,5 @@ const DeviceClass kvm_ioapic_device_class = {
     .reset = kvm_ioapic_reset,
     .vmsd = &vmstate_kvm_ioapic,
 };
+
+DEVICE_CLASS_REGISTER(kvm_ioapic_device_class)

@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "target/i386/cpu-state.h"
 #include "target/i386/tb-cache.h"
 #include "ops.h"

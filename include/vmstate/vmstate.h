@@ -1,6 +1,6 @@
 /*
  * A device's migratable state, declared once as a versioned field table
- * next to the struct it describes. One interpreter (migration/vmstate.c)
+ * next to the struct it describes. One interpreter (vmstate/vmstate.c)
  * walks a table to save, to load (checking every value a guest could not
  * have set) and to compare two instances field by field (tests).
  *

@@ -12,8 +12,8 @@
  *     Parameter 'MEMBER' does not accept value 'V'   (an enum; list items
  *         have no member name and say 'null', as QEMU does)
  */
-#ifndef MONITOR_QAPI_VISIT_H
-#define MONITOR_QAPI_VISIT_H
+#ifndef QAPI_QAPI_VISIT_H
+#define QAPI_QAPI_VISIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -102,8 +102,23 @@ typedef struct QapiCommand {
     bool (*check_return)(JsonNode *ret, Error **errp);
 } QapiCommand;
 
+/*
+ * The schema's commands (the generated qapi-commands.c). It names every
+ * handler, so only the program's edge links it and hands it to the
+ * monitor (qmp_register_commands(), include/monitor/monitor.h).
+ */
 extern const QapiCommand qapi_commands[];
 extern const char *const qapi_event_names[];  /* NULL-terminated */
+
+/*
+ * Events: the generated qapi_event_send_NAME() build the data and call
+ * qapi_event_emit(), which hands it to the emitter the monitor set
+ * (qapi/qapi-event.c). Without one the event is dropped: nobody could
+ * have received it. Takes the reference to data (may be NULL).
+ */
+typedef void QapiEventEmitter(const char *name, JsonObject *data);
+void qapi_event_set_emitter(QapiEventEmitter *fn);
+void qapi_event_emit(const char *name, JsonObject *data);
 /* The query-qmp-schema reply: a new array of SchemaInfo objects. */
 JsonNode *qapi_introspect(void);
 

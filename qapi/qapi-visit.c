@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "monitor/qapi-visit.h"
+#include "qapi/qapi-visit.h"
 
 void qapi_in_free(QapiIn *v)
 {

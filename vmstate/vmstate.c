@@ -1,11 +1,11 @@
 /*
  * The field-table interpreter: save, load (with the checks) and compare.
- * The encoding is described in include/migration/vmstate.h.
+ * The encoding is described in include/vmstate/vmstate.h.
  */
 #include <inttypes.h>
 #include <string.h>
 
-#include "migration/vmstate.h"
+#include "vmstate/vmstate.h"
 #include "qemu/timer.h"
 
 /* Bytes of one element of an integer type (0 for the others). */
