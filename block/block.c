@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "block/block.h"
-#include "block/io-uring.h"
-#include "block/linux-aio.h"
+#include "block/aio-engine.h"
 #include "block/thread-pool.h"
 #include "qemu/option.h"
 #include "qemu/timer.h"
@@ -495,19 +494,32 @@ static BlockDriverState *protocol_node(BlockDriverState *bs)
     return bs;
 }
 
+/* The engine of each aio= mode; aio=threads has none. */
+static const BlockAioEngine *const aio_engines[] = {
+    [BLOCK_AIO_IO_URING] = &block_aio_io_uring,
+    [BLOCK_AIO_NATIVE] = &block_aio_native,
+};
+
+const BlockAioEngine *block_aio_engine(int aio)
+{
+    return aio >= 0 && aio < (int)G_N_ELEMENTS(aio_engines) ?
+           aio_engines[aio] : NULL;
+}
+
 /*
  * A write done by an engine: writethrough flushes before completing,
- * through io_uring for aio=io_uring, else in the thread pool.
+ * through the engine where it carries flushes, else in the thread pool.
  */
 static void engine_write_done(void *opaque, int ret)
 {
     BlockRequest *r = opaque;
     BlockDriverState *proto = protocol_node(r->bs);
+    const BlockAioEngine *e = block_aio_engine(proto->aio);
 
     if (ret || !r->bs->writethrough || no_flush(r->bs)) {
         request_done(r, ret);
-    } else if (proto->aio == BLOCK_AIO_IO_URING) {
-        luring_submit(proto->fd, LURING_FLUSH, 0, NULL, 0, request_done, r);
+    } else if (e->flush) {
+        e->submit(proto->fd, BLOCK_AIO_FLUSH, 0, NULL, 0, request_done, r);
     } else {
         r->type = BLOCK_FLUSH;
         thread_pool_submit(request_work, request_done, r);
@@ -515,37 +527,31 @@ static void engine_write_done(void *opaque, int ret)
 }
 
 /*
- * Requests the aio= engine carries (io_uring: reads, writes, flushes;
- * native: reads and writes); the rest go to the thread pool.
+ * Requests the aio= engine carries (reads, writes, and flushes where it
+ * can); the rest go to the thread pool.
  */
 static bool engine_submit(BlockRequest *r)
 {
     BlockDriverState *proto = protocol_node(r->bs);
-    bool write = r->type == BLOCK_WRITE;
+    const BlockAioEngine *e = block_aio_engine(proto->aio);
 
-    if (proto->aio == BLOCK_AIO_NATIVE &&
-        (r->type == BLOCK_READ || write)) {
-        laio_submit(proto->fd, write, r->offset, r->iov, r->niov,
-                    write ? engine_write_done : request_done, r);
-        return true;
-    }
-    if (proto->aio != BLOCK_AIO_IO_URING) {
+    if (!e) {
         return false;
     }
     switch (r->type) {
     case BLOCK_READ:
-        luring_submit(proto->fd, LURING_READ, r->offset, r->iov, r->niov,
-                      request_done, r);
+        e->submit(proto->fd, BLOCK_AIO_READ, r->offset, r->iov, r->niov,
+                  request_done, r);
         return true;
     case BLOCK_WRITE:
-        luring_submit(proto->fd, LURING_WRITE, r->offset, r->iov, r->niov,
-                      engine_write_done, r);
+        e->submit(proto->fd, BLOCK_AIO_WRITE, r->offset, r->iov, r->niov,
+                  engine_write_done, r);
         return true;
     case BLOCK_FLUSH:
-        if (no_flush(r->bs)) {
+        if (!e->flush || no_flush(r->bs)) {
             return false;
         }
-        luring_submit(proto->fd, LURING_FLUSH, 0, NULL, 0, request_done, r);
+        e->submit(proto->fd, BLOCK_AIO_FLUSH, 0, NULL, 0, request_done, r);
         return true;
     default:
         return false;
@@ -718,51 +724,34 @@ void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
     }
 }
 
-int block_iov_progress(struct iovec *iov, int *niov, size_t done,
-                       bool write)
-{
-    size_t left = done;
-
-    while (*niov && left >= iov[0].iov_len) {
-        left -= iov[0].iov_len;
-        memmove(iov, iov + 1, (*niov - 1) * sizeof(*iov));
-        (*niov)--;
-    }
-    if (!*niov) {
-        return 0;
-    }
-    if (!done) {
-        /* End of file: reads see zeroes, a write cannot go on. */
-        if (write) {
-            return -EIO;
-        }
-        for (int i = 0; i < *niov; i++) {
-            memset(iov[i].iov_base, 0, iov[i].iov_len);
-        }
-        return 0;
-    }
-    iov[0].iov_base = (char *)iov[0].iov_base + left;
-    iov[0].iov_len -= left;
-    return 1;
-}
-
 void blk_io_plug(void)
 {
-    luring_plug();
+    for (size_t i = 0; i < G_N_ELEMENTS(aio_engines); i++) {
+        if (aio_engines[i] && aio_engines[i]->plug) {
+            aio_engines[i]->plug();
+        }
+    }
 }
 
 void blk_io_unplug(void)
 {
-    luring_unplug();
+    for (size_t i = 0; i < G_N_ELEMENTS(aio_engines); i++) {
+        if (aio_engines[i] && aio_engines[i]->unplug) {
+            aio_engines[i]->unplug();
+        }
+    }
 }
 
 void blk_drain_all(void)
 {
-    /* A completion may queue more (in either engine). */
+    /* A completion may queue more (in any engine). */
     do {
         thread_pool_drain();
-        luring_drain();
-        laio_drain();
+        for (size_t i = 0; i < G_N_ELEMENTS(aio_engines); i++) {
+            if (aio_engines[i]) {
+                aio_engines[i]->drain();
+            }
+        }
     } while (requests_in_flight);
 }
 
@@ -790,8 +779,11 @@ bool blk_drain_flush_all(Error **errp)
 void bdrv_close_all(void)
 {
     blk_drain_all();
-    luring_cleanup();
-    laio_cleanup();
+    for (size_t i = 0; i < G_N_ELEMENTS(aio_engines); i++) {
+        if (aio_engines[i]) {
+            aio_engines[i]->cleanup();
+        }
+    }
     thread_pool_cleanup();
     while (backends && backends->len) {
         BlockBackend *blk = g_ptr_array_steal_index(backends,

@@ -24,8 +24,7 @@
 
 #include "block/blockdev.h"
 #include "block/block.h"
-#include "block/io-uring.h"
-#include "block/linux-aio.h"
+#include "block/aio-engine.h"
 #include "qapi/qapi-types.h"
 
 /* cache= of -drive: O_DIRECT, flush after each write, ignore flushes. */
@@ -69,7 +68,7 @@ static bool check_aio(const char *aio, bool direct, int *mode, Error **errp)
     }
     if (!strcmp(aio, "io_uring")) {
         *mode = BLOCK_AIO_IO_URING;
-        return luring_init(errp);
+        return block_aio_engine(*mode)->init(errp);
     }
     if (!strcmp(aio, "native")) {
         if (!direct) {
@@ -78,7 +77,7 @@ static bool check_aio(const char *aio, bool direct, int *mode, Error **errp)
             return false;
         }
         *mode = BLOCK_AIO_NATIVE;
-        return laio_init(errp);
+        return block_aio_engine(*mode)->init(errp);
     }
     error_setg(errp, "Parameter 'aio' does not accept value '%s'", aio);
     return false;

@@ -22,8 +22,8 @@
 #include <glib-unix.h>
 
 #include "config-host.h"
-#include "block/block.h"
-#include "block/io-uring.h"
+#include "qemu/iov.h"
+#include "block/aio-engine.h"
 #include "system/main-loop.h"
 
 #if HAVE_LIBURING
@@ -33,11 +33,11 @@
 
 typedef struct LuringReq {
     int fd;
-    LuringOp op;
+    BlockAioOp op;
     uint64_t offset;
     struct iovec *iov;          /* a working copy: short transfers move it */
     int niov;
-    LuringDone *done;
+    BlockAioDone *done;
     void *opaque;
 } LuringReq;
 
@@ -69,15 +69,15 @@ static void req_submit(LuringReq *r)
     }
     switch (r->op) {
     /* At most IOV_MAX segments at once: the rest is a short transfer. */
-    case LURING_READ:
+    case BLOCK_AIO_READ:
         io_uring_prep_readv(sqe, r->fd, r->iov, MIN(r->niov, IOV_MAX),
                             r->offset);
         break;
-    case LURING_WRITE:
+    case BLOCK_AIO_WRITE:
         io_uring_prep_writev(sqe, r->fd, r->iov, MIN(r->niov, IOV_MAX),
                              r->offset);
         break;
-    case LURING_FLUSH:
+    case BLOCK_AIO_FLUSH:
         io_uring_prep_fsync(sqe, r->fd, IORING_FSYNC_DATASYNC);
         break;
     }
@@ -90,14 +90,14 @@ static void req_submit(LuringReq *r)
     }
 }
 
-void luring_plug(void)
+static void luring_plug(void)
 {
     plugged++;
 }
 
 static void reap(void);
 
-void luring_unplug(void)
+static void luring_unplug(void)
 {
     g_assert(plugged);
     if (--plugged == 0 && unsubmitted) {
@@ -119,12 +119,12 @@ static void req_progress(LuringReq *r, int res)
         req_submit(r);
         return;
     }
-    if (res < 0 || r->op == LURING_FLUSH) {
+    if (res < 0 || r->op == BLOCK_AIO_FLUSH) {
         req_finish(r, res < 0 ? res : 0);
         return;
     }
     r->offset += res;
-    left = block_iov_progress(r->iov, &r->niov, res, r->op == LURING_WRITE);
+    left = iov_progress(r->iov, &r->niov, res, r->op == BLOCK_AIO_WRITE);
     if (left > 0) {
         req_submit(r);
     } else {
@@ -168,7 +168,7 @@ static gboolean on_ready(gint fd, GIOCondition cond, gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-bool luring_init(Error **errp)
+static bool luring_init(Error **errp)
 {
     int r;
 
@@ -185,8 +185,8 @@ bool luring_init(Error **errp)
     return true;
 }
 
-void luring_submit(int fd, LuringOp op, uint64_t offset,
-                   const struct iovec *iov, int niov, LuringDone *done,
+static void luring_submit(int fd, BlockAioOp op, uint64_t offset,
+                   const struct iovec *iov, int niov, BlockAioDone *done,
                    void *opaque)
 {
     LuringReq *r = g_new0(LuringReq, 1);
@@ -201,7 +201,7 @@ void luring_submit(int fd, LuringOp op, uint64_t offset,
     req_submit(r);
 }
 
-void luring_drain(void)
+static void luring_drain(void)
 {
     if (unsubmitted) {
         /* Drained inside a plug: what it holds must go now. */
@@ -217,7 +217,7 @@ void luring_drain(void)
     }
 }
 
-void luring_cleanup(void)
+static void luring_cleanup(void)
 {
     if (!ring_ready) {
         return;
@@ -230,34 +230,44 @@ void luring_cleanup(void)
 
 #else
 
-bool luring_init(Error **errp)
+static bool luring_init(Error **errp)
 {
     error_setg(errp, "aio=io_uring was specified, but is not supported in "
                "this build.");
     return false;
 }
 
-void luring_submit(int fd, LuringOp op, uint64_t offset,
-                   const struct iovec *iov, int niov, LuringDone *done,
+static void luring_submit(int fd, BlockAioOp op, uint64_t offset,
+                   const struct iovec *iov, int niov, BlockAioDone *done,
                    void *opaque)
 {
     g_assert_not_reached();
 }
 
-void luring_plug(void)
+static void luring_plug(void)
 {
 }
 
-void luring_unplug(void)
+static void luring_unplug(void)
 {
 }
 
-void luring_drain(void)
+static void luring_drain(void)
 {
 }
 
-void luring_cleanup(void)
+static void luring_cleanup(void)
 {
 }
 
 #endif
+
+const BlockAioEngine block_aio_io_uring = {
+    .flush = true,
+    .init = luring_init,
+    .submit = luring_submit,
+    .plug = luring_plug,
+    .unplug = luring_unplug,
+    .drain = luring_drain,
+    .cleanup = luring_cleanup,
+};

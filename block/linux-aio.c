@@ -21,8 +21,8 @@
 #include <glib.h>
 #include <glib-unix.h>
 
-#include "block/block.h"
-#include "block/linux-aio.h"
+#include "qemu/iov.h"
+#include "block/aio-engine.h"
 #include "system/main-loop.h"
 
 #define LAIO_EVENTS     128
@@ -34,7 +34,7 @@ typedef struct LaioReq {
     uint64_t offset;
     struct iovec *iov;          /* a working copy: short transfers move it */
     int niov;
-    LaioDone *done;
+    BlockAioDone *done;
     void *opaque;
 } LaioReq;
 
@@ -99,7 +99,7 @@ static void req_progress(LaioReq *r, long res)
         return;
     }
     r->offset += res;
-    left = block_iov_progress(r->iov, &r->niov, res, r->write);
+    left = iov_progress(r->iov, &r->niov, res, r->write);
     if (left > 0) {
         req_submit(r);
     } else {
@@ -136,7 +136,7 @@ static gboolean on_wake(gint fd, GIOCondition cond, gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-bool laio_init(Error **errp)
+static bool laio_init(Error **errp)
 {
     if (ctx_ready) {
         return true;
@@ -157,8 +157,8 @@ bool laio_init(Error **errp)
     return true;
 }
 
-void laio_submit(int fd, bool write, uint64_t offset,
-                 const struct iovec *iov, int niov, LaioDone *done,
+static void laio_submit(int fd, bool write, uint64_t offset,
+                 const struct iovec *iov, int niov, BlockAioDone *done,
                  void *opaque)
 {
     LaioReq *r = g_new0(LaioReq, 1);
@@ -173,14 +173,14 @@ void laio_submit(int fd, bool write, uint64_t offset,
     req_submit(r);
 }
 
-void laio_drain(void)
+static void laio_drain(void)
 {
     while (ctx_ready && (in_kernel || !g_queue_is_empty(&waiting))) {
         reap(in_kernel ? 1 : 0);
     }
 }
 
-void laio_cleanup(void)
+static void laio_cleanup(void)
 {
     if (!ctx_ready) {
         return;
@@ -192,3 +192,18 @@ void laio_cleanup(void)
     laio_efd = -1;
     ctx_ready = false;
 }
+
+/* Reads and writes only: flushes go to the thread pool. */
+static void laio_submit_op(int fd, BlockAioOp op, uint64_t offset,
+                           const struct iovec *iov, int niov,
+                           BlockAioDone *done, void *opaque)
+{
+    laio_submit(fd, op == BLOCK_AIO_WRITE, offset, iov, niov, done, opaque);
+}
+
+const BlockAioEngine block_aio_native = {
+    .init = laio_init,
+    .submit = laio_submit_op,
+    .drain = laio_drain,
+    .cleanup = laio_cleanup,
+};

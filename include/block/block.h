@@ -234,16 +234,6 @@ void blk_iostatus_set_err(BlockBackend *blk, int error);
 void blk_iostatus_reset(BlockBackend *blk);
 
 /*
- * For the aio= engines: the kernel did done bytes of a read or write of
- * iov (a working copy, *niov segments), which drops them from its
- * front. Returns 1 when bytes remain (submit the rest), 0 when it is
- * complete (a read that met the end of the file sees zeroes for the
- * rest), -EIO for a write that could not go on.
- */
-int block_iov_progress(struct iovec *iov, int *niov, size_t done,
-                       bool write);
-
-/*
  * A device about to queue several requests (a pass over its virtqueue):
  * the I/O engines may hand them to the kernel together at the unplug.
  */
@@ -259,5 +249,9 @@ void blk_drain_all(void);
  * first backend is made.
  */
 bool blk_drain_flush_all(Error **errp);
+
+/* The engine of an aio= mode (BLOCK_AIO_*), NULL for threads. */
+struct BlockAioEngine;
+const struct BlockAioEngine *block_aio_engine(int aio);
 
 #endif
