@@ -62,7 +62,13 @@ typedef struct KVMState {
     KernelIrqchip machine_irqchip;
     bool irqchip;               /* KVM_CREATE_IRQCHIP done */
     bool pit;                   /* KVM_CREATE_PIT2 done */
-    KVMSlot *slots;             /* indexed by slot number */
+    /*
+     * Indexed by slot number, grown as slots are used: KVM offers
+     * thousands, a machine uses a handful, and what is allocated is
+     * locked under mem-lock=on.
+     */
+    KVMSlot *slots;
+    unsigned slots_len;         /* entries allocated */
     unsigned nr_slots;          /* KVM_CAP_NR_MEMSLOTS */
     struct kvm_irqchip reset_chips[3];  /* PIC master, slave, IOAPIC */
     struct kvm_pit_state2 reset_pit;
@@ -131,6 +137,7 @@ static void kvm_accel_cleanup(void)
     memory_listener_unregister(&kvm_memory_listener);
     kvm_routes_cleanup();
     g_clear_pointer(&kvm_state.slots, g_free);
+    kvm_state.slots_len = 0;
     kvm_state.nr_slots = 0;
     g_clear_pointer(&kvm_state.accel_irqchip, g_free);
     kvm_state.irqchip = kvm_state.pit = false;
@@ -187,7 +194,6 @@ static bool kvm_accel_init(MachineState *ms, const QemuOpts *props,
     if (!kvm_state.nr_slots) {
         kvm_state.nr_slots = 32;
     }
-    kvm_state.slots = g_new0(KVMSlot, kvm_state.nr_slots);
     memory_listener_register(&kvm_memory_listener, &address_space_memory);
     memory_listener_register(&kvm_io_listener, &address_space_io);
     return true;
@@ -533,7 +539,7 @@ static KVMSlot *kvm_slot_of(const MemoryRegionSection *s, unsigned *id)
     if (!kvm_section_slot(s, &want)) {
         return NULL;
     }
-    for (unsigned i = 0; i < kvm_state.nr_slots; i++) {
+    for (unsigned i = 0; i < kvm_state.slots_len; i++) {
         KVMSlot *slot = &kvm_state.slots[i];
 
         if (slot->used && slot->start == want.start &&
@@ -545,20 +551,40 @@ static KVMSlot *kvm_slot_of(const MemoryRegionSection *s, unsigned *id)
     return NULL;
 }
 
+/* A free slot number, growing the table up to KVM's limit; -1: none. */
+static int kvm_free_slot(void)
+{
+    unsigned old = kvm_state.slots_len;
+
+    for (unsigned i = 0; i < old; i++) {
+        if (!kvm_state.slots[i].used) {
+            return i;
+        }
+    }
+    if (old >= kvm_state.nr_slots) {
+        return -1;
+    }
+    kvm_state.slots_len = MIN(MAX(16u, old * 2), kvm_state.nr_slots);
+    kvm_state.slots = g_renew(KVMSlot, kvm_state.slots, kvm_state.slots_len);
+    memset(&kvm_state.slots[old], 0,
+           (kvm_state.slots_len - old) * sizeof(KVMSlot));
+    return old;
+}
+
 static void kvm_region_add(MemoryListener *l, const MemoryRegionSection *s)
 {
     KVMSlot want;
+    int i;
 
     if (!kvm_section_slot(s, &want)) {
         return;
     }
-    for (unsigned i = 0; i < kvm_state.nr_slots; i++) {
-        if (!kvm_state.slots[i].used) {
-            if (kvm_set_slot(i, &want, want.size)) {
-                kvm_state.slots[i] = want;
-            }
-            return;
+    i = kvm_free_slot();
+    if (i >= 0) {
+        if (kvm_set_slot(i, &want, want.size)) {
+            kvm_state.slots[i] = want;
         }
+        return;
     }
     error_report("kvm offers %u memory slots, the machine needs more "
                  "(for '%s' at 0x%" PRIx64 ")", kvm_state.nr_slots,
