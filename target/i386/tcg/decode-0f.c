@@ -21,7 +21,7 @@ static void dec_mov_crdr(Dec *d, Insn *in, const DecRow *r, uint8_t b)
             dec_ud(d, in);
             return;
         }
-        in->fn = x86_sys_fn[b & 2 ? SYS_MOV_TO_DR : SYS_MOV_FROM_DR];
+        dec_handler(d, in, &x86_sys_fn[b & 2 ? SYS_MOV_TO_DR : SYS_MOV_FROM_DR]);
         return;
     }
     if (n != 0 && n != 2 && n != 3 && n != 4 && n != 8) {
@@ -29,10 +29,10 @@ static void dec_mov_crdr(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         return;
     }
     if (b & 2) {
-        in->fn = x86_sys_fn[SYS_MOV_TO_CR];
+        dec_handler(d, in, &x86_sys_fn[SYS_MOV_TO_CR]);
         d->end = DEC_END_BLOCK;
     } else {
-        in->fn = x86_sys_fn[SYS_MOV_FROM_CR];
+        dec_handler(d, in, &x86_sys_fn[SYS_MOV_FROM_CR]);
     }
 }
 
@@ -49,7 +49,7 @@ static void dec_grp6(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     if (d->mod == 3) {
         in->rm = d->rmf;
     }
-    in->fn = x86_sys_fn[SYS_GRP6];
+    dec_handler(d, in, &x86_sys_fn[SYS_GRP6]);
 }
 
 /* 0f 01 with a register operand: xgetbv, xsetbv, swapgs, rdtscp. */
@@ -63,17 +63,17 @@ static bool dec_grp7_reg(Dec *d, Insn *in, int op)
     case 2:
         /* xgetbv, xsetbv: CR4.OSXSAVE decides at run time. */
         if ((d->rmf & 7) < 2 && (d->isa & ISA_XSAVE)) {
-            in->fn = x86_sys_fn[(d->rmf & 7) ? SYS_XSETBV : SYS_XGETBV];
+            dec_handler(d, in, &x86_sys_fn[(d->rmf & 7) ? SYS_XSETBV : SYS_XGETBV]);
             return true;
         }
         break;
     case 7:
         if ((d->rmf & 7) == 0 && d->code64) {
-            in->fn = x86_sys_fn[SYS_SWAPGS];
+            dec_handler(d, in, &x86_sys_fn[SYS_SWAPGS]);
             return true;
         }
         if ((d->rmf & 7) == 1 && (d->isa & ISA_RDTSCP)) {
-            in->fn = x86_sys_fn[SYS_RDTSCP];
+            dec_handler(d, in, &x86_sys_fn[SYS_RDTSCP]);
             return true;
         }
         break;
@@ -100,23 +100,23 @@ static void dec_grp7(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     case 0:
     case 1:
         in->aux = op;
-        in->fn = x86_sys_fn[SYS_SGDT];
+        dec_handler(d, in, &x86_sys_fn[SYS_SGDT]);
         return;
     case 2:
     case 3:
         in->aux = op - 2;
-        in->fn = x86_sys_fn[SYS_LGDT];
+        dec_handler(d, in, &x86_sys_fn[SYS_LGDT]);
         return;
     case 4:
         in->aux2 = d->ot;
-        in->fn = x86_sys_fn[SYS_SMSW];
+        dec_handler(d, in, &x86_sys_fn[SYS_SMSW]);
         return;
     case 6:
-        in->fn = x86_sys_fn[SYS_LMSW];
+        dec_handler(d, in, &x86_sys_fn[SYS_LMSW]);
         d->end = DEC_END_BLOCK;
         return;
     case 7:
-        in->fn = x86_sys_fn[SYS_INVLPG];
+        dec_handler(d, in, &x86_sys_fn[SYS_INVLPG]);
         d->end = DEC_END_BLOCK;
         return;
     default:
@@ -136,7 +136,7 @@ static void dec_gv_ev(Dec *d, Insn *in, int ot)
 static void dec_sysret(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->aux2 = d->rex & REX_W ? OT_Q : OT_L;
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* lar (row arg 0), lsl (1): Gv, Ew. */
@@ -149,7 +149,7 @@ static void dec_lar(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     }
     in->aux = r->arg;
     in->aux2 = d->ot;
-    in->fn = x86_sys_fn[SYS_LAR_LSL];
+    dec_handler(d, in, &x86_sys_fn[SYS_LAR_LSL]);
 }
 
 /* Hint nops with a modrm: prefetch (memory only, row arg 1), nop Ev. */
@@ -160,7 +160,7 @@ static void dec_nop_ev(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         dec_ud(d, in);
         return;
     }
-    in->fn = op_nop;
+    dec_handler(d, in, &x86_nop);
 }
 
 /* cmovcc Gv, Ev: the condition in b. */
@@ -170,7 +170,8 @@ static void dec_cmov(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
     dec_gv_ev(d, in, ot);
     in->aux = b & 15;
-    in->fn = d->mod == 3 ? x86_cmov_r_fn[b & 15][ot] : x86_cmov_m_fn[ot];
+    dec_handler(d, in, d->mod == 3 ? &x86_cmov_r_fn[b & 15][ot]
+                                   : &x86_cmov_m_fn[ot]);
 }
 
 /* setcc Eb: the condition in b. */
@@ -181,7 +182,8 @@ static void dec_setcc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         in->rm = dec_reg(d, OT_B, d->rmf);
     }
     in->aux = b & 15;
-    in->fn = d->mod == 3 ? x86_setcc_r_fn[b & 15] : x86_setcc_m_fn;
+    dec_handler(d, in, d->mod == 3 ? &x86_setcc_r_fn[b & 15]
+                                   : &x86_setcc_m_fn);
 }
 
 /* bt, bts, btr, btc Ev, Gv (row arg: the operation). */
@@ -192,7 +194,7 @@ static void dec_bt(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     dec_gv_ev(d, in, ot);
     in->aux = 1;
     in->aux2 = ot;
-    in->fn = x86_bt_fn[d->mod != 3][r->arg];
+    dec_handler(d, in, &x86_bt_fn[d->mod != 3][r->arg]);
     d->lock_ok = d->mod != 3 && r->arg != 0;
 }
 
@@ -209,7 +211,7 @@ static void dec_grp8(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     }
     in->imm = dec_u8(d);
     in->aux2 = d->ot;
-    in->fn = x86_bt_fn[d->mod != 3][(d->regf & 7) - 4];
+    dec_handler(d, in, &x86_bt_fn[d->mod != 3][(d->regf & 7) - 4]);
     d->lock_ok = d->mod != 3 && (d->regf & 7) != 4;
 }
 
@@ -226,7 +228,7 @@ static void dec_dshift(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     }
     in->aux2 = ot;
     in->imm2 = r->arg;
-    in->fn = x86_dshift_fn[d->mod != 3];
+    dec_handler(d, in, &x86_dshift_fn[d->mod != 3]);
 }
 
 /* 0f ae: fences, clflush and the state instructions of decode-vec.c. */
@@ -236,14 +238,14 @@ static void dec_grp15(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     if (d->mod == 3) {
         /* lfence, mfence, sfence; f3: rd/wr fs/gs base (#UD). */
         if ((d->regf & 7) >= 5 && !(d->prefix & P_F3)) {
-            in->fn = op_nop;
+            dec_handler(d, in, &x86_nop);
             return;
         }
         dec_ud(d, in);
         return;
     }
     if ((d->regf & 7) == 7) {
-        in->fn = x86_sys_fn[SYS_CLFLUSH];
+        dec_handler(d, in, &x86_sys_fn[SYS_CLFLUSH]);
         return;
     }
     /* fxsave, fxrstor, ldmxcsr, stmxcsr, xsave, xrstor, xsaveopt */
@@ -254,7 +256,7 @@ static void dec_grp15(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 static void dec_imul(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     dec_gv_ev(d, in, d->ot);
-    in->fn = x86_imul_fn[d->mod != 3][d->ot];
+    dec_handler(d, in, &x86_imul_fn[d->mod != 3][d->ot]);
 }
 
 /* cmpxchg, xadd Eb,Gb / Ev,Gv: the row's table by [mem]. */
@@ -264,7 +266,7 @@ static void dec_xchg_op(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
     dec_gv_ev(d, in, ot);
     in->aux2 = ot;
-    in->fn = r->fns[d->mod != 3];
+    dec_handler(d, in, &r->fns[d->mod != 3]);
     d->lock_ok = d->mod != 3;
 }
 
@@ -278,7 +280,7 @@ static void dec_movx(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     if (d->mod == 3) {
         in->rm = dec_reg(d, sot, d->rmf);
     }
-    in->fn = x86_movx_fn[d->mod != 3][r->arg][sot][d->ot];
+    dec_handler(d, in, &x86_movx_fn[d->mod != 3][r->arg][sot][d->ot]);
 }
 
 static void dec_bitscan_kind(Dec *d, Insn *in, int kind)
@@ -286,7 +288,7 @@ static void dec_bitscan_kind(Dec *d, Insn *in, int kind)
     dec_gv_ev(d, in, d->ot);
     in->aux = kind;
     in->aux2 = d->ot;
-    in->fn = x86_scan_fn[d->mod != 3];
+    dec_handler(d, in, &x86_scan_fn[d->mod != 3]);
 }
 
 /*
@@ -325,7 +327,7 @@ static void dec_grp9(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         dec_ud(d, in);          /* rdrand/rdseed/rdpid: not offered */
         return;
     }
-    in->fn = x86_cmpxchg8b_fn[(d->rex & REX_W) != 0];
+    dec_handler(d, in, &x86_cmpxchg8b_fn[(d->rex & REX_W) != 0]);
     d->lock_ok = true;
 }
 
@@ -333,7 +335,7 @@ static void dec_grp9(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 static void dec_bswap(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->rm = (b & 7) | (d->rex & REX_B ? 8 : 0);
-    in->fn = x86_bswap_fn[d->ot];
+    dec_handler(d, in, &x86_bswap_fn[d->ot]);
 }
 
 #define ROW(form, fns, arg, size, flags)                                  \

@@ -6,56 +6,36 @@
  * alone, which rip-relative operands become). The general handler tests
  * Insn.eaf bit by bit; these add what the form has and nothing else.
  *
- * The handlers make themselves known from constructors, into the table
- * of decode-fninfo.c, under the general handler's address.
+ * The versions are a column of the general handler's row
+ * (X86Handler.forms, ops-tables.h).
  */
 #include <glib.h>
 
 #include "target/i386/tcg/decode.h"
 
-void x86_ea_forms_add(const X86EaForms *f)
-{
-    x86_fn_info_add(f->any)->forms = f;
-    /* Memory handlers set rip themselves before they can fault (ops.h). */
-    x86_rip_free_mark(f->any);
-    x86_rip_free_mark(f->base);
-    x86_rip_free_mark(f->base_index);
-    x86_rip_free_mark(f->disp);
-}
-
-static const X86EaForms *forms_find(InsnFn fn)
-{
-    const X86FnInfo *i = x86_fn_info(fn);
-
-    return i ? i->forms : NULL;
-}
-
-void x86_ea_forms(DecodedBlock *db)
+void x86_ea_forms(DecodedBlock *db, const X86Handler **h)
 {
     for (unsigned i = 0; i < db->n; i++) {
         Insn *in = &db->insns[i];
-        const X86EaForms *f;
-        InsnFn fn;
+        int form;
 
+        if (!h[i] || !h[i]->forms) {
+            continue;
+        }
         switch (in->eaf) {
         case EA_MEM | EA_BASE:
+            form = X86_EA_B;
+            break;
         case EA_MEM | EA_BASE | EA_INDEX:
+            form = X86_EA_BI;
+            break;
         case EA_MEM:
+            form = X86_EA_D;
             break;
         default:
             continue;   /* a register operand, 16/32-bit or segment */
         }
-        f = forms_find(in->fn);
-        if (!f) {
-            continue;
-        }
-        if (in->eaf == EA_MEM) {
-            fn = f->disp;
-        } else if (in->eaf & EA_INDEX) {
-            fn = f->base_index;
-        } else {
-            fn = f->base;
-        }
-        in->fn = fn;
+        h[i] = &h[i]->forms[form];
+        in->fn = h[i]->fn;
     }
 }

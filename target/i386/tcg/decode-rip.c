@@ -19,40 +19,21 @@
 
 #include "target/i386/tcg/decode.h"
 
-void x86_rip_free_add_n(InsnFn fn, InsnFn nr, unsigned n)
-{
-    X86FnInfo *i = x86_fn_info_add(fn);
-
-    i->rip_free = true;
-    i->no_rip = nr;
-    i->width = n;
-    /*
-     * nr needs no entry: the pass looks at each instruction's handler as
-     * decoded, before it may become its nr version.
-     */
-}
-
-void x86_rip_free_add(InsnFn fn, InsnFn nr)
-{
-    x86_rip_free_add_n(fn, nr, 1);
-}
-
-void x86_rip_free_mark(InsnFn fn)
-{
-    x86_fn_info_add(fn)->rip_free = true;
-}
-
-void x86_rip_stores(DecodedBlock *db)
+/*
+ * The facts are columns of each handler's row (X86Handler.nr, rip_free
+ * and width, ops-tables.h), looked at as the other passes left them.
+ */
+void x86_rip_stores(DecodedBlock *db, const X86Handler **h)
 {
     for (unsigned i = 0; i < db->n; i++) {
-        const X86FnInfo *a = x86_fn_info(db->insns[i].fn), *b;
+        const X86Handler *next;
 
-        if (!a || !a->no_rip) {
+        if (!h[i] || !h[i]->nr) {
             continue;
         }
-        b = x86_fn_info(db->insns[i + MAX(a->width, 1)].fn);
-        if (b && b->rip_free) {
-            db->insns[i].fn = a->no_rip;
+        next = h[i + MAX(h[i]->width, 1)];
+        if (next && next->rip_free) {
+            db->insns[i].fn = h[i]->nr;
         }
     }
 }

@@ -219,6 +219,7 @@ int dec_ot64(Dec *d)
 void dec_ud(Dec *d, Insn *in)
 {
     in->fn = op_ud;
+    d->handler = NULL;
     d->end = DEC_END_BLOCK;
 }
 
@@ -275,8 +276,8 @@ static void dec_fuse(Dec *d, int op, int form, int ot)
 }
 
 /* op Ev,Gv (to_reg false) or op Gv,Ev (true) from a [form][ot] table. */
-static void dec_ev_gv(Dec *d, Insn *in, const InsnFn tab[F_NUM][4], int ot,
-                      bool to_reg)
+static void dec_ev_gv(Dec *d, Insn *in, const X86Handler tab[F_NUM][4],
+                      int ot, bool to_reg)
 {
     dec_modrm(d, in);
     dec_regs(d, in, ot);
@@ -287,9 +288,9 @@ static void dec_ev_gv(Dec *d, Insn *in, const InsnFn tab[F_NUM][4], int ot,
             in->rm = in->reg;
             in->reg = t;
         }
-        in->fn = tab[F_RR][ot];
+        dec_handler(d, in, &tab[F_RR][ot]);
     } else {
-        in->fn = tab[to_reg ? F_RM : F_MR][ot];
+        dec_handler(d, in, &tab[to_reg ? F_RM : F_MR][ot]);
         d->lock_ok = !to_reg;
     }
 }
@@ -300,10 +301,10 @@ static void dec_alu_imm(Dec *d, Insn *in, int op, int ot, uint64_t imm)
     in->imm = imm & ot_mask(ot);
     if (d->mod == 3) {
         in->rm = dec_reg(d, ot, d->rmf);
-        in->fn = x86_alu_fn[F_RI][op][ot];
+        dec_handler(d, in, &x86_alu_fn[F_RI][op][ot]);
         dec_fuse(d, fuse_op(op), F_RI, ot);
     } else {
-        in->fn = x86_alu_fn[F_MI][op][ot];
+        dec_handler(d, in, &x86_alu_fn[F_MI][op][ot]);
         d->lock_ok = op != 7;
         dec_fuse(d, fuse_op(op), F_MI, ot);
     }
@@ -350,21 +351,21 @@ bool dec_row(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 /* The row's handler, no operands. */
 void dec_fixed(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* The row's handler with the operand size in aux2 (cbw, cwd, iret). */
 static void dec_fixed_ot(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->aux2 = dec_row_ot(d, r);
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* The row's handler with an imm8 (aam, aad). */
 static void dec_fixed_ib(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->imm = dec_u8(d);
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* op Eb,Gb / Ev,Gv (row arg 0) or op Gb,Eb / Gv,Ev (1); op in b. */
@@ -382,10 +383,10 @@ static void dec_alu(Dec *d, Insn *in, const DecRow *r, uint8_t b)
             in->rm = in->reg;
             in->reg = t;
         }
-        in->fn = x86_alu_fn[F_RR][op][ot];
+        dec_handler(d, in, &x86_alu_fn[F_RR][op][ot]);
         dec_fuse(d, fuse_op(op), F_RR, ot);
     } else {
-        in->fn = x86_alu_fn[to_reg ? F_RM : F_MR][op][ot];
+        dec_handler(d, in, &x86_alu_fn[to_reg ? F_RM : F_MR][op][ot]);
         d->lock_ok = !to_reg && op != 7;
         dec_fuse(d, fuse_op(op), to_reg ? F_RM : F_MR, ot);
     }
@@ -398,7 +399,7 @@ static void dec_alu_acc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
     in->rm = R_EAX;
     in->imm = dec_imm(d, ot) & ot_mask(ot);
-    in->fn = x86_alu_fn[F_RI][op][ot];
+    dec_handler(d, in, &x86_alu_fn[F_RI][op][ot]);
     dec_fuse(d, fuse_op(op), F_RI, ot);
 }
 
@@ -420,7 +421,7 @@ static void dec_test_acc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
     in->rm = R_EAX;
     in->imm = dec_imm(d, ot) & ot_mask(ot);
-    in->fn = x86_test_fn[F_RI][ot];
+    dec_handler(d, in, &x86_test_fn[F_RI][ot]);
     dec_fuse(d, FUSE_TEST, F_RI, ot);
 }
 
@@ -438,7 +439,7 @@ static void dec_test(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 static void dec_incdec_r(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->rm = b & 7;
-    in->fn = r->fns[d->ot];
+    dec_handler(d, in, &r->fns[d->ot]);
 }
 
 /* push/pop r: the row's table (x86_push_fn or x86_pop_fn). */
@@ -450,11 +451,11 @@ static void dec_push_r(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->aux2 = ot;
     in->stk = d->stk;
     if (d->stk == STK_64 && ot == OT_Q) {
-        in->fn = r->fns[PUSH_R64];
+        dec_handler(d, in, &r->fns[PUSH_R64]);
     } else if (d->stk == STK_32 && ot == OT_L) {
-        in->fn = r->fns[PUSH_R32];
+        dec_handler(d, in, &r->fns[PUSH_R32]);
     } else {
-        in->fn = r->fns[PUSH_R];
+        dec_handler(d, in, &r->fns[PUSH_R]);
     }
 }
 
@@ -466,7 +467,7 @@ static void dec_push_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->imm = r->arg ? dec_imm8s(d) : dec_imm(d, ot == OT_W ? OT_W : OT_Q);
     in->aux2 = ot;
     in->stk = d->stk;
-    in->fn = x86_push_fn[PUSH_I];
+    dec_handler(d, in, &x86_push_fn[PUSH_I]);
 }
 
 /* pop Ev (group 1a). */
@@ -481,9 +482,9 @@ static void dec_pop_ev(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->stk = d->stk;
     if (d->mod == 3) {
         in->rm = d->rmf;
-        in->fn = x86_pop_fn[PUSH_R];
+        dec_handler(d, in, &x86_pop_fn[PUSH_R]);
     } else {
-        in->fn = x86_pop_fn[PUSH_M];
+        dec_handler(d, in, &x86_pop_fn[PUSH_M]);
     }
 }
 
@@ -492,7 +493,7 @@ void dec_stack(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->aux = r->arg;
     in->aux2 = dec_row_ot(d, r);
     in->stk = d->stk;
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* enter Iw, Ib. */
@@ -509,12 +510,12 @@ static void dec_movsxd_arpl(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     dec_modrm(d, in);
     if (d->code64) {
         dec_regs(d, in, OT_L);
-        in->fn = x86_movx_fn[d->mod != 3][1][OT_L][d->ot];
+        dec_handler(d, in, &x86_movx_fn[d->mod != 3][1][OT_L][d->ot]);
         return;
     }
     dec_regs(d, in, OT_W);
     in->aux2 = OT_W;
-    in->fn = x86_sys_fn[SYS_ARPL];
+    dec_handler(d, in, &x86_sys_fn[SYS_ARPL]);
 }
 
 /* imul Gv, Ev, Iz (row arg 0) or Ib (1). */
@@ -526,7 +527,7 @@ static void dec_imul_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     dec_regs(d, in, ot);
     in->imm = r->arg ? dec_imm8s(d) : dec_imm(d, ot);
     in->aux = 1;
-    in->fn = x86_imul_fn[d->mod != 3][ot];
+    dec_handler(d, in, &x86_imul_fn[d->mod != 3][ot]);
 }
 
 /* String instructions: the row's table by operand size. */
@@ -541,7 +542,7 @@ static void dec_string(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     } else if (d->prefix & P_F2) {
         in->aux = REP_NE;
     }
-    in->fn = r->fns[ot];
+    dec_handler(d, in, &r->fns[ot]);
 }
 
 /* jcc rel8 (row arg 0) or rel16/32 (1). */
@@ -556,7 +557,7 @@ void dec_jcc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         rel = ot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
     }
     in->imm = dec_target(d, ot, rel);
-    in->fn = x86_jcc_fn[b & 15];
+    dec_handler(d, in, &x86_jcc_fn[b & 15]);
     d->chain = true;
     d->jcc = b & 15;
 }
@@ -568,7 +569,7 @@ static void dec_xchg(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
     dec_modrm(d, in);
     dec_regs(d, in, ot);
-    in->fn = x86_xchg_fn[d->mod != 3][ot];
+    dec_handler(d, in, &x86_xchg_fn[d->mod != 3][ot]);
     d->lock_ok = d->mod != 3;
 }
 
@@ -577,7 +578,7 @@ static void dec_xchg_acc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->rm = R_EAX;
     in->reg = (b & 7) | (d->rex & REX_B ? 8 : 0);
-    in->fn = x86_xchg_fn[0][d->ot];
+    dec_handler(d, in, &x86_xchg_fn[0][d->ot]);
 }
 
 /* 90: nop, pause (f3), xchg r8, rax (REX.B). */
@@ -586,9 +587,9 @@ static void dec_nop(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     if (d->rex & REX_B) {
         dec_xchg_acc(d, in, r, b);
     } else if (d->prefix & P_F3) {
-        in->fn = x86_sys_fn[SYS_PAUSE];
+        dec_handler(d, in, &x86_sys_fn[SYS_PAUSE]);
     } else {
-        in->fn = op_nop;
+        dec_handler(d, in, &x86_nop);
     }
 }
 
@@ -612,7 +613,7 @@ static void dec_mov_sreg(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         in->rm = d->rmf;
     }
     in->aux2 = d->ot;
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* lea Gv, M. */
@@ -625,7 +626,7 @@ static void dec_lea(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     }
     in->reg = d->regf;
     in->eaf &= ~EA_SEG;
-    in->fn = x86_lea_fn[d->ot];
+    dec_handler(d, in, &x86_lea_fn[d->ot]);
 }
 
 /* mov r, imm (b0..bf): imm64 for 64-bit operands. */
@@ -635,7 +636,7 @@ static void dec_mov_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
     in->rm = dec_reg(d, ot, (b & 7) | (d->rex & REX_B ? 8 : 0));
     in->imm = ot == OT_Q ? dec_u64(d) : dec_imm(d, ot);
-    in->fn = x86_mov_fn[F_RI][ot];
+    dec_handler(d, in, &x86_mov_fn[F_RI][ot]);
 }
 
 /* mov Eb,Ib / Ev,Iz (group 11). */
@@ -651,9 +652,9 @@ static void dec_mov_ei(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->imm = dec_imm(d, ot) & ot_mask(ot);
     if (d->mod == 3) {
         in->rm = dec_reg(d, ot, d->rmf);
-        in->fn = x86_mov_fn[F_RI][ot];
+        dec_handler(d, in, &x86_mov_fn[F_RI][ot]);
     } else {
-        in->fn = x86_mov_fn[F_MI][ot];
+        dec_handler(d, in, &x86_mov_fn[F_MI][ot]);
     }
 }
 
@@ -664,7 +665,7 @@ static void dec_far_imm(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->imm2 = dec_u16(d);
     in->aux2 = d->ot;
     in->stk = d->stk;
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* sahf, lahf: in 64-bit code only where CPUID offers them. */
@@ -674,7 +675,7 @@ static void dec_lahf(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         dec_ud(d, in);
         return;
     }
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* mov AL/eAX, moffs and back: the row's handler. */
@@ -683,7 +684,7 @@ static void dec_moffs(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     dec_implicit_ea(d, in);
     in->imm = d->aot == OT_Q ? dec_u64(d) : dec_imm(d, d->aot);
     in->aux2 = dec_row_ot(d, r);
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* Group 2 shifts; the count (row arg): DEC_CNT_*. */
@@ -704,7 +705,7 @@ static void dec_shift(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     if (d->mod == 3) {
         in->rm = dec_reg(d, ot, d->rmf);
     }
-    in->fn = x86_shift_fn[d->mod != 3][d->regf & 7][ot];
+    dec_handler(d, in, &x86_shift_fn[d->mod != 3][d->regf & 7][ot]);
 }
 
 /* ret near, with an imm16 to pop (row arg 1) or not. */
@@ -713,7 +714,7 @@ static void dec_ret(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->imm2 = r->arg ? dec_u16(d) : 0;
     in->aux2 = d->code64 ? OT_Q : d->ot;
     in->stk = d->stk;
-    in->fn = x86_branch_fn[d->stk == STK_64 ? BR_RET64 : BR_RET];
+    dec_handler(d, in, &x86_branch_fn[d->stk == STK_64 ? BR_RET64 : BR_RET]);
 }
 
 /* ret far, with an imm16 to pop (row arg 1) or not. */
@@ -721,7 +722,7 @@ static void dec_lret(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->imm2 = r->arg ? dec_u16(d) : 0;
     in->aux2 = d->ot;
-    in->fn = x86_far_fn[FAR_LRET];
+    dec_handler(d, in, &x86_far_fn[FAR_LRET]);
 }
 
 /*
@@ -738,20 +739,20 @@ void dec_gv_m(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->reg = d->regf;
     in->aux = r->arg;
     in->aux2 = d->ot;
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* int3, int1 (row arg: the vector) and int Ib (row arg 0). */
 static void dec_int(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     in->imm = r->arg ? r->arg : dec_u8(d);
-    in->fn = x86_far_fn[FAR_INT];
+    dec_handler(d, in, &x86_far_fn[FAR_INT]);
 }
 
 static void dec_xlat(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 {
     dec_implicit_ea(d, in);
-    in->fn = x86_xlat_fn;
+    dec_handler(d, in, &x86_xlat_fn);
 }
 
 /* loopne, loope, loop, jcxz: the kind in b. */
@@ -762,7 +763,7 @@ static void dec_loop(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     dec_implicit_ea(d, in);
     in->imm = dec_target(d, d->code64 ? OT_Q : d->ot, rel);
     in->aux = b - 0xe0;
-    in->fn = x86_loop_fn;
+    dec_handler(d, in, &x86_loop_fn);
     d->chain = true;
 }
 
@@ -775,7 +776,7 @@ static void dec_io(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         in->aux = 1;
     }
     in->aux2 = dec_row_ot(d, r);
-    in->fn = *r->fns;
+    dec_handler(d, in, r->fns);
 }
 
 /* call rel16/32; the decoder may go on at its target. */
@@ -787,7 +788,7 @@ static void dec_call(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     in->imm = dec_target(d, ot, rel);
     in->aux2 = ot;
     in->stk = d->stk;
-    in->fn = x86_branch_fn[d->stk == STK_64 ? BR_CALL64 : BR_CALL];
+    dec_handler(d, in, &x86_branch_fn[d->stk == STK_64 ? BR_CALL64 : BR_CALL]);
     d->chain = true;
     d->follow = d->stk == STK_64 ? BR_CALL64_IN : BR_CALL_IN;
 }
@@ -804,7 +805,7 @@ static void dec_jmp(Dec *d, Insn *in, const DecRow *r, uint8_t b)
         rel = ot == OT_W ? (int16_t)dec_u16(d) : (int32_t)dec_u32(d);
     }
     in->imm = dec_target(d, ot, rel);
-    in->fn = x86_branch_fn[BR_JMP];
+    dec_handler(d, in, &x86_branch_fn[BR_JMP]);
     d->chain = true;
     d->follow = BR_JMP_IN;
 }
@@ -823,16 +824,16 @@ static void dec_grp3(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     case 0:
     case 1:
         in->imm = dec_imm(d, ot) & ot_mask(ot);
-        in->fn = x86_test_fn[d->mod == 3 ? F_RI : F_MI][ot];
+        dec_handler(d, in, &x86_test_fn[d->mod == 3 ? F_RI : F_MI][ot]);
         dec_fuse(d, FUSE_TEST, d->mod == 3 ? F_RI : F_MI, ot);
         break;
     case 2:
     case 3:
-        in->fn = x86_unary_fn[d->mod != 3][op][ot];
+        dec_handler(d, in, &x86_unary_fn[d->mod != 3][op][ot]);
         d->lock_ok = d->mod != 3;
         break;
     default:
-        in->fn = x86_muldiv_fn[d->mod != 3][op - 4][ot];
+        dec_handler(d, in, &x86_muldiv_fn[d->mod != 3][op - 4][ot]);
         break;
     }
 }
@@ -850,9 +851,9 @@ static void dec_grp5_branch(Dec *d, Insn *in, int op)
         in->stk = d->stk;
         if (d->mod == 3) {
             in->rm = d->rmf;
-            in->fn = x86_branch_fn[op == 2 ? BR_CALL_R : BR_JMP_R];
+            dec_handler(d, in, &x86_branch_fn[op == 2 ? BR_CALL_R : BR_JMP_R]);
         } else {
-            in->fn = x86_branch_fn[op == 2 ? BR_CALL_M : BR_JMP_M];
+            dec_handler(d, in, &x86_branch_fn[op == 2 ? BR_CALL_M : BR_JMP_M]);
         }
         d->end = DEC_END_BLOCK;
         return;
@@ -864,7 +865,7 @@ static void dec_grp5_branch(Dec *d, Insn *in, int op)
         }
         in->aux2 = d->ot;
         in->stk = d->stk;
-        in->fn = x86_far_fn[op == 3 ? FAR_LCALL_M : FAR_LJMP_M];
+        dec_handler(d, in, &x86_far_fn[op == 3 ? FAR_LCALL_M : FAR_LJMP_M]);
         d->end = DEC_END_BLOCK;
         return;
     default:
@@ -873,9 +874,9 @@ static void dec_grp5_branch(Dec *d, Insn *in, int op)
         in->stk = d->stk;
         if (d->mod == 3) {
             in->rm = d->rmf;
-            in->fn = x86_push_fn[PUSH_R];
+            dec_handler(d, in, &x86_push_fn[PUSH_R]);
         } else {
-            in->fn = x86_push_fn[PUSH_M];
+            dec_handler(d, in, &x86_push_fn[PUSH_M]);
         }
         return;
     }
@@ -899,7 +900,7 @@ static void dec_grp5(Dec *d, Insn *in, const DecRow *r, uint8_t b)
     if (d->mod == 3) {
         in->rm = dec_reg(d, ot, d->rmf);
     }
-    in->fn = x86_unary_fn[d->mod != 3][op][ot];
+    dec_handler(d, in, &x86_unary_fn[d->mod != 3][op][ot]);
     d->lock_ok = d->mod != 3;
 }
 
@@ -917,8 +918,8 @@ static void dec_0f_esc(Dec *d, Insn *in, const DecRow *r, uint8_t b)
 
 /* The one-byte map ------------------------------------------------------ */
 
-/* The handlers named by rows that are plain functions. */
-static const InsnFn fwait_fn = x87_op_fwait;
+/* fwait, the one handler of the x87 (fpu-x87.c) a row names. */
+static const X86Handler fwait_fn = { X86_H(x87_op_fwait) };
 
 #define ROW(form, fns, arg, size, flags)                                  \
     { dec_##form, fns, arg, DEC_SZ_##size, flags }
@@ -1101,6 +1102,7 @@ static int dec_one(Dec *d, Insn *in)
     d->follow = -1;
     d->fuse = -1;
     d->jcc = -1;
+    d->handler = NULL;
     d->end = DEC_GO_ON;
     d->mod = 0;
 
@@ -1202,8 +1204,8 @@ static int dec_one(Dec *d, Insn *in)
  * test of the pair at i, all on registers of 32 or 64 bits and of one
  * size: the three run as one (x86_fused3_fn).
  */
-static void fuse_loop_end(DecodedBlock *db, unsigned i, int prev, int pair,
-                          int cond)
+static void fuse_loop_end(DecodedBlock *db, const X86Handler **h,
+                          unsigned i, int prev, int pair, int cond)
 {
     int aop = prev >> 6, aform = (prev >> 2) & 15, ot = prev & 3;
     int cop = pair >> 6, cform = (pair >> 2) & 15;
@@ -1214,9 +1216,10 @@ static void fuse_loop_end(DecodedBlock *db, unsigned i, int prev, int pair,
         (cform != F_RR && cform != F_RI) || (pair & 3) != ot) {
         return;
     }
-    db->insns[i - 1].fn = x86_fused3_fn[aop == FUSE_SUB][aform == F_RI]
-                                       [cop == FUSE_TEST][cform == F_RI]
-                                       [ot - OT_L][cond];
+    h[i - 1] = &x86_fused3_fn[aop == FUSE_SUB][aform == F_RI]
+                             [cop == FUSE_TEST][cform == F_RI]
+                             [ot - OT_L][cond];
+    db->insns[i - 1].fn = h[i - 1]->fn;
 }
 
 /*
@@ -1272,6 +1275,7 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
     uint32_t hf = env->hflags;
     Dec *d = g_alloca(sizeof(Dec));
     int16_t fuse[TB_MAX_INSNS], jcc[TB_MAX_INSNS];
+    const X86Handler *h[TB_MAX_INSNS + 1];  /* the rows, for the passes */
     uint64_t lin0, lo, hi;
     unsigned n = 0;
 
@@ -1316,6 +1320,8 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
         in->next_rip = d->pc + in->len;
         fuse[n] = in->fn == op_ud ? -1 : d->fuse;
         jcc[n] = in->fn == op_ud ? -1 : d->jcc;
+        /* Not the row's handler if a check made it #UD after all. */
+        h[n] = d->handler && d->handler->fn == in->fn ? d->handler : NULL;
         n++;
         next = d->lin + in->len;
         if (!d->code64) {
@@ -1334,7 +1340,8 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
                 t = (uint32_t)t;
             }
             if ((t & X86_PAGE_MASK) == d->page_lin[0]) {
-                in->fn = x86_branch_fn[d->follow];
+                h[n - 1] = &x86_branch_fn[d->follow];
+                in->fn = h[n - 1]->fn;
                 d->pc = in->imm;
                 d->lin = t;
                 continue;
@@ -1354,31 +1361,33 @@ void x86_decode_block(CPUX86State *env, DecodedBlock *db,
     /* Pair ALU operations with the jcc after them (ops-fused.c). */
     for (unsigned i = 0; i + 1 < n; i++) {
         int f = fuse[i], c = jcc[i + 1];
-        InsnFn fn;
+        const X86Handler *pair;
 
         if (f < 0 || c < 0) {
             continue;
         }
-        /* NULL for jp/jnp, which would need PF. */
-        fn = x86_fused_fn[f >> 6][(f >> 2) & 15][f & 3][c];
-        if (fn) {
-            db->insns[i].fn = fn;
+        /* None for jp/jnp, which would need PF. */
+        pair = &x86_fused_fn[f >> 6][(f >> 2) & 15][f & 3][c];
+        if (pair->fn) {
+            db->insns[i].fn = pair->fn;
+            h[i] = pair;
             db->insns[i + 1].aux = c;
             if (i > 0) {
-                fuse_loop_end(db, i, fuse[i - 1], f, c);
+                fuse_loop_end(db, h, i, fuse[i - 1], f, c);
             }
         }
     }
     db->n = n;
-    x86_dead_flags(db);
-    x86_ea_forms(db);
+    h[n] = NULL;
+    x86_dead_flags(db, h);
+    x86_ea_forms(db, h);
     memset(&db->insns[n], 0, sizeof(Insn));
     db->insns[n].fn = op_block_end;
     db->insns[n].off = d->pc - db->pc;
     db->insns[n].eaf = EA_CHAIN;
     db->insns[n].base = n;
     db->npages = d->npages;
-    x86_rip_stores(db);
+    x86_rip_stores(db, h);
 
     /*
      * The bytes the block came from, for invalidation: one range in the

@@ -84,6 +84,7 @@ typedef struct Dec {
     int follow;             /* jmp/call rel: BR_*_IN to go on at imm */
     int fuse;               /* an ALU op a jcc may pair with: DEC_FUSE() */
     int jcc;                /* a jcc: its condition */
+    const X86Handler *handler;  /* the row of the handler it chose */
     int end;                /* DEC_* */
 
     /* modrm */
@@ -95,36 +96,29 @@ enum { DEC_ABORT_TOO_LONG = 1, DEC_ABORT_CROSS };
 /* FUSE_* operation, F_* form and size of an instruction, for pairing. */
 #define DEC_FUSE(op, form, ot)  ((op) << 6 | (form) << 2 | (ot))
 
+/*
+ * The decoder's passes over a block. h[i] is the row of db->insns[i]'s
+ * handler (NULL for one the passes know nothing of: x87, vector, #UD,
+ * the block's end); a pass that gives an Insn another version of its
+ * handler puts that version's row in h[i] too.
+ */
 /* Flag-less handlers where a block's flags are dead (decode-flags.c). */
-void x86_dead_flags(DecodedBlock *db);
+void x86_dead_flags(DecodedBlock *db, const X86Handler **h);
 /* The address form's version of memory handlers (decode-ea.c). */
-void x86_ea_forms(DecodedBlock *db);
+void x86_ea_forms(DecodedBlock *db, const X86Handler **h);
 /*
  * The versions without the rip store where the next instruction does
  * not read rip (decode-rip.c); after the other passes and with the
- * block's end in place.
+ * block's end in place (h[db->n] NULL).
  */
-void x86_rip_stores(DecodedBlock *db);
+void x86_rip_stores(DecodedBlock *db, const X86Handler **h);
 
-/* Flag classes of decode-flags.c (0: reads or may keep the flags). */
-enum { FL_NEUTRAL = 1, FL_WRITE, FL_SHIFT };
-
-/* What the passes know of a handler (decode-fninfo.c). */
-typedef struct X86FnInfo {
-    InsnFn fn;
-    const X86EaForms *forms;    /* versions per address form, or NULL */
-    InsnFn no_rip;              /* the version without the rip store */
-    bool rip_free;              /* does not read env->rip on entry */
-    uint8_t width;              /* Insns it runs, when more than one */
-    uint8_t flags;              /* FL_*: what it does to the flags */
-    uint8_t flags_ot;           /* FL_SHIFT: the operand size */
-    InsnFn flags_nf;            /* the version without the flags */
-} X86FnInfo;
-
-/* fn's entry, made if new (from constructors only). */
-X86FnInfo *x86_fn_info_add(InsnFn fn);
-/* fn's entry, or NULL. */
-const X86FnInfo *x86_fn_info(InsnFn fn);
+/* Make in run row h's handler, and keep the row for the passes. */
+static inline void dec_handler(Dec *d, Insn *in, const X86Handler *h)
+{
+    in->fn = h->fn;
+    d->handler = h;
+}
 
 uint8_t dec_u8(Dec *d);
 uint16_t dec_u16(Dec *d);
@@ -168,7 +162,7 @@ enum {
 
 struct DecRow {
     DecForm *form;          /* NULL: not in this map */
-    const InsnFn *fns;      /* the handler, or its versions [OT_*] */
+    const X86Handler *fns;  /* the handler, or its versions [OT_*] */
     uint8_t arg;            /* the form's argument (see the form) */
     uint8_t size;           /* DEC_SZ_* */
     uint8_t flags;          /* DEC_NO64, DEC_END */

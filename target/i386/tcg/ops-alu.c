@@ -107,20 +107,6 @@ DEF_ALU_OP(5)
 DEF_ALU_OP(6)
 DEF_ALU_OP(7)
 
-#define ALU_ROW(form, op) \
-    { form##_##op##_0, form##_##op##_1, form##_##op##_2, form##_##op##_3 }
-#define ALU_FORM(form) {                                                  \
-    ALU_ROW(form, 0), ALU_ROW(form, 1), ALU_ROW(form, 2), ALU_ROW(form, 3),\
-    ALU_ROW(form, 4), ALU_ROW(form, 5), ALU_ROW(form, 6), ALU_ROW(form, 7) }
-
-const InsnFn x86_alu_fn[F_NUM][8][4] = {
-    [F_RR] = ALU_FORM(alu_rr),
-    [F_RM] = ALU_FORM(alu_rm),
-    [F_MR] = ALU_FORM(alu_mr),
-    [F_RI] = ALU_FORM(alu_ri),
-    [F_MI] = ALU_FORM(alu_mi),
-};
-
 /*
  * The register forms without the flags, for an instruction whose flags
  * the next ones overwrite unread (decode-flags.c): [0] Ev(register) op=
@@ -158,15 +144,44 @@ X86_EACH_OT(DEF_ALU_NF, 4)
 X86_EACH_OT(DEF_ALU_NF, 5)
 X86_EACH_OT(DEF_ALU_NF, 6)
 
-#define NF_ROW(form, op) \
-    { form##_##op##_0, form##_##op##_1, form##_##op##_2, form##_##op##_3 }
+/* [0] F_RR, [1] F_RI; cmp's is x86_nop, adc and sbb have none. */
+#define NF_ROW(form, op) {                                                \
+    { X86_H_NR(form##_##op##_0) }, { X86_H_NR(form##_##op##_1) },         \
+    { X86_H_NR(form##_##op##_2) }, { X86_H_NR(form##_##op##_3) } }
 #define NF_FORM(form) {                                                   \
-    NF_ROW(form, 0), NF_ROW(form, 1), { NULL }, { NULL },                 \
-    NF_ROW(form, 4), NF_ROW(form, 5), NF_ROW(form, 6),                    \
-    { op_nop, op_nop, op_nop, op_nop } }
+    [ALU_ADD] = NF_ROW(form, 0), [ALU_OR] = NF_ROW(form, 1),              \
+    [ALU_AND] = NF_ROW(form, 4), [ALU_SUB] = NF_ROW(form, 5),             \
+    [ALU_XOR] = NF_ROW(form, 6) }
 
-const InsnFn x86_alu_nf_fn[2][8][4] = { NF_FORM(alu_nf_rr),
-                                        NF_FORM(alu_nf_ri) };
+static const X86Handler alu_nf_rows[2][8][4] = { NF_FORM(alu_nf_rr),
+                                                 NF_FORM(alu_nf_ri) };
+
+/*
+ * The register forms write all six flags and have versions without
+ * them, but adc and sbb, which read CF.
+ */
+#define ALU_REG_(name, f, op, ot)                                         \
+    { X86_H_NR(name), .flags = (op) == ALU_ADC || (op) == ALU_SBB ? 0     \
+                               : FL_WRITE,                                \
+      .nf = (op) == ALU_CMP ? &x86_nop : &alu_nf_rows[f][op][ot] }
+#define ALU_RR(op, ot)  ALU_REG_(alu_rr_##op##_##ot, 0, op, ot)
+#define ALU_RI(op, ot)  ALU_REG_(alu_ri_##op##_##ot, 1, op, ot)
+#define ALU_M(form, op, ot)  { X86_H_EA(alu_##form##_##op##_##ot) }
+#define ALU_RM(op, ot)  ALU_M(rm, op, ot)
+#define ALU_MR(op, ot)  ALU_M(mr, op, ot)
+#define ALU_MI(op, ot)  ALU_M(mi, op, ot)
+#define ALU_ROW(F, op)  { F(op, 0), F(op, 1), F(op, 2), F(op, 3) }
+#define ALU_FORM(F) {                                                     \
+    ALU_ROW(F, 0), ALU_ROW(F, 1), ALU_ROW(F, 2), ALU_ROW(F, 3),           \
+    ALU_ROW(F, 4), ALU_ROW(F, 5), ALU_ROW(F, 6), ALU_ROW(F, 7) }
+
+const X86Handler x86_alu_fn[F_NUM][8][4] = {
+    [F_RR] = ALU_FORM(ALU_RR),
+    [F_RM] = ALU_FORM(ALU_RM),
+    [F_MR] = ALU_FORM(ALU_MR),
+    [F_RI] = ALU_FORM(ALU_RI),
+    [F_MI] = ALU_FORM(ALU_MI),
+};
 
 /* test: and without the write-back. */
 #define DEF_TEST(ot)                                                      \
@@ -188,13 +203,17 @@ DEF_TEST(1)
 DEF_TEST(2)
 DEF_TEST(3)
 
-#define ROW4(name) { name##_0, name##_1, name##_2, name##_3 }
+/* The register forms write all six flags: without them, a nop. */
+#define TEST_REG(name) \
+    { X86_H_NR(name), .flags = FL_WRITE, .nf = &x86_nop }
+#define TEST_MEM(name)  { X86_H_EA(name) }
+#define ROW4(H, name)   { H(name##_0), H(name##_1), H(name##_2), H(name##_3) }
 
-const InsnFn x86_test_fn[F_NUM][4] = {
-    [F_RR] = ROW4(test_rr),
-    [F_MR] = ROW4(test_mr),
-    [F_RI] = ROW4(test_ri),
-    [F_MI] = ROW4(test_mi),
+const X86Handler x86_test_fn[F_NUM][4] = {
+    [F_RR] = ROW4(TEST_REG, test_rr),
+    [F_MR] = ROW4(TEST_MEM, test_mr),
+    [F_RI] = ROW4(TEST_REG, test_ri),
+    [F_MI] = ROW4(TEST_MEM, test_mi),
 };
 
 /* inc, dec, not, neg: one operand, register (R) or memory (M). */
@@ -242,12 +261,15 @@ DEF_UNARY_OP(1)
 DEF_UNARY_OP(2)
 DEF_UNARY_OP(3)
 
-#define UN_ROWS(form) { ALU_ROW(form, 0), ALU_ROW(form, 1), \
-                        ALU_ROW(form, 2), ALU_ROW(form, 3) }
+#define UN_R(name)  { X86_H_NR(name) }
+#define UN_M(name)  { X86_H(name) }
+#define UN_ROWS(H, form) {                                                \
+    ROW4(H, form##_0), ROW4(H, form##_1), ROW4(H, form##_2),              \
+    ROW4(H, form##_3) }
 
-const InsnFn x86_unary_fn[2][4][4] = {
-    UN_ROWS(un_r),
-    UN_ROWS(un_m),
+const X86Handler x86_unary_fn[2][4][4] = {
+    UN_ROWS(UN_R, un_r),
+    UN_ROWS(UN_M, un_m),
 };
 
 /* Flag instructions. */
@@ -415,10 +437,12 @@ static uintptr_t op_aad(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_flag_fn[FL_NUM] = {
-    [FL_CLC] = op_clc, [FL_STC] = op_stc, [FL_CMC] = op_cmc,
-    [FL_CLD] = op_cld, [FL_STD] = op_std,
-    [FL_LAHF] = op_lahf, [FL_SAHF] = op_sahf, [FL_SALC] = op_salc,
-    [FL_DAA] = op_daa, [FL_DAS] = op_das, [FL_AAA] = op_aaa,
-    [FL_AAS] = op_aas, [FL_AAM] = op_aam, [FL_AAD] = op_aad,
+const X86Handler x86_flag_fn[FL_NUM] = {
+    [FL_CLC] = { X86_H(op_clc) }, [FL_STC] = { X86_H(op_stc) },
+    [FL_CMC] = { X86_H(op_cmc) }, [FL_CLD] = { X86_H(op_cld) },
+    [FL_STD] = { X86_H(op_std) }, [FL_LAHF] = { X86_H(op_lahf) },
+    [FL_SAHF] = { X86_H(op_sahf) }, [FL_SALC] = { X86_H(op_salc) },
+    [FL_DAA] = { X86_H(op_daa) }, [FL_DAS] = { X86_H(op_das) },
+    [FL_AAA] = { X86_H(op_aaa) }, [FL_AAS] = { X86_H(op_aas) },
+    [FL_AAM] = { X86_H(op_aam) }, [FL_AAD] = { X86_H(op_aad) },
 };

@@ -67,9 +67,11 @@ DEF_BT(1)
 DEF_BT(2)
 DEF_BT(3)
 
-const InsnFn x86_bt_fn[2][4] = {
-    { bt_r_0, bt_r_1, bt_r_2, bt_r_3 },
-    { bt_m_0, bt_m_1, bt_m_2, bt_m_3 },
+const X86Handler x86_bt_fn[2][4] = {
+    { { X86_H(bt_r_0) }, { X86_H(bt_r_1) }, { X86_H(bt_r_2) },
+      { X86_H(bt_r_3) } },
+    { { X86_H(bt_m_0) }, { X86_H(bt_m_1) }, { X86_H(bt_m_2) },
+      { X86_H(bt_m_3) } },
 };
 
 /* aux: SCAN_*; aux2: ot. */
@@ -119,4 +121,4 @@ static uintptr_t scan_m(CPUX86State *env, const Insn *in)
     return scan(env, in, mem_read(env, in->aux2, x86_ea(env, in)));
 }
 
-const InsnFn x86_scan_fn[2] = { scan_r, scan_m };
+const X86Handler x86_scan_fn[2] = { { X86_H(scan_r) }, { X86_H(scan_m) } };

@@ -57,9 +57,11 @@ DEF_JCC(13)
 DEF_JCC(14)
 DEF_JCC(15)
 
-const InsnFn x86_jcc_fn[16] = {
-    jcc_0, jcc_1, jcc_2, jcc_3, jcc_4, jcc_5, jcc_6, jcc_7,
-    jcc_8, jcc_9, jcc_10, jcc_11, jcc_12, jcc_13, jcc_14, jcc_15,
+#define JCC(c)  { X86_H_NR(jcc_##c) }
+
+const X86Handler x86_jcc_fn[16] = {
+    JCC(0), JCC(1), JCC(2), JCC(3), JCC(4), JCC(5), JCC(6), JCC(7),
+    JCC(8), JCC(9), JCC(10), JCC(11), JCC(12), JCC(13), JCC(14), JCC(15),
 };
 
 static uintptr_t jmp_r(CPUX86State *env, const Insn *in)
@@ -149,11 +151,6 @@ static uintptr_t jmp_in_nr(CPUX86State *env, const Insn *in)
     return in[1].fn(env, in + 1);
 }
 
-static void __attribute__((constructor)) jmp_in_rip(void)
-{
-    x86_rip_free_add(jmp_in, jmp_in_nr);
-}
-
 static uintptr_t call_in_64(CPUX86State *env, const Insn *in)
 {
     uint64_t sp = env->regs[R_ESP] - 8;
@@ -171,11 +168,16 @@ static uintptr_t call_in(CPUX86State *env, const Insn *in)
     return in[1].fn(env, in + 1);
 }
 
-const InsnFn x86_branch_fn[BR_NUM] = {
-    [BR_JMP] = jmp_rel, [BR_JMP_R] = jmp_r, [BR_JMP_M] = jmp_m,
-    [BR_CALL64] = call_rel_64, [BR_CALL] = call_rel, [BR_CALL_R] = call_r,
-    [BR_CALL_M] = call_m, [BR_RET64] = ret_64, [BR_RET] = ret_near,
-    [BR_JMP_IN] = jmp_in, [BR_CALL64_IN] = call_in_64, [BR_CALL_IN] = call_in,
+/* A followed jmp touches no flags and cannot fault. */
+const X86Handler x86_branch_fn[BR_NUM] = {
+    [BR_JMP] = { X86_H(jmp_rel) }, [BR_JMP_R] = { X86_H(jmp_r) },
+    [BR_JMP_M] = { X86_H(jmp_m) }, [BR_CALL64] = { X86_H(call_rel_64) },
+    [BR_CALL] = { X86_H(call_rel) }, [BR_CALL_R] = { X86_H(call_r) },
+    [BR_CALL_M] = { X86_H(call_m) }, [BR_RET64] = { X86_H(ret_64) },
+    [BR_RET] = { X86_H(ret_near) },
+    [BR_JMP_IN] = { X86_H_NR(jmp_in), .flags = FL_NEUTRAL },
+    [BR_CALL64_IN] = { X86_H(call_in_64) },
+    [BR_CALL_IN] = { X86_H(call_in) },
 };
 
 /* loop/loope/loopne/jcxz (aux: LOOP_*): the counter is address-sized. */
@@ -285,10 +287,10 @@ static uintptr_t op_into(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_far_fn[FAR_NUM] = {
-    [FAR_LJMP_I] = ljmp_i, [FAR_LJMP_M] = ljmp_m,
-    [FAR_LCALL_I] = lcall_i, [FAR_LCALL_M] = lcall_m,
-    [FAR_LRET] = op_lret, [FAR_IRET] = op_iret,
-    [FAR_INT] = op_int, [FAR_INTO] = op_into,
+const X86Handler x86_far_fn[FAR_NUM] = {
+    [FAR_LJMP_I] = { X86_H(ljmp_i) }, [FAR_LJMP_M] = { X86_H(ljmp_m) },
+    [FAR_LCALL_I] = { X86_H(lcall_i) }, [FAR_LCALL_M] = { X86_H(lcall_m) },
+    [FAR_LRET] = { X86_H(op_lret) }, [FAR_IRET] = { X86_H(op_iret) },
+    [FAR_INT] = { X86_H(op_int) }, [FAR_INTO] = { X86_H(op_into) },
 };
-const InsnFn x86_loop_fn = op_loop;
+const X86Handler x86_loop_fn = { X86_H(op_loop) };

@@ -151,13 +151,7 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 }
 #define DEF_FZ_R(form, op, ot, c)                                         \
     DEF_FZ_R_(fz_##form##_##op##_##ot##_##c, form, op, ot, c, false)      \
-    DEF_FZ_R_(fz_##form##_##op##_##ot##_##c##_nr, form, op, ot, c, true)  \
-static void __attribute__((constructor))                                  \
-fz_##form##_##op##_##ot##_##c##_rip(void)                                 \
-{                                                                         \
-    x86_rip_free_add_n(fz_##form##_##op##_##ot##_##c,                     \
-                       fz_##form##_##op##_##ot##_##c##_nr, 2);            \
-}
+    DEF_FZ_R_(fz_##form##_##op##_##ot##_##c##_nr, form, op, ot, c, true)
 /*
  * Memory forms, with fast paths (X86_DEF_MEM, ops.h): one per condition
  * class cc, the negation read from the jcc.
@@ -210,18 +204,23 @@ DEF_FZ_OT(mr, 4)
 DEF_FZ_OT(mi, 4)
 
 /*
- * The handlers of one size by jcc condition (NULL for jp/jnp): the
- * register forms' own, the memory forms' of the condition's class.
+ * The handlers of one size by jcc condition (none for jp/jnp): the
+ * register forms' own, the memory forms' of the condition's class. The
+ * register forms write all six flags (the pair's first instruction's)
+ * and run two Insns.
  */
 #define FZ_BY_COND(N, form, op, ot) {                                     \
     N(form, op, ot, 0), N(form, op, ot, 1), N(form, op, ot, 2),           \
     N(form, op, ot, 3), N(form, op, ot, 4), N(form, op, ot, 5),           \
     N(form, op, ot, 6), N(form, op, ot, 7), N(form, op, ot, 8),           \
-    N(form, op, ot, 9), NULL, NULL, N(form, op, ot, 12),                  \
+    N(form, op, ot, 9), { 0 }, { 0 }, N(form, op, ot, 12),                \
     N(form, op, ot, 13), N(form, op, ot, 14), N(form, op, ot, 15) }
-#define FZ_N(form, op, ot, c)       fz_##form##_##op##_##ot##_##c
+#define FZ_N(form, op, ot, c)                                             \
+    { X86_H_NR(fz_##form##_##op##_##ot##_##c), .width = 2,                \
+      .flags = FL_WRITE }
 #define FZ_CLASS_N(form, op, ot, c) FZ_CLASS_N_(form, op, ot, FZ_CLASS_##c)
-#define FZ_CLASS_N_(form, op, ot, cc) FZ_N(form, op, ot, cc)
+#define FZ_CLASS_N_(form, op, ot, cc) FZ_M(form, op, ot, cc)
+#define FZ_M(form, op, ot, cc)  { X86_H_EA(fz_##form##_##op##_##ot##_##cc) }
 #define FZ_CLASS_0  0
 #define FZ_CLASS_1  0
 #define FZ_CLASS_2  1
@@ -248,7 +247,7 @@ DEF_FZ_OT(mi, 4)
       FZ_CONDS_##form(form, op, 2), FZ_CONDS_##form(form, op, 3) }
 
 /* Memory-destination forms of sub/add/and would store: left unpaired. */
-const InsnFn x86_fused_fn[FUSE_NUM][F_NUM][4][16] = {
+const X86Handler x86_fused_fn[FUSE_NUM][F_NUM][4][16] = {
     [FUSE_CMP] = { [F_RR] = FZ_ROW(rr, 0), [F_RI] = FZ_ROW(ri, 0),
                    [F_RM] = FZ_ROW(rm, 0), [F_MR] = FZ_ROW(mr, 0),
                    [F_MI] = FZ_ROW(mi, 0) },
@@ -300,13 +299,7 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 }
 #define DEF_F3_CC(a, af, c, cf, ot, cc)                                   \
     DEF_F3_(F3_N(a, af, c, cf, ot, cc), a, af, c, cf, ot, cc, false)      \
-    DEF_F3_(F3_N(a, af, c, cf, ot, cc##_nr), a, af, c, cf, ot, cc, true)  \
-static void __attribute__((constructor))                                  \
-F3_N(a, af, c, cf, ot, cc##_rip)(void)                                    \
-{                                                                         \
-    x86_rip_free_add_n(F3_N(a, af, c, cf, ot, cc),                        \
-                       F3_N(a, af, c, cf, ot, cc##_nr), 3);               \
-}
+    DEF_F3_(F3_N(a, af, c, cf, ot, cc##_nr), a, af, c, cf, ot, cc, true)
 /* One per jcc condition but jp/jnp. */
 #define DEF_F3(a, af, c, cf, ot)                                          \
     DEF_F3_CC(a, af, c, cf, ot, 0) DEF_F3_CC(a, af, c, cf, ot, 1)         \
@@ -324,19 +317,24 @@ DEF_F3_C(0, 1)
 DEF_F3_C(1, 0)
 DEF_F3_C(1, 1)
 
+/* Each writes all six flags (the compare's) and runs three Insns. */
+#define F3_H(a, af, c, cf, ot, cc)                                        \
+    { .fn = F3_N(a, af, c, cf, ot, cc),                                   \
+      .nr = F3_N(a, af, c, cf, ot, cc##_nr), .rip_free = true,            \
+      .width = 3, .flags = FL_WRITE }
 #define F3_CCS(a, af, c, cf, ot) {                                        \
-    F3_N(a, af, c, cf, ot, 0), F3_N(a, af, c, cf, ot, 1),                 \
-    F3_N(a, af, c, cf, ot, 2), F3_N(a, af, c, cf, ot, 3),                 \
-    F3_N(a, af, c, cf, ot, 4), F3_N(a, af, c, cf, ot, 5),                 \
-    F3_N(a, af, c, cf, ot, 6), F3_N(a, af, c, cf, ot, 7),                 \
-    F3_N(a, af, c, cf, ot, 8), F3_N(a, af, c, cf, ot, 9), NULL, NULL,     \
-    F3_N(a, af, c, cf, ot, 12), F3_N(a, af, c, cf, ot, 13),               \
-    F3_N(a, af, c, cf, ot, 14), F3_N(a, af, c, cf, ot, 15) }
+    F3_H(a, af, c, cf, ot, 0), F3_H(a, af, c, cf, ot, 1),                 \
+    F3_H(a, af, c, cf, ot, 2), F3_H(a, af, c, cf, ot, 3),                 \
+    F3_H(a, af, c, cf, ot, 4), F3_H(a, af, c, cf, ot, 5),                 \
+    F3_H(a, af, c, cf, ot, 6), F3_H(a, af, c, cf, ot, 7),                 \
+    F3_H(a, af, c, cf, ot, 8), F3_H(a, af, c, cf, ot, 9), { 0 }, { 0 },   \
+    F3_H(a, af, c, cf, ot, 12), F3_H(a, af, c, cf, ot, 13),               \
+    F3_H(a, af, c, cf, ot, 14), F3_H(a, af, c, cf, ot, 15) }
 #define F3_CF(a, af, c, cf) { F3_CCS(a, af, c, cf, 2), F3_CCS(a, af, c, cf, 3) }
 #define F3_C(a, af, c) { F3_CF(a, af, c, 0), F3_CF(a, af, c, 1) }
 #define F3_AF(a, af) { F3_C(a, af, 0), F3_C(a, af, 1) }
 
-const InsnFn x86_fused3_fn[2][2][2][2][2][16] = {
+const X86Handler x86_fused3_fn[2][2][2][2][2][16] = {
     { F3_AF(0, 0), F3_AF(0, 1) },
     { F3_AF(1, 0), F3_AF(1, 1) },
 };

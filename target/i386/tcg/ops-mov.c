@@ -7,7 +7,12 @@
  */
 #include "target/i386/tcg/ops-tables.h"
 
-#define ROW4(name) { name##_0, name##_1, name##_2, name##_3 }
+#define ROW4(H, name)   { H(name##_0), H(name##_1), H(name##_2), H(name##_3) }
+#define PLAIN(name)     { X86_H(name) }
+#define REG(name)       { X86_H_NR(name) }
+/* Register moves neither read nor write the flags. */
+#define REG_MOVE(name)  { X86_H_NR(name), .flags = FL_NEUTRAL }
+#define MEM(name)       { X86_H_EA(name) }
 
 /*
  * mov in the ALU's forms (F_RM is a load, F_MR a store); the memory
@@ -34,12 +39,12 @@ DEF_MOV(1)
 DEF_MOV(2)
 DEF_MOV(3)
 
-const InsnFn x86_mov_fn[F_NUM][4] = {
-    [F_RR] = ROW4(mov_rr),
-    [F_RM] = ROW4(mov_rm),
-    [F_MR] = ROW4(mov_mr),
-    [F_RI] = ROW4(mov_ri),
-    [F_MI] = ROW4(mov_mi),
+const X86Handler x86_mov_fn[F_NUM][4] = {
+    [F_RR] = ROW4(REG_MOVE, mov_rr),
+    [F_RM] = ROW4(MEM, mov_rm),
+    [F_MR] = ROW4(MEM, mov_mr),
+    [F_RI] = ROW4(REG_MOVE, mov_ri),
+    [F_MI] = ROW4(MEM, mov_mi),
 };
 
 /*
@@ -64,21 +69,22 @@ DEF_MOVX_S(1, 0)
 DEF_MOVX_S(1, 1)
 DEF_MOVX_S(1, 2)
 
-#define MOVX_ROW(form, sign, sot) \
-    { NULL, form##_##sign##_##sot##_1, form##_##sign##_##sot##_2, \
-      form##_##sign##_##sot##_3 }
+#define MOVX_ROW(H, form, sign, sot) {                                    \
+    [OT_W] = H(form##_##sign##_##sot##_1),                                \
+    [OT_L] = H(form##_##sign##_##sot##_2),                                \
+    [OT_Q] = H(form##_##sign##_##sot##_3) }
 
 /* [memory][signed][source size][destination size] */
-const InsnFn x86_movx_fn[2][2][3][4] = {
+const X86Handler x86_movx_fn[2][2][3][4] = {
     {
-        { MOVX_ROW(movx_r, 0, 0), MOVX_ROW(movx_r, 0, 1), { NULL } },
-        { MOVX_ROW(movx_r, 1, 0), MOVX_ROW(movx_r, 1, 1),
-          MOVX_ROW(movx_r, 1, 2) },
+        { MOVX_ROW(REG_MOVE, movx_r, 0, 0), MOVX_ROW(REG_MOVE, movx_r, 0, 1) },
+        { MOVX_ROW(REG_MOVE, movx_r, 1, 0), MOVX_ROW(REG_MOVE, movx_r, 1, 1),
+          MOVX_ROW(REG_MOVE, movx_r, 1, 2) },
     },
     {
-        { MOVX_ROW(movx_m, 0, 0), MOVX_ROW(movx_m, 0, 1), { NULL } },
-        { MOVX_ROW(movx_m, 1, 0), MOVX_ROW(movx_m, 1, 1),
-          MOVX_ROW(movx_m, 1, 2) },
+        { MOVX_ROW(MEM, movx_m, 0, 0), MOVX_ROW(MEM, movx_m, 0, 1) },
+        { MOVX_ROW(MEM, movx_m, 1, 0), MOVX_ROW(MEM, movx_m, 1, 1),
+          MOVX_ROW(MEM, movx_m, 1, 2) },
     },
 };
 
@@ -95,12 +101,16 @@ X86_DEF_REG(name,                                                         \
     DEF_LEA_(lea_##ot##_b, ot, X86_EA_B_)                                 \
     DEF_LEA_(lea_##ot##_bi, ot, X86_EA_BI_)                               \
     DEF_LEA_(lea_##ot##_d, ot, X86_EA_D_)                                 \
-    X86_EA_FORMS_ADD(lea_##ot)
+    X86_EA_FORMS(lea_##ot, X86_H_NR)
 DEF_LEA(1)
 DEF_LEA(2)
 DEF_LEA(3)
 
-const InsnFn x86_lea_fn[4] = { NULL, lea_1, lea_2, lea_3 };
+#define LEA(ot) { X86_H_NR(lea_##ot), .forms = lea_##ot##_forms,          \
+                  .flags = FL_NEUTRAL }
+
+const X86Handler x86_lea_fn[4] = { [OT_W] = LEA(1), [OT_L] = LEA(2),
+                                   [OT_Q] = LEA(3) };
 
 /* xchg: register with register (rm, reg) or with memory. */
 #define DEF_XCHG(ot)                                                      \
@@ -122,7 +132,8 @@ DEF_XCHG(1)
 DEF_XCHG(2)
 DEF_XCHG(3)
 
-const InsnFn x86_xchg_fn[2][4] = { ROW4(xchg_rr), ROW4(xchg_mr) };
+const X86Handler x86_xchg_fn[2][4] = { ROW4(REG, xchg_rr),
+                                       ROW4(PLAIN, xchg_mr) };
 
 /*
  * cmov: the source is read whatever the condition; a 32-bit cmov writes
@@ -171,16 +182,21 @@ DEF_CMOV_M(1)
 DEF_CMOV_M(2)
 DEF_CMOV_M(3)
 
-#define CMOV_ROW(c) { NULL, cmov_r_##c##_1, cmov_r_##c##_2, cmov_r_##c##_3 }
+#define CMOV_ROW(c) { [OT_W] = REG(cmov_r_##c##_1),                       \
+                     [OT_L] = REG(cmov_r_##c##_2),                       \
+                     [OT_Q] = REG(cmov_r_##c##_3) }
 
-const InsnFn x86_cmov_r_fn[16][4] = {
+const X86Handler x86_cmov_r_fn[16][4] = {
     CMOV_ROW(0), CMOV_ROW(1), CMOV_ROW(2), CMOV_ROW(3),
     CMOV_ROW(4), CMOV_ROW(5), CMOV_ROW(6), CMOV_ROW(7),
     CMOV_ROW(8), CMOV_ROW(9), CMOV_ROW(10), CMOV_ROW(11),
     CMOV_ROW(12), CMOV_ROW(13), CMOV_ROW(14), CMOV_ROW(15),
 };
 
-const InsnFn x86_cmov_m_fn[4] = { NULL, cmov_m_1, cmov_m_2, cmov_m_3 };
+const X86Handler x86_cmov_m_fn[4] = {
+    [OT_W] = PLAIN(cmov_m_1), [OT_L] = PLAIN(cmov_m_2),
+    [OT_Q] = PLAIN(cmov_m_3),
+};
 
 static uintptr_t setcc_m(CPUX86State *env, const Insn *in)
 {
@@ -188,14 +204,14 @@ static uintptr_t setcc_m(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_setcc_r_fn[16] = {
-    setcc_r_0, setcc_r_1, setcc_r_2, setcc_r_3,
-    setcc_r_4, setcc_r_5, setcc_r_6, setcc_r_7,
-    setcc_r_8, setcc_r_9, setcc_r_10, setcc_r_11,
-    setcc_r_12, setcc_r_13, setcc_r_14, setcc_r_15,
+const X86Handler x86_setcc_r_fn[16] = {
+    REG(setcc_r_0), REG(setcc_r_1), REG(setcc_r_2), REG(setcc_r_3),
+    REG(setcc_r_4), REG(setcc_r_5), REG(setcc_r_6), REG(setcc_r_7),
+    REG(setcc_r_8), REG(setcc_r_9), REG(setcc_r_10), REG(setcc_r_11),
+    REG(setcc_r_12), REG(setcc_r_13), REG(setcc_r_14), REG(setcc_r_15),
 };
 
-const InsnFn x86_setcc_m_fn = setcc_m;
+const X86Handler x86_setcc_m_fn = PLAIN(setcc_m);
 
 /* bswap r16 is undefined; current processors leave zero there. */
 static uintptr_t bswap_1(CPUX86State *env, const Insn *in)
@@ -216,7 +232,10 @@ static uintptr_t bswap_3(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_bswap_fn[4] = { NULL, bswap_1, bswap_2, bswap_3 };
+const X86Handler x86_bswap_fn[4] = {
+    [OT_W] = PLAIN(bswap_1), [OT_L] = PLAIN(bswap_2),
+    [OT_Q] = PLAIN(bswap_3),
+};
 
 static uint64_t bswap_ot(int ot, uint64_t v)
 {
@@ -249,7 +268,8 @@ static uintptr_t movbe_store(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_movbe_fn[2] = { movbe_load, movbe_store };
+const X86Handler x86_movbe_fn[2] = { PLAIN(movbe_load),
+                                     PLAIN(movbe_store) };
 
 /* cbw/cwde/cdqe (aux2: operand size). */
 static uintptr_t op_cbw(CPUX86State *env, const Insn *in)
@@ -299,7 +319,8 @@ static uintptr_t mov_moffs_store(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_moffs_fn[2] = { mov_moffs_load, mov_moffs_store };
+const X86Handler x86_moffs_fn[2] = { PLAIN(mov_moffs_load),
+                                     PLAIN(mov_moffs_store) };
 
 /*
  * cmpxchg Ev, Gv: compare the accumulator with the destination. Equal:
@@ -339,7 +360,7 @@ static uintptr_t cmpxchg_m(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_cmpxchg_fn[2] = { cmpxchg_r, cmpxchg_m };
+const X86Handler x86_cmpxchg_fn[2] = { PLAIN(cmpxchg_r), PLAIN(cmpxchg_m) };
 
 /* xadd Ev, Gv: Gv takes the old destination, the destination the sum. */
 static uintptr_t xadd_r(CPUX86State *env, const Insn *in)
@@ -365,7 +386,7 @@ static uintptr_t xadd_m(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_xadd_fn[2] = { xadd_r, xadd_m };
+const X86Handler x86_xadd_fn[2] = { PLAIN(xadd_r), PLAIN(xadd_m) };
 
 /* cmpxchg8b m64 and, with REX.W, cmpxchg16b m128 (16-byte aligned). */
 static uintptr_t op_cmpxchg8b(CPUX86State *env, const Insn *in)
@@ -413,7 +434,8 @@ static uintptr_t op_cmpxchg16b(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_cmpxchg8b_fn[2] = { op_cmpxchg8b, op_cmpxchg16b };
-const InsnFn x86_cbw_fn = op_cbw;
-const InsnFn x86_cwd_fn = op_cwd;
-const InsnFn x86_xlat_fn = op_xlat;
+const X86Handler x86_cmpxchg8b_fn[2] = { PLAIN(op_cmpxchg8b),
+                                         PLAIN(op_cmpxchg16b) };
+const X86Handler x86_cbw_fn = PLAIN(op_cbw);
+const X86Handler x86_cwd_fn = PLAIN(op_cwd);
+const X86Handler x86_xlat_fn = PLAIN(op_xlat);

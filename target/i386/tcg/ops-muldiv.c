@@ -101,10 +101,11 @@ DEF_MD_OP(1)
 DEF_MD_OP(2)
 DEF_MD_OP(3)
 
-#define MD_ROW(form, op) \
-    { form##_##op##_0, form##_##op##_1, form##_##op##_2, form##_##op##_3 }
+#define MD_ROW(form, op) {                                                \
+    { X86_H(form##_##op##_0) }, { X86_H(form##_##op##_1) },               \
+    { X86_H(form##_##op##_2) }, { X86_H(form##_##op##_3) } }
 
-const InsnFn x86_muldiv_fn[2][4][4] = {
+const X86Handler x86_muldiv_fn[2][4][4] = {
     { MD_ROW(md_r, 0), MD_ROW(md_r, 1), MD_ROW(md_r, 2), MD_ROW(md_r, 3) },
     { MD_ROW(md_m, 0), MD_ROW(md_m, 1), MD_ROW(md_m, 2), MD_ROW(md_m, 3) },
 };
@@ -151,10 +152,17 @@ DEF_IMUL_NF(1)
 DEF_IMUL_NF(2)
 DEF_IMUL_NF(3)
 
-const InsnFn x86_imul_fn[2][4] = {
-    { NULL, imul_r_1, imul_r_2, imul_r_3 },
-    { NULL, imul_m_1, imul_m_2, imul_m_3 },
+static const X86Handler imul_nf[4] = {
+    [OT_W] = { X86_H_NR(imul_nf_r_1) }, [OT_L] = { X86_H_NR(imul_nf_r_2) },
+    [OT_Q] = { X86_H_NR(imul_nf_r_3) },
 };
 
-const InsnFn x86_imul_nf_fn[4] = { NULL, imul_nf_r_1, imul_nf_r_2,
-                                   imul_nf_r_3 };
+/* imul's SF, ZF, AF and PF are undefined: it writes all six. */
+#define IMUL_R(ot) \
+    { X86_H_NR(imul_r_##ot), .flags = FL_WRITE, .nf = &imul_nf[ot] }
+#define IMUL_M(ot) { X86_H(imul_m_##ot) }
+
+const X86Handler x86_imul_fn[2][4] = {
+    { [OT_W] = IMUL_R(1), [OT_L] = IMUL_R(2), [OT_Q] = IMUL_R(3) },
+    { [OT_W] = IMUL_M(1), [OT_L] = IMUL_M(2), [OT_Q] = IMUL_M(3) },
+};

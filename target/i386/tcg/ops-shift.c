@@ -120,17 +120,9 @@ DEF_SHIFT_OP(5)
 DEF_SHIFT_OP(6)
 DEF_SHIFT_OP(7)
 
-#define SH_ROW(form, op) \
-    { form##_##op##_0, form##_##op##_1, form##_##op##_2, form##_##op##_3 }
-#define SH_FORM(form) {                                                   \
-    SH_ROW(form, 0), SH_ROW(form, 1), SH_ROW(form, 2), SH_ROW(form, 3),   \
-    SH_ROW(form, 4), SH_ROW(form, 5), SH_ROW(form, 6), SH_ROW(form, 7) }
-
-const InsnFn x86_shift_fn[2][8][4] = { SH_FORM(sh_r), SH_FORM(sh_m) };
-
 /*
  * shl/shr/sal/sar of a register by a non-zero immediate, without the
- * flags (decode-flags.c: never by CL); NULL for the rotates, which keep
+ * flags (decode-flags.c: never by CL); none for the rotates, which keep
  * some.
  */
 #define DEF_SHIFT_NF(op, ot)                                              \
@@ -151,10 +143,27 @@ X86_EACH_OT(DEF_SHIFT_NF, 5)
 X86_EACH_OT(DEF_SHIFT_NF, 6)
 X86_EACH_OT(DEF_SHIFT_NF, 7)
 
-const InsnFn x86_shift_nf_fn[8][4] = {
-    [SH_SHL] = SH_ROW(sh_nf, 4), [SH_SHR] = SH_ROW(sh_nf, 5),
-    [SH_SAL] = SH_ROW(sh_nf, 6), [SH_SAR] = SH_ROW(sh_nf, 7),
+#define SH_ROW(F, op) { F(op, 0), F(op, 1), F(op, 2), F(op, 3) }
+#define SH_NF(op, ot)   { X86_H_NR(sh_nf_##op##_##ot) }
+
+static const X86Handler sh_nf[8][4] = {
+    [SH_SHL] = SH_ROW(SH_NF, 4), [SH_SHR] = SH_ROW(SH_NF, 5),
+    [SH_SAL] = SH_ROW(SH_NF, 6), [SH_SAR] = SH_ROW(SH_NF, 7),
 };
+
+/*
+ * Shifts of a register write all six flags when their count is a
+ * non-zero immediate (FL_SHIFT), rotates keep some.
+ */
+#define SH_R(op, ot)                                                      \
+    { X86_H_NR(sh_r_##op##_##ot), .flags = (op) >= SH_SHL ? FL_SHIFT : 0, \
+      .flags_ot = ot, .nf = &sh_nf[op][ot] }
+#define SH_M(op, ot)    { X86_H(sh_m_##op##_##ot) }
+#define SH_FORM(F) {                                                      \
+    SH_ROW(F, 0), SH_ROW(F, 1), SH_ROW(F, 2), SH_ROW(F, 3),               \
+    SH_ROW(F, 4), SH_ROW(F, 5), SH_ROW(F, 6), SH_ROW(F, 7) }
+
+const X86Handler x86_shift_fn[2][8][4] = { SH_FORM(SH_R), SH_FORM(SH_M) };
 
 /*
  * shld/shrd Ev, Gv, imm8/CL (aux: 1 for CL; aux2: operand size; imm2:
@@ -223,4 +232,5 @@ static uintptr_t dshift_m(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_dshift_fn[2] = { dshift_r, dshift_m };
+const X86Handler x86_dshift_fn[2] = { { X86_H(dshift_r) },
+                                      { X86_H(dshift_m) } };

@@ -113,12 +113,12 @@ VK(k_pmovmskb)
 /* movbe's loads and stores are the integer ISA's (ops-mov.c). */
 static uintptr_t op_movbe_load(CPUX86State *env, const Insn *in)
 {
-    return x86_movbe_fn[0](env, in);
+    return x86_movbe_fn[0].fn(env, in);
 }
 
 static uintptr_t op_movbe_store(CPUX86State *env, const Insn *in)
 {
-    return x86_movbe_fn[1](env, in);
+    return x86_movbe_fn[1].fn(env, in);
 }
 
 #define E(map_, op_, pfx_, feat_, reg_, rm_, fl, k, km) \

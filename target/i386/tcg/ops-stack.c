@@ -85,13 +85,14 @@ static uintptr_t pop_m(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_push_fn[PUSH_NUM] = {
-    [PUSH_R64] = push_r_64, [PUSH_R32] = push_r_32, [PUSH_R] = push_r,
-    [PUSH_I] = push_i, [PUSH_M] = push_m,
+const X86Handler x86_push_fn[PUSH_NUM] = {
+    [PUSH_R64] = { X86_H_NR(push_r_64) }, [PUSH_R32] = { X86_H(push_r_32) },
+    [PUSH_R] = { X86_H(push_r) }, [PUSH_I] = { X86_H(push_i) },
+    [PUSH_M] = { X86_H(push_m) },
 };
-const InsnFn x86_pop_fn[PUSH_NUM] = {
-    [PUSH_R64] = pop_r_64, [PUSH_R32] = pop_r_32, [PUSH_R] = pop_r,
-    [PUSH_M] = pop_m,
+const X86Handler x86_pop_fn[PUSH_NUM] = {
+    [PUSH_R64] = { X86_H_NR(pop_r_64) }, [PUSH_R32] = { X86_H(pop_r_32) },
+    [PUSH_R] = { X86_H(pop_r) }, [PUSH_M] = { X86_H(pop_m) },
 };
 
 /* pusha/popa: 16- and 32-bit code only. */
@@ -241,9 +242,11 @@ static uintptr_t pop_sreg(CPUX86State *env, const Insn *in)
     return x86_next_or_stop(env, in, stop);
 }
 
-const InsnFn x86_stack_fn[STK_OP_NUM] = {
-    [STK_OP_PUSHA] = op_pusha, [STK_OP_POPA] = op_popa,
-    [STK_OP_PUSHF] = op_pushf, [STK_OP_POPF] = op_popf,
-    [STK_OP_ENTER] = op_enter, [STK_OP_LEAVE] = op_leave,
-    [STK_OP_PUSH_SREG] = push_sreg, [STK_OP_POP_SREG] = pop_sreg,
+const X86Handler x86_stack_fn[STK_OP_NUM] = {
+    [STK_OP_PUSHA] = { X86_H(op_pusha) }, [STK_OP_POPA] = { X86_H(op_popa) },
+    [STK_OP_PUSHF] = { X86_H(op_pushf) }, [STK_OP_POPF] = { X86_H(op_popf) },
+    [STK_OP_ENTER] = { X86_H(op_enter) },
+    [STK_OP_LEAVE] = { X86_H(op_leave) },
+    [STK_OP_PUSH_SREG] = { X86_H(push_sreg) },
+    [STK_OP_POP_SREG] = { X86_H(pop_sreg) },
 };

@@ -255,10 +255,11 @@ DEF_STR_K(4)
 DEF_STR_K(5)
 DEF_STR_K(6)
 
-#define STR_ROW(kind) \
-    { str_##kind##_0, str_##kind##_1, str_##kind##_2, str_##kind##_3 }
+#define STR_ROW(kind) {                                                   \
+    { X86_H(str_##kind##_0) }, { X86_H(str_##kind##_1) },                 \
+    { X86_H(str_##kind##_2) }, { X86_H(str_##kind##_3) } }
 
-const InsnFn x86_string_fn[STR_NUM][4] = {
+const X86Handler x86_string_fn[STR_NUM][4] = {
     STR_ROW(0), STR_ROW(1), STR_ROW(2), STR_ROW(3), STR_ROW(4), STR_ROW(5),
     STR_ROW(6),
 };

@@ -368,25 +368,32 @@ static uintptr_t op_clflush(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
-const InsnFn x86_sys_fn[SYS_NUM] = {
-    [SYS_IN] = op_in, [SYS_OUT] = op_out, [SYS_HLT] = op_hlt,
-    [SYS_CLI] = op_cli, [SYS_STI] = op_sti, [SYS_CPUID] = op_cpuid,
-    [SYS_RDTSC] = op_rdtsc, [SYS_RDTSCP] = op_rdtscp,
-    [SYS_RDPMC] = op_rdpmc, [SYS_RDMSR] = op_rdmsr,
-    [SYS_WRMSR] = op_wrmsr, [SYS_MOV_FROM_CR] = op_mov_from_cr,
-    [SYS_MOV_TO_CR] = op_mov_to_cr, [SYS_MOV_FROM_DR] = op_mov_from_dr,
-    [SYS_MOV_TO_DR] = op_mov_to_dr, [SYS_LGDT] = op_lgdt,
-    [SYS_SGDT] = op_sgdt, [SYS_GRP6] = op_grp6,
-    [SYS_LAR_LSL] = op_lar_lsl, [SYS_SMSW] = op_smsw,
-    [SYS_LMSW] = op_lmsw, [SYS_CLTS] = op_clts, [SYS_INVLPG] = op_invlpg,
-    [SYS_SWAPGS] = op_swapgs, [SYS_SYSCALL] = op_syscall,
-    [SYS_SYSRET] = op_sysret, [SYS_SYSENTER] = op_sysenter,
-    [SYS_SYSEXIT] = op_sysexit, [SYS_WBINVD] = op_wbinvd,
-    [SYS_PAUSE] = op_pause, [SYS_MOV_TO_SREG] = op_mov_to_sreg,
-    [SYS_MOV_FROM_SREG] = op_mov_from_sreg, [SYS_LXS] = op_lxs,
-    [SYS_CLFLUSH] = op_clflush, [SYS_BOUND] = op_bound,
-    [SYS_ARPL] = op_arpl, [SYS_XGETBV] = op_xgetbv,
-    [SYS_XSETBV] = op_xsetbv,
+const X86Handler x86_sys_fn[SYS_NUM] = {
+    [SYS_IN] = { X86_H(op_in) }, [SYS_OUT] = { X86_H(op_out) },
+    [SYS_HLT] = { X86_H(op_hlt) }, [SYS_CLI] = { X86_H(op_cli) },
+    [SYS_STI] = { X86_H(op_sti) }, [SYS_CPUID] = { X86_H(op_cpuid) },
+    [SYS_RDTSC] = { X86_H(op_rdtsc) }, [SYS_RDTSCP] = { X86_H(op_rdtscp) },
+    [SYS_RDPMC] = { X86_H(op_rdpmc) }, [SYS_RDMSR] = { X86_H(op_rdmsr) },
+    [SYS_WRMSR] = { X86_H(op_wrmsr) },
+    [SYS_MOV_FROM_CR] = { X86_H(op_mov_from_cr) },
+    [SYS_MOV_TO_CR] = { X86_H(op_mov_to_cr) },
+    [SYS_MOV_FROM_DR] = { X86_H(op_mov_from_dr) },
+    [SYS_MOV_TO_DR] = { X86_H(op_mov_to_dr) },
+    [SYS_LGDT] = { X86_H(op_lgdt) }, [SYS_SGDT] = { X86_H(op_sgdt) },
+    [SYS_GRP6] = { X86_H(op_grp6) }, [SYS_LAR_LSL] = { X86_H(op_lar_lsl) },
+    [SYS_SMSW] = { X86_H(op_smsw) }, [SYS_LMSW] = { X86_H(op_lmsw) },
+    [SYS_CLTS] = { X86_H(op_clts) }, [SYS_INVLPG] = { X86_H(op_invlpg) },
+    [SYS_SWAPGS] = { X86_H(op_swapgs) },
+    [SYS_SYSCALL] = { X86_H(op_syscall) },
+    [SYS_SYSRET] = { X86_H(op_sysret) },
+    [SYS_SYSENTER] = { X86_H(op_sysenter) },
+    [SYS_SYSEXIT] = { X86_H(op_sysexit) },
+    [SYS_WBINVD] = { X86_H(op_wbinvd) }, [SYS_PAUSE] = { X86_H(op_pause) },
+    [SYS_MOV_TO_SREG] = { X86_H(op_mov_to_sreg) },
+    [SYS_MOV_FROM_SREG] = { X86_H(op_mov_from_sreg) },
+    [SYS_LXS] = { X86_H(op_lxs) }, [SYS_CLFLUSH] = { X86_H(op_clflush) },
+    [SYS_BOUND] = { X86_H(op_bound) }, [SYS_ARPL] = { X86_H(op_arpl) },
+    [SYS_XGETBV] = { X86_H(op_xgetbv) }, [SYS_XSETBV] = { X86_H(op_xsetbv) },
 };
 
 /* Shared small handlers. */
@@ -404,6 +411,9 @@ uintptr_t op_nop(CPUX86State *env, const Insn *in)
 {
     return x86_next(env, in);
 }
+
+/* Also what cmp and test become where their flags are dead. */
+const X86Handler x86_nop = { X86_H(op_nop), .flags = FL_NEUTRAL };
 
 /* The end of a block that runs on into the next instruction. */
 uintptr_t op_block_end(CPUX86State *env, const Insn *in)

@@ -48,6 +48,41 @@ enum {
 #define X86_EXIT_WHY(r)     ((int)((r) & 7))
 #define X86_EXIT_INSN(r)    ((const Insn *)((r) & ~(uintptr_t)7))
 
+/*
+ * A handler and what the decoder's passes know of it: the element of
+ * the handler tables (ops-tables.h), one row per handler with its
+ * versions and facts as columns (X86_H* below name them for the macros
+ * that define handlers). A row with fn alone is a handler the passes
+ * leave alone: it may read the flags, fault or read env->rip.
+ */
+typedef struct X86Handler X86Handler;
+
+/* What a handler does to the flags (X86Handler.flags, decode-flags.c). */
+enum {
+    FL_NEUTRAL = 1,     /* neither reads nor writes them; cannot fault */
+    FL_WRITE,           /* writes all six unread; cannot fault */
+    FL_SHIFT,           /* FL_WRITE by a non-zero immediate, else 0 */
+};
+
+/* The common address forms of 64-bit code (X86Handler.forms[]). */
+enum {
+    X86_EA_B,           /* EA_MEM | EA_BASE: disp + base */
+    X86_EA_BI,          /* EA_MEM | EA_BASE | EA_INDEX */
+    X86_EA_D,           /* EA_MEM: disp (rip-relative ones included) */
+    X86_EA_NUM
+};
+
+struct X86Handler {
+    InsnFn fn;
+    InsnFn nr;                  /* the version without the rip store */
+    const X86Handler *nf;       /* the version without the flags */
+    const X86Handler *forms;    /* the versions per address form */
+    bool rip_free;              /* does not read env->rip on entry */
+    uint8_t width;              /* Insns it runs, when more than one */
+    uint8_t flags;              /* FL_*, 0 for anything else */
+    uint8_t flags_ot;           /* FL_SHIFT: the operand size */
+};
+
 /* Effective-address form (Insn.eaf). */
 #define EA_BASE     0x01u   /* add regs[base] */
 #define EA_INDEX    0x02u   /* add regs[index] << scale */
@@ -435,29 +470,16 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 #define X86_DEF_MEM_NR(name, ot, need, addr, ...)                         \
     X86_DEF_MEM(name, ot, need, addr, __VA_ARGS__)                        \
     X86_DEF_MEM_FAST_(name##_nr, name##_full, ot, need, addr, true,       \
-                      __VA_ARGS__)                                        \
-static void __attribute__((constructor)) name##_rip(void)                \
-{                                                                         \
-    x86_rip_free_add(name, name##_nr);                                    \
-}
+                      __VA_ARGS__)
 
 /*
  * Handlers of the modrm memory operand (address x86_ea()) also get a
  * fast version per common address form of 64-bit code, which computes
  * the address without looking at Insn.eaf: the decoder's last pass puts
  * them in place of the general one (x86_ea_forms(), decode-ea.c). Their
- * slow path is the general one's.
+ * slow path is the general one's. X86_DEF_MEM_EA also defines
+ * name_forms, the rows of those versions (X86Handler.forms).
  */
-typedef struct X86EaForms {
-    InsnFn any;         /* the general handler */
-    InsnFn base;        /* EA_MEM | EA_BASE: disp + base */
-    InsnFn base_index;  /* EA_MEM | EA_BASE | EA_INDEX */
-    InsnFn disp;        /* EA_MEM: disp (rip-relative ones included) */
-} X86EaForms;
-
-/* Make f known to the pass (at start-up, from constructors). */
-void x86_ea_forms_add(const X86EaForms *f);
-
 #define X86_EA_B_   ((uint64_t)in->disp + env->regs[in->base])
 #define X86_EA_BI_  ((uint64_t)in->disp + env->regs[in->base] +           \
                      (env->regs[in->index] << in->scale))
@@ -469,34 +491,32 @@ void x86_ea_forms_add(const X86EaForms *f);
                       skip, __VA_ARGS__)                                  \
     X86_DEF_MEM_FAST_(name##_d##sfx, name##_full, ot, need, X86_EA_D_,    \
                       skip, __VA_ARGS__)
-#define X86_DEF_MEM_EA(name, ot, need, ...)                               \
+#define X86_DEF_MEM_EA_(name, ot, need, ...)                              \
     X86_DEF_MEM(name, ot, need, x86_ea(env, in), __VA_ARGS__)             \
-    X86_DEF_MEM_FORMS_(name, , ot, need, false, __VA_ARGS__)              \
-    X86_EA_FORMS_ADD(name)
+    X86_DEF_MEM_FORMS_(name, , ot, need, false, __VA_ARGS__)
+#define X86_DEF_MEM_EA(name, ot, need, ...)                               \
+    X86_DEF_MEM_EA_(name, ot, need, __VA_ARGS__)                          \
+    X86_EA_FORMS(name, X86_H_MEM)
 /*
  * The same for a body that ends in return X86_NEXT_REG: each form's
  * version also gets one without the rip store after a fast access
  * (name_b_nr ...), for decode-rip.c.
  */
 #define X86_DEF_MEM_EA_NR(name, ot, need, ...)                            \
-    X86_DEF_MEM_EA(name, ot, need, __VA_ARGS__)                           \
+    X86_DEF_MEM_EA_(name, ot, need, __VA_ARGS__)                          \
     X86_DEF_MEM_FORMS_(name, _nr, ot, need, true, __VA_ARGS__)            \
-static void __attribute__((constructor)) name##_rip(void)                \
-{                                                                         \
-    x86_rip_free_add(name##_b, name##_b_nr);                              \
-    x86_rip_free_add(name##_bi, name##_bi_nr);                            \
-    x86_rip_free_add(name##_d, name##_d_nr);                              \
-}
+    X86_EA_FORMS(name, X86_H_NR)
 
-/* Make name's versions name_b, name_bi and name_d known to the pass. */
-#define X86_EA_FORMS_ADD(name)                                            \
-static void __attribute__((constructor)) name##_forms(void)              \
-{                                                                         \
-    static const X86EaForms f = {                                         \
-        name, name##_b, name##_bi, name##_d,                              \
-    };                                                                    \
-    x86_ea_forms_add(&f);                                                 \
-}
+/*
+ * name_forms: the rows of name's versions name_b, name_bi and name_d,
+ * with the columns COLS(version) (X86_H_MEM or X86_H_NR, below).
+ */
+#define X86_EA_FORMS(name, COLS)                                          \
+static const X86Handler name##_forms[X86_EA_NUM] = {                      \
+    [X86_EA_B] = { COLS(name##_b) },                                      \
+    [X86_EA_BI] = { COLS(name##_bi) },                                    \
+    [X86_EA_D] = { COLS(name##_d) },                                      \
+};
 
 /* Linear address of the instruction's memory operand. */
 static X86_INLINE uint64_t x86_ea(CPUX86State *env, const Insn *in)
@@ -659,16 +679,6 @@ static X86_INLINE uintptr_t x86_next_reg(CPUX86State *env, const Insn *in,
     return in[1].fn(env, in + 1);
 }
 
-/* name and name_nr do not read env->rip on entry; name_nr replaces name. */
-void x86_rip_free_add(InsnFn fn, InsnFn nr);
-/*
- * The same for a handler that runs n Insns (a fused pair: 2), so that
- * the instruction after it is in[n].
- */
-void x86_rip_free_add_n(InsnFn fn, InsnFn nr, unsigned n);
-/* fn does not read env->rip on entry. */
-void x86_rip_free_mark(InsnFn fn);
-
 #define X86_NEXT_REG    x86_next_reg(env, in, skip_rip_)
 #define X86_DEF_REG(name, ...)                                            \
 static X86_INLINE uintptr_t name##_body_(CPUX86State *env, const Insn *in,\
@@ -683,11 +693,22 @@ static uintptr_t name(CPUX86State *env, const Insn *in)                   \
 static uintptr_t name##_nr(CPUX86State *env, const Insn *in)              \
 {                                                                         \
     return name##_body_(env, in, true);                                   \
-}                                                                         \
-static void __attribute__((constructor)) name##_rip(void)                \
-{                                                                         \
-    x86_rip_free_add(name, name##_nr);                                    \
 }
+
+/*
+ * The columns of a handler's row (X86Handler) for the macros above: a
+ * plain handler (X86_H); X86_DEF_REG's and X86_DEF_MEM_NR's, which do
+ * not read env->rip on entry and have the version name_nr (X86_H_NR);
+ * X86_DEF_MEM_EA's and X86_DEF_MEM_EA_NR's, whose slow path sets rip
+ * before it can fault, with their versions per address form
+ * (X86_H_EA); X86_DEF_MEM_EA's versions per address form (X86_H_MEM).
+ * A row that leaves out a version its macro made fails the build: an
+ * unused static function or array.
+ */
+#define X86_H(name)     .fn = name
+#define X86_H_NR(name)  .fn = name, .nr = name##_nr, .rip_free = true
+#define X86_H_EA(name)  .fn = name, .forms = name##_forms, .rip_free = true
+#define X86_H_MEM(name) .fn = name, .rip_free = true
 
 /*
  * A decoded block (decode.c fills it; target/i386/tcg/tb.c copies it into the
