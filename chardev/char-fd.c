@@ -9,6 +9,7 @@
  * kernel (and the peer blocked), not in our memory.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -144,6 +145,16 @@ int chr_fd_write(Chardev *chr, const uint8_t *buf, int len)
                                        chr_fd_writable, chr);
     }
     return done + take;
+}
+
+int chr_fd_write_room(Chardev *chr)
+{
+    /* Discarding (no host side, or it failed): everything fits. */
+    if (chr->fd_out < 0 || chr->out_dead) {
+        return INT_MAX;
+    }
+    return chr->outq->len >= chr->out_limit
+           ? 0 : (int)MIN(chr->out_limit - chr->outq->len, INT_MAX);
 }
 
 /*

@@ -56,10 +56,13 @@ static void file_close(Chardev *chr)
     close(f->fd);
 }
 
-const ChardevClass chardev_file_class = {
+static const ChardevClass chardev_file_class = {
     .name = "file",
     .instance_size = sizeof(FileChardev),
     .opts = file_opts,
     .open = file_open,
     .close = file_close,
+    CHR_FD_OPS,
 };
+
+CHARDEV_CLASS_REGISTER(chardev_file_class)

@@ -321,7 +321,8 @@ static bool mux_open(Chardev *chr, const QemuOpts *opts, Error **errp)
     return true;
 }
 
-bool chr_mux_open_on(Chardev *chr, Chardev *base, Error **errp)
+/* mux=on: sit on base, whose frontend we become. */
+static bool mux_open_on(Chardev *chr, Chardev *base, Error **errp)
 {
     MuxChardev *d = (MuxChardev *)chr;
 
@@ -356,7 +357,7 @@ static char *mux_filename(const Chardev *chr)
     return g_strdup("mux");
 }
 
-const ChardevClass chardev_mux_class = {
+static const ChardevClass chardev_mux_class = {
     .name = "mux",
     .instance_size = sizeof(MuxChardev),
     .open = mux_open,
@@ -368,4 +369,7 @@ const ChardevClass chardev_mux_class = {
     .fe_attach = mux_fe_attach,
     .fe_detach = mux_fe_detach,
     .fe_handlers_set = mux_fe_handlers_set,
+    .open_on = mux_open_on,
 };
+
+CHARDEV_CLASS_REGISTER(chardev_mux_class)

@@ -71,10 +71,13 @@ static void pipe_close(Chardev *chr)
     close(p->fd_in);
 }
 
-const ChardevClass chardev_pipe_class = {
+static const ChardevClass chardev_pipe_class = {
     .name = "pipe",
     .instance_size = sizeof(PipeChardev),
     .opts = pipe_opts,
     .open = pipe_open,
     .close = pipe_close,
+    CHR_FD_OPS,
 };
+
+CHARDEV_CLASS_REGISTER(chardev_pipe_class)

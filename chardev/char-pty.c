@@ -82,11 +82,14 @@ static char *pty_filename(const Chardev *chr)
     return g_strdup_printf("pty:%s", ((const PtyChardev *)chr)->path);
 }
 
-const ChardevClass chardev_pty_class = {
+static const ChardevClass chardev_pty_class = {
     .name = "pty",
     .instance_size = sizeof(PtyChardev),
     .opts = pty_opts,
     .open = pty_open,
     .close = pty_close,
     .filename = pty_filename,
+    CHR_FD_OPS,
 };
+
+CHARDEV_CLASS_REGISTER(chardev_pty_class)

@@ -569,7 +569,7 @@ static void socket_hangup(Chardev *chr)
     socket_drop_client((SocketChardev *)chr);
 }
 
-const ChardevClass chardev_socket_class = {
+static const ChardevClass chardev_socket_class = {
     .name = "socket",
     .instance_size = sizeof(SocketChardev),
     .opts = socket_opts,
@@ -578,4 +578,7 @@ const ChardevClass chardev_socket_class = {
     .filename = socket_filename,
     .hangup = socket_hangup,
     .disconnect = socket_hangup,
+    CHR_FD_OPS,
 };
+
+CHARDEV_CLASS_REGISTER(chardev_socket_class)

@@ -99,10 +99,13 @@ static void stdio_close(Chardev *chr)
     stdio_in_use = false;
 }
 
-const ChardevClass chardev_stdio_class = {
+static const ChardevClass chardev_stdio_class = {
     .name = "stdio",
     .instance_size = sizeof(StdioChardev),
     .opts = stdio_opts,
     .open = stdio_open,
     .close = stdio_close,
+    CHR_FD_OPS,
 };
+
+CHARDEV_CLASS_REGISTER(chardev_stdio_class)

@@ -1,7 +1,9 @@
 /*
- * Character devices: the registry of -chardev instances, the option and
- * shorthand parsers, and the frontend API. The fd I/O that the backends
- * share is in char-fd.c, one backend per file beside it.
+ * Character devices: the registry of backends and of -chardev instances,
+ * the option and shorthand parsers, and the frontend API. The fd I/O
+ * that the backends share is in char-fd.c, one backend per file beside
+ * it; each registers itself (CHARDEV_CLASS_REGISTER) and does its I/O
+ * through its class's operations.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +19,13 @@ void (*chr_mux_exit_hook)(void);
 
 static GPtrArray *chardevs;         /* Chardev *, in creation order */
 
-/* What "-chardev NAME" may name; mux only comes through mux=on. */
-static const ChardevClass *const chardev_classes[] = {
-    &chardev_null_class,
-    &chardev_stdio_class,
-    &chardev_file_class,
-    &chardev_pipe_class,
-    &chardev_pty_class,
-    &chardev_socket_class,
-};
+/*
+ * The registered backends, by name: what "-chardev NAME" may name, and
+ * the mux, which only comes through mux=on.
+ */
+#define MAX_CHARDEV_CLASSES 16
+static const ChardevClass *chardev_classes[MAX_CHARDEV_CLASSES];
+static unsigned n_chardev_classes;
 
 /* Keys every backend takes. */
 static const QemuOptDesc chardev_common_opts[] = {
@@ -87,17 +87,49 @@ static void chr_update_input(Chardev *chr)
 {
     if (chr->cls->update_input) {
         chr->cls->update_input(chr);
-    } else {
-        chr_fd_update_read(chr);
+    }
+}
+
+static void chr_detach(Chardev *chr)
+{
+    if (chr->cls->detach) {
+        chr->cls->detach(chr);
     }
 }
 
 /* --- registry ------------------------------------------------------------ */
 
+void chardev_class_register(const ChardevClass *cls)
+{
+    unsigned i = n_chardev_classes;
+
+    /* Too many classes is a build error: make the table larger. */
+    g_assert(n_chardev_classes < MAX_CHARDEV_CLASSES);
+    while (i > 0 && strcmp(chardev_classes[i - 1]->name, cls->name) > 0) {
+        chardev_classes[i] = chardev_classes[i - 1];
+        i--;
+    }
+    chardev_classes[i] = cls;
+    n_chardev_classes++;
+}
+
+/* A backend "-chardev NAME" may name (not the mux). */
 static const ChardevClass *chr_find_class(const char *name)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(chardev_classes); i++) {
-        if (!strcmp(chardev_classes[i]->name, name)) {
+    for (unsigned i = 0; i < n_chardev_classes; i++) {
+        if (!chardev_classes[i]->open_on &&
+            !strcmp(chardev_classes[i]->name, name)) {
+            return chardev_classes[i];
+        }
+    }
+    return NULL;
+}
+
+/* The multiplexer of mux=on. */
+static const ChardevClass *chr_mux_class(void)
+{
+    for (unsigned i = 0; i < n_chardev_classes; i++) {
+        if (chardev_classes[i]->open_on) {
             return chardev_classes[i];
         }
     }
@@ -177,7 +209,7 @@ Chardev *chr_create(const ChardevClass *cls, const char *label,
         if (chr->log_fd >= 0) {
             close(chr->log_fd);
         }
-        chr_fd_detach(chr);
+        chr_detach(chr);
         g_byte_array_free(chr->outq, TRUE);
         g_free(chr->label);
         g_free(chr);
@@ -196,7 +228,7 @@ static void chr_release(Chardev *chr)
     if (chr->cls->close) {
         chr->cls->close(chr);
     }
-    chr_fd_detach(chr);
+    chr_detach(chr);
     if (chr->log_fd >= 0) {
         close(chr->log_fd);
     }
@@ -289,7 +321,7 @@ bool qemu_chr_is_connected(const Chardev *chr)
 
 bool qemu_chr_is_mux(const Chardev *chr)
 {
-    return chr->cls == &chardev_mux_class;
+    return chr->cls->open_on != NULL;
 }
 
 /* --- creation from options ---------------------------------------------- */
@@ -316,7 +348,7 @@ Chardev *qemu_chr_new_from_opts(const QemuOpts *opts, Error **errp)
 {
     const char *backend = qemu_opt_get(opts, "backend");
     const char *id = qemu_opt_get(opts, "id");
-    const ChardevClass *cls;
+    const ChardevClass *cls, *mux_cls;
     Chardev *base, *mux;
     bool want_mux = false;
     char *base_id;
@@ -343,6 +375,12 @@ Chardev *qemu_chr_new_from_opts(const QemuOpts *opts, Error **errp)
         return chr_create(cls, id, opts, errp);
     }
 
+    mux_cls = chr_mux_class();
+    if (!mux_cls) {
+        /* Not in the emulator, which links every backend. */
+        error_setg(errp, "chardev: mux=on: no multiplexer in this build");
+        return NULL;
+    }
     /* As QEMU: the backend becomes "ID-base", the mux takes "ID". */
     base_id = g_strdup_printf("%s-base", id);
     if (!chr_check_id_free(base_id, errp)) {
@@ -354,12 +392,12 @@ Chardev *qemu_chr_new_from_opts(const QemuOpts *opts, Error **errp)
     if (!base) {
         return NULL;
     }
-    mux = chr_create(&chardev_mux_class, id, NULL, errp);
+    mux = chr_create(mux_cls, id, NULL, errp);
     if (!mux) {
         chr_destroy(base);
         return NULL;
     }
-    if (!chr_mux_open_on(mux, base, errp)) {
+    if (!mux_cls->open_on(mux, base, errp)) {
         chr_destroy(mux);
         chr_destroy(base);
         return NULL;
@@ -577,8 +615,8 @@ int qemu_chr_fe_write(CharBackend *be, const uint8_t *buf, int len)
     if (!chr || len <= 0) {
         return 0;
     }
-    n = chr->cls->write ? chr->cls->write(chr, buf, len)
-                        : chr_fd_write(chr, buf, len);
+    /* No output path (null): discard, as QEMU does. */
+    n = chr->cls->write ? chr->cls->write(chr, buf, len) : len;
     /* The log gets what the backend took; a full log is not an error. */
     if (chr->log_fd >= 0 && n > 0) {
         (void)!write(chr->log_fd, buf, n);
@@ -624,11 +662,10 @@ int qemu_chr_fe_write_room(CharBackend *be)
 {
     Chardev *chr = be->chr;
 
-    if (!chr || chr->cls->write || chr->fd_out < 0 || chr->out_dead) {
+    if (!chr || !chr->cls->write_room) {
         return INT_MAX;
     }
-    return chr->outq->len >= chr->out_limit
-           ? 0 : (int)MIN(chr->out_limit - chr->outq->len, INT_MAX);
+    return chr->cls->write_room(chr);
 }
 
 void qemu_chr_fe_set_write_ready(CharBackend *be, void (*ready)(void *))

@@ -21,8 +21,22 @@ typedef struct ChardevClass {
     void (*close)(Chardev *chr);
     /* query-chardev "filename"; NULL means the backend name */
     char *(*filename)(const Chardev *chr);
-    /* Own output path (mux); NULL means the fd output queue. */
+    /*
+     * Output: take what the host side can have, return how many bytes
+     * were taken; NULL discards everything. The fd backends fill this
+     * and the next three with CHR_FD_OPS (char-fd.c); the mux writes to
+     * the chardev below.
+     */
     int (*write)(Chardev *chr, const uint8_t *buf, int len);
+    /* Bytes write() takes now without dropping any; NULL: INT_MAX. */
+    int (*write_room)(Chardev *chr);
+    /* Input may flow again (re-arm a read watch); NULL: nothing to do. */
+    void (*update_input)(Chardev *chr);
+    /*
+     * Stop the I/O and drop what is queued, closing nothing: after
+     * close, and after a failed open. NULL: nothing to do.
+     */
+    void (*detach)(Chardev *chr);
     /*
      * The host side went away (EOF, or an error writing). NULL: stop
      * input and send CLOSED, as QEMU's fd chardevs do.
@@ -33,8 +47,11 @@ typedef struct ChardevClass {
     bool (*fe_attach)(Chardev *chr, CharBackend *be, Error **errp);
     void (*fe_detach)(Chardev *chr, CharBackend *be);
     void (*fe_handlers_set)(Chardev *chr, CharBackend *be);
-    /* Input may flow again; NULL means re-arm the fd read watch. */
-    void (*update_input)(Chardev *chr);
+    /*
+     * The multiplexer of mux=on: sit on top of base, whose frontend it
+     * becomes. A class with it is not a -chardev NAME.
+     */
+    bool (*open_on)(Chardev *chr, Chardev *base, Error **errp);
 } ChardevClass;
 
 struct Chardev {
@@ -66,13 +83,18 @@ struct Chardev {
     unsigned nmsgfds;
 };
 
-extern const ChardevClass chardev_null_class;
-extern const ChardevClass chardev_stdio_class;
-extern const ChardevClass chardev_file_class;
-extern const ChardevClass chardev_pipe_class;
-extern const ChardevClass chardev_pty_class;
-extern const ChardevClass chardev_socket_class;
-extern const ChardevClass chardev_mux_class;
+/*
+ * The backends of this binary: each backend file ends with
+ * CHARDEV_CLASS_REGISTER(its_class), which adds it to the registry of
+ * char.c before main() runs. The registry is sorted by name; nothing
+ * lists it, "-chardev NAME" looks a name up in it.
+ */
+void chardev_class_register(const ChardevClass *cls);
+#define CHARDEV_CLASS_REGISTER(cls) \
+    static void __attribute__((constructor)) cls##_register(void) \
+    { \
+        chardev_class_register(&(cls)); \
+    }
 
 /* Deliver to the frontend(s). */
 void chr_be_event(Chardev *chr, ChrEvent event);
@@ -92,14 +114,18 @@ void chr_fd_close_msgfds(Chardev *chr);
 void chr_fd_detach(Chardev *chr);
 void chr_fd_update_read(Chardev *chr);
 int chr_fd_write(Chardev *chr, const uint8_t *buf, int len);
+int chr_fd_write_room(Chardev *chr);
+/* The class operations of a backend whose I/O is the above. */
+#define CHR_FD_OPS \
+    .write = chr_fd_write, \
+    .write_room = chr_fd_write_room, \
+    .update_input = chr_fd_update_read, \
+    .detach = chr_fd_detach
 
 /* Create one backend with its own options (no mux handling). */
 Chardev *chr_create(const ChardevClass *cls, const char *label,
                     const QemuOpts *opts, Error **errp);
 /* Undo chr_create for a chardev no one else knows about yet. */
 void chr_destroy(Chardev *chr);
-
-/* The mux on top of base; base's frontend becomes the mux. */
-bool chr_mux_open_on(Chardev *mux, Chardev *base, Error **errp);
 
 #endif
