@@ -181,9 +181,11 @@ static const Property file_backend_props[] = {
     PROP_END,
 };
 
-const HostMemoryBackendClass memory_backend_file_class = {
+static const HostMemoryBackendClass memory_backend_file_class = {
     .type = "memory-backend-file",
     .props = file_backend_props,
     .alloc = file_backend_alloc,
     .abandon = file_backend_abandon,
 };
+
+HOST_MEMORY_BACKEND_CLASS_REGISTER(memory_backend_file_class, 1)

@@ -96,8 +96,10 @@ static const Property memfd_backend_props[] = {
     PROP_END,
 };
 
-const HostMemoryBackendClass memory_backend_memfd_class = {
+static const HostMemoryBackendClass memory_backend_memfd_class = {
     .type = "memory-backend-memfd",
     .props = memfd_backend_props,
     .alloc = memfd_backend_alloc,
 };
+
+HOST_MEMORY_BACKEND_CLASS_REGISTER(memory_backend_memfd_class, 2)

@@ -24,8 +24,10 @@ static const Property ram_backend_props[] = {
     PROP_END,
 };
 
-const HostMemoryBackendClass memory_backend_ram_class = {
+static const HostMemoryBackendClass memory_backend_ram_class = {
     .type = "memory-backend-ram",
     .props = ram_backend_props,
     .alloc = ram_backend_alloc,
 };
+
+HOST_MEMORY_BACKEND_CLASS_REGISTER(memory_backend_ram_class, 0)

@@ -16,11 +16,29 @@
 static GPtrArray *backends;     /* of HostMemoryBackend *, creation order */
 static HostMemoryBackend *machine_backend;
 
-static const HostMemoryBackendClass *const backend_classes[] = {
-    &memory_backend_ram_class,
-    &memory_backend_file_class,
-    &memory_backend_memfd_class,
-};
+/* The registered types, by their ORDER. */
+#define MAX_BACKEND_CLASSES 8
+static const HostMemoryBackendClass *backend_classes[MAX_BACKEND_CLASSES];
+static int backend_orders[MAX_BACKEND_CLASSES];
+static unsigned n_backend_classes;
+
+/* Runs before main(), and before any plain constructor: a table only. */
+void host_memory_backend_class_register(const HostMemoryBackendClass *bc,
+                                        int order)
+{
+    unsigned i = n_backend_classes;
+
+    /* Too many classes is a build error: make the table larger. */
+    g_assert(n_backend_classes < MAX_BACKEND_CLASSES);
+    while (i > 0 && backend_orders[i - 1] > order) {
+        backend_classes[i] = backend_classes[i - 1];
+        backend_orders[i] = backend_orders[i - 1];
+        i--;
+    }
+    backend_classes[i] = bc;
+    backend_orders[i] = order;
+    n_backend_classes++;
+}
 
 bool host_memory_check_size(uint64_t size, uint64_t align, size_t page_size,
                             Error **errp)
@@ -121,7 +139,7 @@ HostMemoryBackend *host_memory_backend_create(const QemuOpts *opts,
     HostMemoryBackend *be;
     int ret;
 
-    for (size_t i = 0; i < G_N_ELEMENTS(backend_classes); i++) {
+    for (unsigned i = 0; i < n_backend_classes; i++) {
         if (!strcmp(backend_classes[i]->type, type)) {
             bc = backend_classes[i];
         }
@@ -254,11 +272,15 @@ void host_memory_backends_cleanup(void)
     }
 }
 
-/* The QOM types of the backends, with their properties. */
+/*
+ * The QOM types of the registered backends, with their properties: a
+ * plain constructor, so after every registration (see
+ * HOST_MEMORY_BACKEND_CLASS_REGISTER).
+ */
 static void __attribute__((constructor)) host_memory_register_types(void)
 {
     type_register("memory-backend", NULL, true);
-    for (size_t i = 0; i < G_N_ELEMENTS(backend_classes); i++) {
+    for (unsigned i = 0; i < n_backend_classes; i++) {
         type_register(backend_classes[i]->type, "memory-backend", false);
         type_set_properties(backend_classes[i]->type,
                             backend_classes[i]->props);

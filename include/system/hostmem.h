@@ -76,9 +76,24 @@ struct HostMemoryBackend {
       .offset = offsetof(HostMemoryBackend, policy), .defstr = "default" }, \
     DEFINE_PROP_STRING("host-nodes", HostMemoryBackend, host_nodes)
 
-extern const HostMemoryBackendClass memory_backend_ram_class;
-extern const HostMemoryBackendClass memory_backend_file_class;
-extern const HostMemoryBackendClass memory_backend_memfd_class;
+/*
+ * The backend types of this binary: each backend file ends with
+ * HOST_MEMORY_BACKEND_CLASS_REGISTER(its_class, ORDER), which adds it to
+ * the registry of backends/hostmem.c; ORDER places it among the others
+ * (QEMU's: ram, file, memfd). The registrations run before the plain
+ * constructors (a constructor priority), so that hostmem.c's own makes
+ * the QOM types "memory-backend" and then each of the registry's, in
+ * ORDER and all in one place of the type list, as qom-list-types shows.
+ */
+#define HOST_MEMORY_BACKEND_REGISTER_PRIORITY 200
+void host_memory_backend_class_register(const HostMemoryBackendClass *bc,
+                                        int order);
+#define HOST_MEMORY_BACKEND_CLASS_REGISTER(cls, order) \
+    static void __attribute__((constructor( \
+        HOST_MEMORY_BACKEND_REGISTER_PRIORITY))) cls##_register(void) \
+    { \
+        host_memory_backend_class_register(&(cls), (order)); \
+    }
 
 /*
  * Defaults that come from other options: -machine mem-merge and
