@@ -339,23 +339,30 @@ void net_update_read_watch(NetClientState *nc, int fd, guint *watch,
 
 /* --- the command line --- */
 
-typedef NetClientState *NetdevInit(const QemuOpts *opts, const char *id,
-                                   NetClientState *peer, Error **errp);
+/* The registered -netdev types, sorted by type. */
+#define MAX_NETDEV_CLASSES 8
+static const NetdevClass *netdev_classes[MAX_NETDEV_CLASSES];
+static unsigned n_netdev_classes;
 
-static const struct {
-    const char *type;
-    NetdevInit *init;
-} netdev_types[] = {
-    { "socket", net_init_socket },
-    { "user", net_init_user },
-    { "tap", net_init_tap },
-};
-
-static NetdevInit *netdev_type_find(const char *type)
+void netdev_class_register(const NetdevClass *nc)
 {
-    for (size_t i = 0; i < G_N_ELEMENTS(netdev_types); i++) {
-        if (!strcmp(netdev_types[i].type, type)) {
-            return netdev_types[i].init;
+    unsigned i = n_netdev_classes;
+
+    /* Too many classes is a build error: make the table larger. */
+    g_assert(n_netdev_classes < MAX_NETDEV_CLASSES);
+    while (i > 0 && strcmp(netdev_classes[i - 1]->type, nc->type) > 0) {
+        netdev_classes[i] = netdev_classes[i - 1];
+        i--;
+    }
+    netdev_classes[i] = nc;
+    n_netdev_classes++;
+}
+
+static const NetdevClass *netdev_type_find(const char *type)
+{
+    for (unsigned i = 0; i < n_netdev_classes; i++) {
+        if (!strcmp(netdev_classes[i]->type, type)) {
+            return netdev_classes[i];
         }
     }
     return NULL;
@@ -412,13 +419,13 @@ bool net_legacy_check(const QemuOpts *opts, Error **errp)
 static NetClientState *netdev_create(const QemuOpts *opts, const char *id,
                                      NetClientState *peer, Error **errp)
 {
-    NetdevInit *init = netdev_type_find(qemu_opt_get(opts, "type"));
+    const NetdevClass *nc = netdev_type_find(qemu_opt_get(opts, "type"));
 
     if (qemu_find_netdev(id)) {
         error_setg(errp, "Duplicate ID '%s' for netdev", id);
         return NULL;
     }
-    return init(opts, id, peer, errp);
+    return nc->init(opts, id, peer, errp);
 }
 
 bool netdev_add(const QemuOpts *opts, Error **errp)

@@ -625,8 +625,8 @@ static bool user_add_forwards(NetUser *u, const QemuOpts *opts,
     return true;
 }
 
-NetClientState *net_init_user(const QemuOpts *opts, const char *id,
-                              NetClientState *peer, Error **errp)
+static NetClientState *net_init_user(const QemuOpts *opts, const char *id,
+                                     NetClientState *peer, Error **errp)
 {
     UserConfig uc = { 0 };
     NetUser *u;
@@ -657,3 +657,10 @@ NetClientState *net_init_user(const QemuOpts *opts, const char *id,
     }
     return u->nc;
 }
+
+static const NetdevClass netdev_user_class = {
+    .type = "user",
+    .init = net_init_user,
+};
+
+NETDEV_CLASS_REGISTER(netdev_user_class)

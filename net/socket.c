@@ -363,8 +363,8 @@ static int socket_setup_udp(NetSocket *s, const char *udp,
     return fd;
 }
 
-NetClientState *net_init_socket(const QemuOpts *opts, const char *id,
-                                NetClientState *peer, Error **errp)
+static NetClientState *net_init_socket(const QemuOpts *opts, const char *id,
+                                       NetClientState *peer, Error **errp)
 {
     const char *listen_addr = qemu_opt_get(opts, "listen");
     const char *connect = qemu_opt_get(opts, "connect");
@@ -427,3 +427,10 @@ NetClientState *net_init_socket(const QemuOpts *opts, const char *id,
     }
     return s->nc;
 }
+
+static const NetdevClass netdev_socket_class = {
+    .type = "socket",
+    .init = net_init_socket,
+};
+
+NETDEV_CLASS_REGISTER(netdev_socket_class)

@@ -401,8 +401,8 @@ static int tap_get_fds(const QemuOpts *opts, int *fds, unsigned queues,
     return n;
 }
 
-NetClientState *net_init_tap(const QemuOpts *opts, const char *id,
-                             NetClientState *peer, Error **errp)
+static NetClientState *net_init_tap(const QemuOpts *opts, const char *id,
+                                    NetClientState *peer, Error **errp)
 {
     const char *fd_str = qemu_opt_get(opts, "fd");
     const char *fds_str = qemu_opt_get(opts, "fds");
@@ -501,3 +501,10 @@ err_fds:
     }
     return NULL;
 }
+
+static const NetdevClass netdev_tap_class = {
+    .type = "tap",
+    .init = net_init_tap,
+};
+
+NETDEV_CLASS_REGISTER(netdev_tap_class)

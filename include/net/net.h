@@ -157,12 +157,25 @@ bool net_legacy_add(const QemuOpts *opts, unsigned index, QemuOpts **dev,
 void net_check_clients(void);
 void net_cleanup(void);
 
-/* The backends (net/<type>.c). */
-NetClientState *net_init_socket(const QemuOpts *opts, const char *id,
-                                NetClientState *peer, Error **errp);
-NetClientState *net_init_user(const QemuOpts *opts, const char *id,
-                              NetClientState *peer, Error **errp);
-NetClientState *net_init_tap(const QemuOpts *opts, const char *id,
-                             NetClientState *peer, Error **errp);
+/* A -netdev TYPE backend (net/<type>.c). */
+typedef struct NetdevClass {
+    const char *type;           /* "socket", "user", "tap" */
+    /* Create netdev id from its options, peered with peer if given. */
+    NetClientState *(*init)(const QemuOpts *opts, const char *id,
+                            NetClientState *peer, Error **errp);
+} NetdevClass;
+
+/*
+ * The backends of this binary: each backend file ends with
+ * NETDEV_CLASS_REGISTER(its_class), which adds it to the registry of
+ * net/net.c before main() runs. The registry is sorted by type; nothing
+ * lists it, -netdev, -nic and -net look a type up in it.
+ */
+void netdev_class_register(const NetdevClass *nc);
+#define NETDEV_CLASS_REGISTER(cls) \
+    static void __attribute__((constructor)) cls##_register(void) \
+    { \
+        netdev_class_register(&(cls)); \
+    }
 
 #endif
