@@ -4,29 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qemu/registry.h"
 #include "system/accel.h"
 #include "system/cpus.h"
 
 /* In QEMU's "-accel help" order (accel_class_register()'s ORDER). */
-#define MAX_ACCEL_CLASSES 8
-static const AccelClass *accel_classes[MAX_ACCEL_CLASSES + 1];
-static int accel_orders[MAX_ACCEL_CLASSES];
-static unsigned n_accel_classes;
+static Registry accel_classes;
 
 void accel_class_register(const AccelClass *ac, int order)
 {
-    unsigned i = n_accel_classes;
     char *type = g_strdup_printf("%s-accel", ac->name);
 
-    g_assert(n_accel_classes < MAX_ACCEL_CLASSES);
-    while (i > 0 && accel_orders[i - 1] > order) {
-        accel_classes[i] = accel_classes[i - 1];
-        accel_orders[i] = accel_orders[i - 1];
-        i--;
-    }
-    accel_classes[i] = ac;
-    accel_orders[i] = order;
-    n_accel_classes++;
+    registry_add(&accel_classes, ac, ac->name, order);
     type_register("accel", NULL, true);
     type_register(type, "accel", false);
     g_free(type);
@@ -36,17 +25,12 @@ static const AccelClass *current_accel;
 
 const AccelClass *accel_find(const char *name)
 {
-    for (int i = 0; accel_classes[i]; i++) {
-        if (!strcmp(accel_classes[i]->name, name)) {
-            return accel_classes[i];
-        }
-    }
-    return NULL;
+    return registry_find(&accel_classes, name);
 }
 
 const AccelClass *accel_class_at(unsigned i)
 {
-    return i < n_accel_classes ? accel_classes[i] : NULL;
+    return registry_at(&accel_classes, i);
 }
 
 const AccelClass *accel_current(void)
@@ -61,9 +45,11 @@ bool accel_is_current(const char *name)
 
 void accel_print_list(void)
 {
+    const AccelClass *ac;
+
     printf("Accelerators supported in QEMU binary:\n");
-    for (int i = 0; accel_classes[i]; i++) {
-        printf("%s\n", accel_classes[i]->name);
+    for (unsigned i = 0; (ac = registry_at(&accel_classes, i)); i++) {
+        printf("%s\n", ac->name);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include <linux/magic.h>
 
+#include "qemu/registry.h"
 #include "qom/object.h"
 #include "system/hostmem.h"
 
@@ -17,27 +18,13 @@ static GPtrArray *backends;     /* of HostMemoryBackend *, creation order */
 static HostMemoryBackend *machine_backend;
 
 /* The registered types, by their ORDER. */
-#define MAX_BACKEND_CLASSES 8
-static const HostMemoryBackendClass *backend_classes[MAX_BACKEND_CLASSES];
-static int backend_orders[MAX_BACKEND_CLASSES];
-static unsigned n_backend_classes;
+static Registry backend_classes;
 
 /* Runs before main(), and before any plain constructor: a table only. */
 void host_memory_backend_class_register(const HostMemoryBackendClass *bc,
                                         int order)
 {
-    unsigned i = n_backend_classes;
-
-    /* Too many classes is a build error: make the table larger. */
-    g_assert(n_backend_classes < MAX_BACKEND_CLASSES);
-    while (i > 0 && backend_orders[i - 1] > order) {
-        backend_classes[i] = backend_classes[i - 1];
-        backend_orders[i] = backend_orders[i - 1];
-        i--;
-    }
-    backend_classes[i] = bc;
-    backend_orders[i] = order;
-    n_backend_classes++;
+    registry_add(&backend_classes, bc, bc->type, order);
 }
 
 bool host_memory_check_size(uint64_t size, uint64_t align, size_t page_size,
@@ -139,11 +126,7 @@ HostMemoryBackend *host_memory_backend_create(const QemuOpts *opts,
     HostMemoryBackend *be;
     int ret;
 
-    for (unsigned i = 0; i < n_backend_classes; i++) {
-        if (!strcmp(backend_classes[i]->type, type)) {
-            bc = backend_classes[i];
-        }
-    }
+    bc = type ? registry_find(&backend_classes, type) : NULL;
     if (!bc) {
         error_setg(errp, "Parameter 'qom-type' does not accept value '%s'",
                    type);
@@ -280,9 +263,10 @@ void host_memory_backends_cleanup(void)
 static void __attribute__((constructor)) host_memory_register_types(void)
 {
     type_register("memory-backend", NULL, true);
-    for (unsigned i = 0; i < n_backend_classes; i++) {
-        type_register(backend_classes[i]->type, "memory-backend", false);
-        type_set_properties(backend_classes[i]->type,
-                            backend_classes[i]->props);
+    const HostMemoryBackendClass *bc;
+
+    for (unsigned i = 0; (bc = registry_at(&backend_classes, i)); i++) {
+        type_register(bc->type, "memory-backend", false);
+        type_set_properties(bc->type, bc->props);
     }
 }

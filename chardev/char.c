@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "chardev-internal.h"
+#include "qemu/registry.h"
 #include "qemu/fdset.h"
 
 void (*chr_mux_exit_hook)(void);
@@ -23,9 +24,7 @@ static GPtrArray *chardevs;         /* Chardev *, in creation order */
  * The registered backends, by name: what "-chardev NAME" may name, and
  * the mux, which only comes through mux=on.
  */
-#define MAX_CHARDEV_CLASSES 16
-static const ChardevClass *chardev_classes[MAX_CHARDEV_CLASSES];
-static unsigned n_chardev_classes;
+static Registry chardev_classes;
 
 /* Keys every backend takes. */
 static const QemuOptDesc chardev_common_opts[] = {
@@ -101,36 +100,25 @@ static void chr_detach(Chardev *chr)
 
 void chardev_class_register(const ChardevClass *cls)
 {
-    unsigned i = n_chardev_classes;
-
-    /* Too many classes is a build error: make the table larger. */
-    g_assert(n_chardev_classes < MAX_CHARDEV_CLASSES);
-    while (i > 0 && strcmp(chardev_classes[i - 1]->name, cls->name) > 0) {
-        chardev_classes[i] = chardev_classes[i - 1];
-        i--;
-    }
-    chardev_classes[i] = cls;
-    n_chardev_classes++;
+    registry_add(&chardev_classes, cls, cls->name, 0);
 }
 
 /* A backend "-chardev NAME" may name (not the mux). */
 static const ChardevClass *chr_find_class(const char *name)
 {
-    for (unsigned i = 0; i < n_chardev_classes; i++) {
-        if (!chardev_classes[i]->open_on &&
-            !strcmp(chardev_classes[i]->name, name)) {
-            return chardev_classes[i];
-        }
-    }
-    return NULL;
+    const ChardevClass *cls = registry_find(&chardev_classes, name);
+
+    return cls && !cls->open_on ? cls : NULL;
 }
 
 /* The multiplexer of mux=on. */
 static const ChardevClass *chr_mux_class(void)
 {
-    for (unsigned i = 0; i < n_chardev_classes; i++) {
-        if (chardev_classes[i]->open_on) {
-            return chardev_classes[i];
+    const ChardevClass *cls;
+
+    for (unsigned i = 0; (cls = registry_at(&chardev_classes, i)); i++) {
+        if (cls->open_on) {
+            return cls;
         }
     }
     return NULL;

@@ -14,6 +14,7 @@
 #include <glib-unix.h>
 
 #include "net/net.h"
+#include "qemu/registry.h"
 #include "system/main-loop.h"
 #include "qapi/qapi-commands.h"
 
@@ -340,32 +341,16 @@ void net_update_read_watch(NetClientState *nc, int fd, guint *watch,
 /* --- the command line --- */
 
 /* The registered -netdev types, sorted by type. */
-#define MAX_NETDEV_CLASSES 8
-static const NetdevClass *netdev_classes[MAX_NETDEV_CLASSES];
-static unsigned n_netdev_classes;
+static Registry netdev_classes;
 
 void netdev_class_register(const NetdevClass *nc)
 {
-    unsigned i = n_netdev_classes;
-
-    /* Too many classes is a build error: make the table larger. */
-    g_assert(n_netdev_classes < MAX_NETDEV_CLASSES);
-    while (i > 0 && strcmp(netdev_classes[i - 1]->type, nc->type) > 0) {
-        netdev_classes[i] = netdev_classes[i - 1];
-        i--;
-    }
-    netdev_classes[i] = nc;
-    n_netdev_classes++;
+    registry_add(&netdev_classes, nc, nc->type, 0);
 }
 
 static const NetdevClass *netdev_type_find(const char *type)
 {
-    for (unsigned i = 0; i < n_netdev_classes; i++) {
-        if (!strcmp(netdev_classes[i]->type, type)) {
-            return netdev_classes[i];
-        }
-    }
-    return NULL;
+    return registry_find(&netdev_classes, type);
 }
 
 static bool check_type(const char *type, bool nic_ok, Error **errp)

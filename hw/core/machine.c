@@ -5,28 +5,20 @@
 #include <string.h>
 
 #include "hw/boards.h"
+#include "qemu/registry.h"
 
 /*
  * Every machine type this binary has, in the order -machine help lists
  * them (by name, the newest versions first, as QEMU's list).
  */
-#define MAX_MACHINE_CLASSES 32
-static const MachineClass *machine_classes[MAX_MACHINE_CLASSES + 1];
-static unsigned n_machine_classes;
+static Registry machine_classes = { .names_descending = true };
 static MachineState *current_machine;
 
 void machine_class_register(const MachineClass *mc)
 {
-    unsigned i = n_machine_classes;
     char *type = machine_type_name(mc);
 
-    g_assert(n_machine_classes < MAX_MACHINE_CLASSES);
-    while (i > 0 && strcmp(machine_classes[i - 1]->name, mc->name) < 0) {
-        machine_classes[i] = machine_classes[i - 1];
-        i--;
-    }
-    machine_classes[i] = mc;
-    n_machine_classes++;
+    registry_add(&machine_classes, mc, mc->name, 0);
     type_register(type, "machine", false);
     g_free(type);
 }
@@ -48,9 +40,9 @@ MachineState *machine_current(void)
 
 const MachineClass *machine_find(const char *name)
 {
-    for (int i = 0; machine_classes[i]; i++) {
-        const MachineClass *mc = machine_classes[i];
+    const MachineClass *mc;
 
+    for (unsigned i = 0; (mc = registry_at(&machine_classes, i)); i++) {
         if (!strcmp(mc->name, name) || (mc->alias && !strcmp(mc->alias, name))) {
             return mc;
         }
@@ -60,9 +52,11 @@ const MachineClass *machine_find(const char *name)
 
 const MachineClass *machine_default(void)
 {
-    for (int i = 0; machine_classes[i]; i++) {
-        if (machine_classes[i]->is_default) {
-            return machine_classes[i];
+    const MachineClass *mc;
+
+    for (unsigned i = 0; (mc = registry_at(&machine_classes, i)); i++) {
+        if (mc->is_default) {
+            return mc;
         }
     }
     return NULL;
@@ -71,17 +65,19 @@ const MachineClass *machine_default(void)
 void machine_foreach(void (*fn)(const MachineClass *mc, void *opaque),
                      void *opaque)
 {
-    for (int i = 0; machine_classes[i]; i++) {
-        fn(machine_classes[i], opaque);
+    const MachineClass *mc;
+
+    for (unsigned i = 0; (mc = registry_at(&machine_classes, i)); i++) {
+        fn(mc, opaque);
     }
 }
 
 void machine_print_list(void)
 {
-    printf("Supported machines are:\n");
-    for (int i = 0; machine_classes[i]; i++) {
-        const MachineClass *mc = machine_classes[i];
+    const MachineClass *mc;
 
+    printf("Supported machines are:\n");
+    for (unsigned i = 0; (mc = registry_at(&machine_classes, i)); i++) {
         if (mc->alias) {
             printf("%-20s %s (alias of %s)\n", mc->alias, mc->desc, mc->name);
         }

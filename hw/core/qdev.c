@@ -8,28 +8,18 @@
 #include "hw/boot-device.h"
 #include "hw/bus.h"
 #include "hw/qdev.h"
+#include "qemu/registry.h"
 
 /*
  * Every device type of this binary, sorted by name (QEMU's -device help
  * order within a category). Each device file adds its class with
  * DEVICE_CLASS_REGISTER() before main() runs.
  */
-#define MAX_DEVICE_CLASSES 128
-static const DeviceClass *device_classes[MAX_DEVICE_CLASSES + 1];
-static unsigned n_device_classes;
+static Registry device_classes;
 
 void device_class_register(const DeviceClass *dc)
 {
-    unsigned i = n_device_classes;
-
-    /* Too many classes is a build error: make the table larger. */
-    g_assert(n_device_classes < MAX_DEVICE_CLASSES);
-    while (i > 0 && strcmp(device_classes[i - 1]->name, dc->name) > 0) {
-        device_classes[i] = device_classes[i - 1];
-        i--;
-    }
-    device_classes[i] = dc;
-    n_device_classes++;
+    registry_add(&device_classes, dc, dc->name, 0);
     type_register(dc->name, dc->parent ? dc->parent : "device", false);
     type_set_properties(dc->name, dc->props);
 }
@@ -74,19 +64,16 @@ const char *device_class_bus_type(const DeviceClass *dc)
 
 const DeviceClass *device_class_find(const char *name)
 {
-    for (int i = 0; device_classes[i]; i++) {
-        if (!strcmp(device_classes[i]->name, name)) {
-            return device_classes[i];
-        }
-    }
-    return NULL;
+    return registry_find(&device_classes, name);
 }
 
 void device_class_foreach(void (*fn)(const DeviceClass *dc, void *opaque),
                           void *opaque)
 {
-    for (int i = 0; device_classes[i]; i++) {
-        fn(device_classes[i], opaque);
+    const DeviceClass *dc;
+
+    for (unsigned i = 0; (dc = registry_at(&device_classes, i)); i++) {
+        fn(dc, opaque);
     }
 }
 
@@ -100,9 +87,9 @@ void device_print_help(void)
     for (int c = 0; categories[c]; c++) {
         bool header = false;
 
-        for (int i = 0; device_classes[i]; i++) {
-            const DeviceClass *dc = device_classes[i];
+        const DeviceClass *dc;
 
+        for (unsigned i = 0; (dc = registry_at(&device_classes, i)); i++) {
             if (!dc->user_creatable || !dc->category ||
                 strcmp(dc->category, categories[c])) {
                 continue;
