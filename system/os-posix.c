@@ -23,12 +23,32 @@ static int daemon_pipe = -1;    /* write end, in the daemon child */
 static char *pidfile_path;
 static int pidfile_fd = -1;
 
+/*
+ * QEMU_LEAN_NO_MCL_ONFAULT=1 in the environment: do as on a kernel
+ * without MCL_ONFAULT and MLOCK_ONFAULT (Linux before 4.4), so that one
+ * build tests both paths (docs/overcommit.md). Read once.
+ */
+static bool os_onfault_disabled(void)
+{
+    static gsize state;     /* 0 unread, 1 honoured, 2 disabled */
+
+    if (g_once_init_enter(&state)) {
+        const char *v = getenv("QEMU_LEAN_NO_MCL_ONFAULT");
+
+        g_once_init_leave(&state, v && !strcmp(v, "1") ? 2 : 1);
+    }
+    return state == 2;
+}
+
 int os_mlock(bool on_fault)
 {
     int flags = MCL_CURRENT | MCL_FUTURE;
 
     if (on_fault) {
 #if HAVE_MCL_ONFAULT
+        if (os_onfault_disabled()) {
+            return -EOPNOTSUPP;
+        }
         flags |= MCL_ONFAULT;
 #else
         return -EOPNOTSUPP;
@@ -47,6 +67,9 @@ int os_mlock(bool on_fault)
 int os_mlock_range_on_fault(void *addr, size_t len)
 {
 #if HAVE_MLOCK_ONFAULT
+    if (os_onfault_disabled()) {
+        return -EOPNOTSUPP;
+    }
     if (mlock2(addr, len, MLOCK_ONFAULT) < 0) {
         /* Linux before 4.4 has no mlock2 (ENOSYS) or rejects the flag. */
         return (errno == ENOSYS || errno == EINVAL) ? -EOPNOTSUPP : -errno;
@@ -77,7 +100,10 @@ char *os_mlock_explain(int err)
     struct rlimit rl;
 
     if (err == -EOPNOTSUPP) {
-        return g_strdup("mlockall: on_fault not supported");
+        return g_strdup(HAVE_MCL_ONFAULT && os_onfault_disabled() ?
+                        "mlockall: on_fault not supported "
+                        "(QEMU_LEAN_NO_MCL_ONFAULT=1)" :
+                        "mlockall: on_fault not supported");
     }
     if ((err == -ENOMEM || err == -EPERM) &&
         getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {

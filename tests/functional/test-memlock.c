@@ -219,21 +219,43 @@ static void test_no_debug_libs(void)
     g_assert_cmpstr(f.debug_lib, ==, "");
 }
 
-/* Built without MCL_ONFAULT: on-fault must fail, not lock everything. */
-static void test_on_fault_unsupported(void)
+/*
+ * Without MCL_ONFAULT on-fault must fail with one line, not lock
+ * everything. -daemonize so that an emulator which wrongly started is
+ * seen (its pidfile) and stopped, instead of running until the timeout.
+ */
+static void on_fault_refused(const char *why)
 {
+    char *dir = g_dir_make_tmp("qemu-memlock-XXXXXX", NULL);
+    char *pidfile = g_build_filename(dir, "vm.pid", NULL);
     char *args = g_strdup_printf("-M none -display none -accel %s "
-                                 "-overcommit mem-lock=on-fault",
-                                 test_accel());
-    char *err;
+                                 "-overcommit mem-lock=on-fault -daemonize "
+                                 "-pidfile %s", test_accel(), pidfile);
+    char *expect = g_strdup_printf("qemu-system-x86_64: mlockall: on_fault "
+                                   "not supported%s\n", why);
+    char *err, *contents;
     int status = qemu_run(args, NULL, &err);
 
+    if (g_file_get_contents(pidfile, &contents, NULL, NULL)) {
+        kill(atoi(contents), SIGTERM);
+        g_free(contents);
+        g_error("mem-lock=on-fault started where it must be refused");
+    }
     g_assert_true(WIFEXITED(status));
     g_assert_cmpint(WEXITSTATUS(status), ==, 1);
-    g_assert_cmpstr(err, ==, "qemu-system-x86_64: mlockall: on_fault not "
-                    "supported\n");
+    g_assert_cmpstr(err, ==, expect);
     g_free(err);
+    g_free(expect);
     g_free(args);
+    g_free(pidfile);
+    rmdir(dir);
+    g_free(dir);
+}
+
+/* Built without MCL_ONFAULT (-Dmcl_onfault=disabled or no probe). */
+static void test_on_fault_unsupported(void)
+{
+    on_fault_refused("");
 }
 
 static void test_on_fault(void)
@@ -284,6 +306,34 @@ static void test_pc_guest(void)
     g_assert_cmpint(onf.rss * 100, <=, onf.size * 30);
     g_assert_cmpint(onf.rss * 100, <=, off.rss * 105);
     g_assert_cmpint(onf.rss, >=, 256 * 1024);
+}
+
+/*
+ * The fallback of a kernel without MCL_ONFAULT and MLOCK_ONFAULT (Linux
+ * before 4.4) in this build: QEMU_LEAN_NO_MCL_ONFAULT=1 makes the
+ * emulator do as it would there (system/os-posix.c). on-fault is refused
+ * with one line naming the switch; on still populates and locks
+ * everything.
+ */
+static void test_no_onfault_on_fault(void)
+{
+    g_setenv("QEMU_LEAN_NO_MCL_ONFAULT", "1", TRUE);
+    on_fault_refused(HAVE_MCL_ONFAULT ? " (QEMU_LEAN_NO_MCL_ONFAULT=1)" : "");
+    g_unsetenv("QEMU_LEAN_NO_MCL_ONFAULT");
+}
+
+static void test_no_onfault_on(void)
+{
+    MemFigures on;
+
+    if (skip_under_sanitizers()) {
+        return;
+    }
+    g_setenv("QEMU_LEAN_NO_MCL_ONFAULT", "1", TRUE);
+    on = measure("on");
+    g_unsetenv("QEMU_LEAN_NO_MCL_ONFAULT");
+    g_assert_cmpint(on.lck, >, 0);
+    g_assert_cmpint(on.rss * 100, >=, on.size * 70);
 }
 
 /*
@@ -352,6 +402,8 @@ static void test_rlimit(gconstpointer data)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    /* Set by the no-onfault cases alone, for their emulators. */
+    g_unsetenv("QEMU_LEAN_NO_MCL_ONFAULT");
     g_test_add_func("/memlock/off", test_off);
     g_test_add_func("/memlock/on", test_on);
     g_test_add_func("/memlock/on-fault", test_on_fault);
@@ -359,5 +411,7 @@ int main(int argc, char **argv)
     g_test_add_func("/memlock/pc-1G-dirty-256M", test_pc_guest);
     g_test_add_data_func("/memlock/rlimit/on", "on", test_rlimit);
     g_test_add_data_func("/memlock/rlimit/on-fault", "on-fault", test_rlimit);
+    g_test_add_func("/memlock/no-onfault/on-fault", test_no_onfault_on_fault);
+    g_test_add_func("/memlock/no-onfault/on", test_no_onfault_on);
     return g_test_run();
 }
