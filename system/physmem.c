@@ -254,7 +254,7 @@ static int discard_mapping(RAMBlock *rb, uint8_t *p, size_t len, int advice)
 bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
                              Error **errp)
 {
-    uint8_t *p = rb->host + offset;
+    uint8_t *p;
     int ret;
 
     if (!rb->host || offset > rb->size || len > rb->size - offset ||
@@ -272,6 +272,8 @@ bool ram_block_discard_range(RAMBlock *rb, uint64_t offset, uint64_t len,
     if (!len) {
         return true;
     }
+    /* Only now: past the checks, the range lies in the block. */
+    p = rb->host + offset;
     if (rb->fd >= 0 && (rb->flags & RAM_SHARED)) {
         /*
          * Shared file or memfd: free the pages in the file itself, which
