@@ -13,6 +13,7 @@
 #include "system/rng.h"
 #include "system/seccomp.h"
 #include "system/secret.h"
+#include "qom/object.h"
 #include "system/vm-config.h"
 #include "qapi/qapi-commands.h"
 
@@ -117,6 +118,19 @@ bool qmp_query_pci(JsonNode **ret, Error **errp)
 }
 
 /* fuzz-qmp links the real one (target/i386/cpu-model.c). */
+#ifdef STUB_QMP_REAL_CPU_MODEL
+/* cpu-model.c registers the CPU models' QOM types: no type tree here. */
+void type_register(const char *name, const char *parent, bool abstract)
+{
+}
+
+void type_set_properties(const char *name, const Property *props)
+{
+}
+
+const char *const vm_cpu_models[] = { "host", "max", "qemu64", NULL };
+#endif
+
 #ifndef STUB_QMP_REAL_CPU_MODEL
 bool qmp_query_cpu_model_expansion(
     const q_obj_query_cpu_model_expansion_arg *args, JsonNode **ret,
