@@ -486,7 +486,6 @@ static bool rtc_parse_datetime(const char *s, int64_t *t)
     return true;
 }
 
-/* -rtc [base=utc|localtime|date][,clock=host|rt|vm][,driftfix=none|slew] */
 int64_t rtc_options_start(const RtcOptions *rtc, int64_t now)
 {
     time_t t = now;
@@ -503,6 +502,7 @@ int64_t rtc_options_start(const RtcOptions *rtc, int64_t now)
     }
 }
 
+/* -rtc [base=utc|localtime|date][,clock=host|rt|vm][,driftfix=none|slew] */
 bool rtc_parse(const char *arg, RtcOptions *rtc, Error **errp)
 {
     static const QemuOptDesc desc[] = {

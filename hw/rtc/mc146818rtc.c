@@ -45,7 +45,7 @@ typedef struct RTCState {
     QEMUClockType clock;
     /* From the board (-rtc): the clock's name, the starting second. */
     char *clock_name;               /* host (NULL too) | rt | vm */
-    uint64_t start;                 /* RTC_START_NOW: the host's now */
+    int64_t start;                  /* RTC_START_NOW: the host's now */
     /* While running: guest time = clock + offset (seconds, ns 0..1e9). */
     int64_t offset_sec, offset_nsec;
     /* While stopped: the guest time it stopped at. */
@@ -555,7 +555,7 @@ static bool rtc_realize(DeviceState *dev, Error **errp)
     s->cmos[RTC_REG_B] = REG_B_24H;
     s->cmos[RTC_REG_C] = 0;
     s->cmos[RTC_REG_D] = REG_D_VRT;
-    rtc_set_guest(s, s->start == RTC_START_NOW ? now : (int64_t)s->start, 0);
+    rtc_set_guest(s, s->start == RTC_START_NOW ? now : s->start, 0);
     rtc_sec_to_regs(s, s->frozen_sec);
     s->update_timer = timer_new_ns(s->clock, rtc_update_timer_cb, s);
     s->periodic_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
@@ -592,7 +592,7 @@ static const Property rtc_props[] = {
     DEFINE_PROP_INT32("base_year", RTCState, base_year, 0),
     /* Set by the board from -rtc clock= and base=. */
     DEFINE_PROP_STRING("x-clock", RTCState, clock_name),
-    DEFINE_PROP_UINT64("x-start", RTCState, start, RTC_START_NOW),
+    DEFINE_PROP_INT64("x-start", RTCState, start, RTC_START_NOW),
     DEFINE_PROP_UINT16("iobase", RTCState, iobase, RTC_ISA_BASE),
     DEFINE_PROP_UINT8("irq", RTCState, isairq, RTC_ISA_IRQ),
     PROP_END,

@@ -59,6 +59,8 @@ typedef struct Property {
 #define DEFINE_PROP_UINT32(n, S, f, d) DEFINE_PROP(n, S, f, PROP_TYPE_UINT32, d)
 #define DEFINE_PROP_UINT64(n, S, f, d) DEFINE_PROP(n, S, f, PROP_TYPE_UINT64, d)
 #define DEFINE_PROP_INT32(n, S, f, d)  DEFINE_PROP(n, S, f, PROP_TYPE_INT32, d)
+#define DEFINE_PROP_INT64(n, S, f, d)  \
+    DEFINE_PROP(n, S, f, PROP_TYPE_INT64, (uint64_t)(d))
 #define DEFINE_PROP_SIZE(n, S, f, d)   DEFINE_PROP(n, S, f, PROP_TYPE_SIZE, d)
 #define DEFINE_PROP_STRING(n, S, f) \
     { .name = (n), .type = PROP_TYPE_STRING, .offset = offsetof(S, f) }

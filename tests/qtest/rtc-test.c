@@ -183,6 +183,22 @@ static void test_base_date(void)
     qtest_quit(s);
 }
 
+/* A date before the epoch: the board hands it over as a negative second. */
+static void test_base_date_before_1970(void)
+{
+    QTestState *s = qtest_init("-machine pc -rtc base=1960-02-29T12:34:56,"
+                               "clock=vm");
+
+    g_assert_cmphex(cmos_read_on(s, RTC_SECONDS), ==, 0x56);
+    g_assert_cmphex(cmos_read_on(s, RTC_MINUTES), ==, 0x34);
+    g_assert_cmphex(cmos_read_on(s, RTC_HOURS), ==, 0x12);
+    g_assert_cmphex(cmos_read_on(s, RTC_DAY_OF_MONTH), ==, 0x29);
+    g_assert_cmphex(cmos_read_on(s, RTC_MONTH), ==, 0x02);
+    g_assert_cmphex(cmos_read_on(s, RTC_YEAR), ==, 0x60);
+    g_assert_cmphex(cmos_read_on(s, RTC_CENTURY), ==, 0x19);
+    qtest_quit(s);
+}
+
 static void test_base_localtime(void)
 {
     QTestState *s;
@@ -713,6 +729,7 @@ int main(int argc, char **argv)
     qtest_add_func("rtc/check-time/bcd", test_check_time_bcd);
     qtest_add_func("rtc/check-time/dec", test_check_time_dec);
     qtest_add_func("rtc/base/date", test_base_date);
+    qtest_add_func("rtc/base/date-before-1970", test_base_date_before_1970);
     qtest_add_func("rtc/base/localtime", test_base_localtime);
     qtest_add_func("rtc/basic/bcd-24h", test_basic_24h_bcd);
     qtest_add_func("rtc/basic/dec-24h", test_basic_24h_dec);

@@ -14,7 +14,7 @@
  * epoch (rtc_options_start(), include/system/vm-config.h), or
  * RTC_START_NOW for the host's clock at realize.
  */
-#define RTC_START_NOW UINT64_MAX
+#define RTC_START_NOW INT64_MIN
 
 /* Store a CMOS byte (the board's: memory sizes, CPU count). */
 void rtc_set_memory(DeviceState *rtc, int addr, int val);
