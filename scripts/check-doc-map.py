@@ -30,34 +30,22 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_table import sources, table_rows, walk  # noqa: E402
+
 DOC = "docs/internals.md"
 BEGIN = "<!-- source map: read by scripts/check-doc-map.py -->"
 END = "<!-- end of source map -->"
-SKIP_DIRS = {"tests", "bench", "scripts", "docs"}
 # Named by folder as well as by file.
 FOLDER_TREES = ("tests/", "bench/")
 
 
-def cells(line):
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def read_map(root):
     """The names in the map's first column, as paths from the top."""
-    path = os.path.join(root, DOC)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"check-doc-map: no source map in {DOC} "
-                 f"(the lines '{BEGIN}' ... '{END}')")
-    body = text.split(BEGIN, 1)[1].split(END, 1)[0]
     names = []
-    for line in body.splitlines():
-        if not line.startswith("|"):
-            continue
-        first = cells(line)[0]
-        if re.fullmatch(r"[-: ]+", first) or first == "path":
-            continue    # the header and the separator
+    for c in table_rows(root, DOC, BEGIN, END, "check-doc-map",
+                        "source map"):
+        first = c[0]
         folder = ""
         for word in re.findall(r"`([^`]+)`", first):
             if word.endswith("/"):
@@ -69,25 +57,6 @@ def read_map(root):
             else:
                 names.append(folder + word)
     return names
-
-
-def walk(root, top):
-    """Files under top (relative to root), hidden ones and build dirs out."""
-    for dirpath, dirs, files in os.walk(os.path.join(root, top)):
-        rel = os.path.relpath(dirpath, root)
-        if rel == ".":
-            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        dirs[:] = sorted(d for d in dirs
-                         if not d.startswith((".", "build", "__pycache__")))
-        for name in sorted(files):
-            if not name.startswith(".") and not name.endswith(".pyc"):
-                yield os.path.normpath(os.path.join(rel, name))
-
-
-def sources(root):
-    for path in walk(root, "."):
-        if path.endswith((".c", ".h")):
-            yield path
 
 
 def others(root):

@@ -31,11 +31,13 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_table import sources, table_rows  # noqa: E402
+
 DOC = "docs/internals.md"
 ALLOWLIST = "scripts/layering-allowlist.txt"
 BEGIN = "<!-- layering table: read by scripts/check-layering.py -->"
 END = "<!-- end of layering table -->"
-SKIP_DIRS = {"tests", "bench", "scripts", "docs"}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # "edge" in the "may include" column: everything.
 EVERYTHING = "everything"
@@ -48,26 +50,15 @@ class Layer:
         self.may_include = may_include
 
 
-def cells(line):
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def read_table(root):
     """The layers of docs/internals.md's table, bottom first."""
-    path = os.path.join(root, DOC)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"check-layering: no layering table in {DOC} "
-                 f"(the lines '{BEGIN}' ... '{END}')")
-    body = text.split(BEGIN, 1)[1].split(END, 1)[0]
-    rows = [line for line in body.splitlines() if line.startswith("|")]
-    # Header, separator, then one row per layer.
+    rows = table_rows(root, DOC, BEGIN, END, "check-layering",
+                      "layering table")
+    # One row per layer.
     layers = []
-    for line in rows[2:]:
-        c = cells(line)
+    for c in rows:
         if len(c) < 3:
-            sys.exit(f"check-layering: {DOC}: bad table row: {line}")
+            sys.exit(f"check-layering: {DOC}: bad table row: {c}")
         name = c[0].strip("`* ")
         paths = re.findall(r"`([^`]+)`", c[1])
         may = [m.strip("`* ") for m in re.split(r",\s*", c[2])
@@ -102,18 +93,6 @@ def layer_of(layers, path):
             if matches(p, path) and len(p) > best_len:
                 best, best_len = layer, len(p)
     return best
-
-
-def sources(root):
-    for dirpath, dirs, files in os.walk(root):
-        rel = os.path.relpath(dirpath, root)
-        if rel == ".":
-            dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        dirs[:] = sorted(d for d in dirs
-                         if not d.startswith((".", "build")))
-        for name in sorted(files):
-            if name.endswith((".c", ".h")):
-                yield os.path.normpath(os.path.join(rel, name))
 
 
 def resolve(root, src, inc):
