@@ -504,6 +504,17 @@ elevateprivileges=deny,spawn=deny,resourcecontrol=deny` when
 only where it can install the filter.
 ENDDOC
 
+DEF("L", HAS_ARG, QEMU_OPTION_L,
+    "-L path         set the directory for the BIOS and option ROMs\n"
+    "                (repeatable; '-L help' lists the search path)\n")
+DOC
+Look for firmware files (the BIOS of `-bios`, option ROMs of `romfile=`) in
+`path` before the built-in firmware path, which is Debian's QEMU's:
+`/usr/share/qemu`, `/usr/share/seabios`, `/usr/lib/ipxe/qemu`. Several `-L`
+are searched in the order given; `-L help` prints the whole search path, one
+directory a line, and exits. A file name with a `/` in it is used as it is.
+ENDDOC
+
 DEFHEADING(Boot a Linux kernel directly:)
 
 DEF("kernel", HAS_ARG, QEMU_OPTION_kernel,

@@ -25,6 +25,7 @@
 #include "system/seccomp.h"
 #include "system/system.h"
 #include "system/cmdline.h"
+#include "system/datadir.h"
 #include "system/vm-config.h"
 
 
@@ -867,6 +868,13 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return true;
     case QEMU_OPTION_action:
         return parse_action(optarg, errp);
+    case QEMU_OPTION_L:
+        if (is_help_option(optarg)) {
+            qemu_print_data_dirs();
+            exit(0);
+        }
+        qemu_add_data_dir(optarg);
+        return true;
     case QEMU_OPTION_no_reboot:
         return parse_action("reboot=shutdown", errp);
     case QEMU_OPTION_no_shutdown:
