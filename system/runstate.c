@@ -28,6 +28,8 @@ static int shutdown_status;
 static void (*request_notify)(void);
 static ShutdownCause reset_requested = SHUTDOWN_CAUSE_NONE;
 static bool powerdown_requested;
+/* A guest power-off with shutdown=pause, for the main loop to carry out. */
+static bool shutdown_pause_requested;
 static RunState vmstop_requested = RUN_STATE__MAX;
 
 typedef struct Handler {
@@ -311,8 +313,16 @@ static void system_reset(ShutdownCause cause)
 void qemu_system_guest_shutdown(int exit_status)
 {
     if (runstate_actions.shutdown == SHUTDOWN_ACTION_PAUSE) {
-        qapi_event_send_shutdown(true, SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
-        vm_stop(RUN_STATE_SHUTDOWN);
+        /*
+         * The main loop stops the VM, as QEMU's does. Called here, on the
+         * vCPU thread, the stop could not wait for that thread to park,
+         * and a reset from the monitor (libvirt's reboot) would then run
+         * beside a vCPU still finishing its turn.
+         */
+        shutdown_pause_requested = true;
+        if (request_notify) {
+            request_notify();
+        }
         return;
     }
     qemu_system_shutdown_request(SHUTDOWN_CAUSE_GUEST_SHUTDOWN, exit_status);
@@ -365,6 +375,11 @@ bool main_loop_should_exit(void)
 
         vmstop_requested = RUN_STATE__MAX;
         vm_stop(state);
+    }
+    if (shutdown_pause_requested) {
+        shutdown_pause_requested = false;
+        qapi_event_send_shutdown(true, SHUTDOWN_CAUSE_GUEST_SHUTDOWN);
+        vm_stop(RUN_STATE_SHUTDOWN);
     }
     if (shutdown_cause != SHUTDOWN_CAUSE_NONE) {
         qapi_event_send_shutdown(cause_is_guest(shutdown_cause),
