@@ -38,6 +38,9 @@ DEF("machine", HAS_ARG, QEMU_OPTION_machine,
     "                dump-guest-core=on|off include guest RAM in core dumps\n"
     "                mem-merge=on|off allow the host to merge identical pages\n"
     "                acpi=on|off|auto ACPI tables and PM device (pc)\n"
+    "                hpet=on|off      the HPET (pc; default on)\n"
+    "                vmport=on|off|auto VMware I/O port (pc; only off and auto,\n"
+    "                which is off, in this build)\n"
     "                usb=off          no USB (the only value in this build)\n")
 DEF("M", HAS_ARG, QEMU_OPTION_M, "")
 DOC
@@ -59,6 +62,10 @@ short spelling of the same option. Repeated `-machine` options merge.
   (default `on`).
 - `acpi=on|off|auto` (`pc`): ACPI tables and the ACPI PM device with its
   power button (default `auto`, which is `on`); `-no-acpi` is `acpi=off`.
+- `hpet=on|off` (`pc`): the HPET at 0xfed00000 with its ACPI table
+  (default `on`); `-no-hpet` is `hpet=off`.
+- `vmport=on|off|auto` (`pc`): the VMware I/O port. There is none yet:
+  `auto` (the default) means `off`, and `on` is refused.
 - `usb=on|off`: there is no USB yet, so only `off` (what libvirt sends) is
   accepted.
 
@@ -465,6 +472,13 @@ DEF("no-acpi", 0, QEMU_OPTION_no_acpi,
 DOC
 The same as `-machine acpi=off`: the `pc` machine gets no ACPI tables and no
 ACPI PM device, so `system_powerdown` has no power button to press.
+ENDDOC
+
+DEF("no-hpet", 0, QEMU_OPTION_no_hpet,
+    "-no-hpet        disable HPET\n")
+DOC
+The same as `-machine hpet=off`: the `pc` machine gets no HPET and no ACPI
+HPET table.
 ENDDOC
 
 DEF("add-fd", HAS_ARG, QEMU_OPTION_add_fd,

@@ -794,6 +794,9 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_no_acpi:
         qemu_opts_set(cfg->machine.opts, "acpi", "off");
         return true;
+    case QEMU_OPTION_no_hpet:
+        qemu_opts_set(cfg->machine.opts, "hpet", "off");
+        return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
     case QEMU_OPTION_kernel:

@@ -1,7 +1,7 @@
 /*
  * ACPI tables of the pc machine, written from the ACPI specification
- * (6.x): FACS, DSDT, FADT (revision 6), MADT, RSDT, XSDT and an RSDP of
- * revision 2, all in one blob. The DSDT's AML is hand-encoded with a few
+ * (6.x): FACS, DSDT, FADT (revision 6), MADT, the HPET table when the
+ * machine has one, RSDT, XSDT and an RSDP of revision 2, all in one blob. The DSDT's AML is hand-encoded with a few
  * helpers below; it only holds what a guest needs to boot and power off:
  * a processor device per vCPU, the PCI root bridge with its windows and
  * interrupt routing (through four PIRQ link devices), and the _S5
@@ -12,6 +12,7 @@
 
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
+#include "hw/timer/hpet.h"
 
 #define ACPI_HEADER_SIZE        36
 #define ACPI_TABLE_ALIGN        16
@@ -87,6 +88,7 @@
 
 /* Resource descriptors (ACPI 6, 6.4). */
 #define RES_IO_PORT             0x47        /* small: I/O, 7 bytes of data */
+#define RES_MEMORY32_FIXED      0x86
 #define RES_END_TAG             0x79
 #define RES_DWORD_ADDRESS       0x87
 #define RES_WORD_ADDRESS        0x88
@@ -106,6 +108,15 @@
 /* EisaId ("PNP0A03"), the PCI host bridge, and ("PNP0C0F"), a link. */
 #define EISA_PNP0A03            0x030ad041u
 #define EISA_PNP0C0F            0x0f0cd041u
+#define EISA_PNP0103            0x0301d041u /* the HPET */
+
+/* HPET table: the block ID is QEMU's (its hpet's 3 timers, 64-bit). */
+#define HPET_TABLE_REVISION     1
+#define HPET_TABLE_BLOCK_ID     (HPET_ID_VENDOR | HPET_ID_LEG_RT_CAP | \
+                                 HPET_ID_COUNT_SIZE_CAP | \
+                                 (HPET_DEFAULT_TIMERS - 1) << \
+                                 HPET_ID_NUM_TIM_SHIFT | HPET_ID_REV)
+#define ACPI_GAS_SYSTEM_MEMORY  0
 #define PCI_SLOTS               32
 
 /* --- little-endian bytes --- */
@@ -531,6 +542,33 @@ static void aml_pci_link(GByteArray *a, unsigned n, uint8_t irq)
     aml_wrap(a, op, sizeof(op), body);
 }
 
+/*
+ * Device (HPET) { _HID PNP0103, _UID 0, _STA 0x0F, _CRS Memory32Fixed
+ * (ReadOnly, 0xfed00000, 0x400) }: QEMU's pc has it in \_SB when its
+ * HPET exists (its _STA reads the registers; here the device is only
+ * declared when it is there).
+ */
+static void aml_hpet(GByteArray *a)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new(), *res = g_byte_array_new();
+
+    aml_nameseg(body, "HPET");
+    aml_name(body, "_HID");
+    aml_integer(body, EISA_PNP0103);
+    aml_name(body, "_UID");
+    aml_integer(body, 0);
+    aml_name(body, "_STA");
+    aml_integer(body, 0x0f);    /* present, enabled, shown, functioning */
+    put8(res, RES_MEMORY32_FIXED);
+    put16(res, 9);
+    put8(res, 0x00);            /* read-only */
+    put32(res, HPET_BASE);
+    put32(res, HPET_LEN);
+    aml_resource_template(body, "_CRS", res);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
 static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
 {
     static const uint8_t scope_op[] = { AML_SCOPE_OP };
@@ -551,6 +589,9 @@ static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
         for (unsigned i = 0; i < 4; i++) {
             aml_pci_link(sb, i, cfg->pirq_irqs[i]);
         }
+    }
+    if (cfg->has_hpet) {
+        aml_hpet(sb);
     }
     aml_wrap(blob, scope_op, sizeof(scope_op), sb);
     /*
@@ -752,6 +793,19 @@ static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
     table_end(blob, off);
 }
 
+/* The HPET table (IA-PC HPET specification 1.0a, 3.2.4), as QEMU's. */
+static void build_hpet(GByteArray *blob)
+{
+    size_t off = table_begin(blob, "HPET", HPET_TABLE_REVISION);
+
+    put32(blob, HPET_TABLE_BLOCK_ID);
+    put_gas(blob, ACPI_GAS_SYSTEM_MEMORY, 0, 0, HPET_BASE);
+    put8(blob, 0);              /* HPET number */
+    put16(blob, 0);             /* minimum periodic tick */
+    put8(blob, 0);              /* page protection: none */
+    table_end(blob, off);
+}
+
 /* RSDT (4-byte entries) or XSDT (8-byte entries). */
 static void build_sdt(GByteArray *blob, const char *sig, unsigned entry_size,
                       const uint64_t *addrs, unsigned n)
@@ -790,7 +844,8 @@ GByteArray *acpi_build_tables(const AcpiBuildConfig *cfg, uint64_t base,
 {
     GByteArray *blob = g_byte_array_new();
     uint64_t facs, dsdt, fadt, madt, rsdt, xsdt;
-    uint64_t tables[2];
+    uint64_t tables[3];
+    unsigned ntables = 0;
 
     assert(cfg->ncpus >= 1 && cfg->apic_ids);
     assert(cfg->sci_irq < 16);
@@ -813,15 +868,20 @@ GByteArray *acpi_build_tables(const AcpiBuildConfig *cfg, uint64_t base,
     build_madt(blob, cfg);
 
     /* The FADT leads the RSDT/XSDT, as ACPI asks of the first entry. */
-    tables[0] = fadt;
-    tables[1] = madt;
+    tables[ntables++] = fadt;
+    tables[ntables++] = madt;
+    if (cfg->has_hpet) {
+        align_blob(blob, base, ACPI_TABLE_ALIGN);
+        tables[ntables++] = base + blob->len;
+        build_hpet(blob);
+    }
     align_blob(blob, base, ACPI_TABLE_ALIGN);
     rsdt = base + blob->len;
-    build_sdt(blob, "RSDT", 4, tables, G_N_ELEMENTS(tables));
+    build_sdt(blob, "RSDT", 4, tables, ntables);
 
     align_blob(blob, base, ACPI_TABLE_ALIGN);
     xsdt = base + blob->len;
-    build_sdt(blob, "XSDT", 8, tables, G_N_ELEMENTS(tables));
+    build_sdt(blob, "XSDT", 8, tables, ntables);
 
     align_blob(blob, base, ACPI_TABLE_ALIGN);
     *rsdp_offset = blob->len;

@@ -25,6 +25,7 @@
 #include "hw/pci-host/i440fx.h"
 #include "hw/qdev.h"
 #include "hw/rtc/mc146818rtc.h"
+#include "hw/timer/hpet.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/memory.h"
@@ -77,6 +78,8 @@ typedef struct PCMachineState {
     qemu_irq pic_int;
     GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
+    DeviceState *ioapic;            /* ioapic or kvm-ioapic */
+    DeviceState *hpet;              /* unless hpet=off */
     BusState *isa_bus;              /* isa.0: the ISA devices' bus */
     DeviceState *pci_host;          /* i440FX-pcihost: pci.0 */
     FWCfgState *fw_cfg;
@@ -350,6 +353,7 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         .has_i8042 = true,
         .level_irq_mask = PC_PCI_LEVEL_IRQS,
         .has_pci = true,
+        .has_hpet = pcms->hpet != NULL,
     };
     uint16_t pvpanic_port;
     uint64_t rsdp_offset;
@@ -616,6 +620,7 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
     if (!qdev_realize(ioapic, errp)) {
         return false;
     }
+    pcms->ioapic = ioapic;
     /* Input n takes ISA IRQ n (input 0 goes to irq0-pin). */
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
         pcms->isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
@@ -673,16 +678,63 @@ static const struct {
 /*
  * The PIT unless -machine pit=off: the accelerator's front (kvm-pit,
  * whose -global kvm-pit.lost_tick_policy QEMU users set) or isa-pit.
+ * With the HPET, the PIT's output passes through it (isa-pit) and the
+ * HPET's legacy replacement silences the PIT (kvm-pit), as on QEMU's pc.
  */
 static bool pc_init_pit(PCMachineState *pcms, Error **errp)
 {
     bool pit = true;
+    DeviceState *dev;
 
     if (!qemu_opt_get_bool(pcms->cfg->machine.opts, "pit", &pit, errp)) {
         return false;
     }
-    return !pit || pc_create(accel_device_type("isa-pit"), NULL, NULL, NULL,
-                             errp);
+    if (!pit) {
+        return true;
+    }
+    dev = pc_create(accel_device_type("isa-pit"), NULL, NULL, NULL, errp);
+    if (!dev) {
+        return false;
+    }
+    if (pcms->hpet) {
+        if (qdev_get_named_gpio_list(dev, NULL, false)) {
+            qdev_connect_gpio_out_named(dev, NULL, 0,
+                qdev_get_gpio_in_named(pcms->hpet, "legacy",
+                                       HPET_LEGACY_PIT_INT));
+        }
+        if (qdev_get_named_gpio_list(dev, NULL, true)) {
+            qdev_connect_gpio_out_named(pcms->hpet, "pit-enable", 0,
+                                        qdev_get_gpio_in(dev, 0));
+        }
+    }
+    return true;
+}
+
+/*
+ * The HPET unless -machine hpet=off (-no-hpet): its outputs are the
+ * GSIs, 0-15 the ISA lines (PIC and I/O APIC), 16-23 the I/O APIC's
+ * other pins, as QEMU's pc wires its gsi lines.
+ */
+static bool pc_init_hpet(PCMachineState *pcms, Error **errp)
+{
+    bool hpet = true;
+
+    if (!qemu_opt_get_bool(pcms->cfg->machine.opts, "hpet", &hpet, errp)) {
+        return false;
+    }
+    if (!hpet) {
+        return true;
+    }
+    pcms->hpet = pc_create("hpet", NULL, NULL, NULL, errp);
+    if (!pcms->hpet) {
+        return false;
+    }
+    for (int i = 0; i < HPET_NUM_IRQ_ROUTES; i++) {
+        qdev_connect_gpio_out_named(pcms->hpet, NULL, i,
+            i < ISA_NUM_IRQS ? pcms->isa_irqs[i]
+                             : qdev_get_gpio_in(pcms->ioapic, i));
+    }
+    return true;
 }
 
 static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
@@ -706,6 +758,9 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
             return false;
         }
     }
+    if (!pc_init_hpet(pcms, errp)) {
+        return false;
+    }
     rtc_start = g_strdup_printf("%" PRId64, rtc_options_start(&ms->cfg->rtc,
         qemu_clock_get_ns(QEMU_CLOCK_HOST) / NANOSECONDS_PER_SECOND));
     rtc = pc_create("mc146818rtc", NULL, NULL, (const char *const[]){
@@ -715,6 +770,11 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     g_free(rtc_start);
     if (!rtc) {
         return false;
+    }
+    if (pcms->hpet) {
+        qdev_connect_gpio_out_named(rtc, NULL, 0,
+            qdev_get_gpio_in_named(pcms->hpet, "legacy",
+                                   HPET_LEGACY_RTC_INT));
     }
     if (!pc_cmos_init(pcms, rtc, ms, errp)) {
         return false;
@@ -835,7 +895,9 @@ static void pc_cleanup(MachineState *ms)
     ms->board = NULL;
 }
 
-static const char *const pc_board_props[] = { "pit", "acpi", NULL };
+static const char *const pc_board_props[] = {
+    "pit", "acpi", "hpet", "vmport", NULL
+};
 
 static const MachineClass pc_i440fx_machine_class = {
     .name = "pc-i440fx-7.2",
