@@ -795,7 +795,12 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
         }
         i440fx_host_set_cf9(pcms->pci_host, &acpi_pm_reset_ops, pm);
     }
-    if (!pc_create("i8042", NULL, NULL, NULL, errp)) {
+    /*
+     * The i8042 and port 0x92 both gate A20 (their "a20" outputs); the
+     * CPU keeps it on, as QEMU's does under KVM, so they stay unwired.
+     */
+    if (!pc_create("i8042", NULL, NULL, NULL, errp) ||
+        !pc_create("port92", NULL, NULL, NULL, errp)) {
         return false;
     }
     fw = pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",

@@ -12,7 +12,8 @@
  * IRQ 12 from the mouse side, each gated by its command byte bit.
  * A guest resets the machine by pulsing the reset line (0xFE, or any
  * 0xF0-0xFF pulse with bit 0 clear) or by writing the output port with
- * bit 0 clear.
+ * bit 0 clear. The output port's A20 bit drives the GPIO output "a20",
+ * as port 0x92's does (hw/misc/port92.c).
  */
 #include <string.h>
 
@@ -144,6 +145,7 @@ typedef struct I8042State {
     MemoryRegion cmd_io;
     qemu_irq kbd_irq;
     qemu_irq aux_irq;
+    qemu_irq a20;
 
     uint8_t status;
     uint8_t ram[I8042_RAM_SIZE]; /* ram[0] is the command byte */
@@ -408,6 +410,7 @@ static void ps2_mouse_write(I8042State *s, uint8_t val)
 static void i8042_write_outport(I8042State *s, uint8_t val)
 {
     s->outport = val;
+    qemu_set_irq(s->a20, !!(val & OUT_A20));
     if (!(val & OUT_RESET)) {
         qemu_system_reset_request(SHUTDOWN_CAUSE_GUEST_RESET);
     }
@@ -472,9 +475,11 @@ static void i8042_write_command(I8042State *s, uint8_t val)
         break;
     case CCMD_DISABLE_A20:
         s->outport &= ~OUT_A20;
+        qemu_irq_lower(s->a20);
         break;
     case CCMD_ENABLE_A20:
         s->outport |= OUT_A20;
+        qemu_irq_raise(s->a20);
         break;
     case CCMD_READ_TEST:
         i8042_reply(s, 0x00, false);
@@ -603,6 +608,7 @@ static bool i8042_realize(DeviceState *dev, Error **errp)
     }
     s->kbd_irq = isa_get_irq(I8042_KBD_IRQ);
     s->aux_irq = isa_get_irq(I8042_AUX_IRQ);
+    qdev_init_gpio_out_named(dev, &s->a20, "a20", 1);
     return true;
 }
 

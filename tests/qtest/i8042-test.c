@@ -236,14 +236,9 @@ static void test_irq(void)
 /* With -no-reboot a guest reset ends the emulator with status 0. */
 static void expect_reset_exit(QTestState *s)
 {
-    JsonNode *event = qtest_qmp_eventwait_ref(s, "SHUTDOWN");
-    JsonObject *data = qdict_get_qdict(event, "data");
     int wstatus;
 
-    g_assert_nonnull(data);
-    g_assert_cmpstr(json_object_get_string_member(data, "reason"), ==,
-                    "guest-reset");
-    json_node_unref(event);
+    qtest_qmp_eventwait_reason(s, "SHUTDOWN", "guest-reset");
     wstatus = qtest_wait_exit(s);
     g_assert_true(WIFEXITED(wstatus));
     g_assert_cmpint(WEXITSTATUS(wstatus), ==, 0);
@@ -279,18 +274,11 @@ static void test_reset_outport(void)
 static void test_reset_reboot(void)
 {
     QTestState *s = qtest_init(MACHINE);
-    JsonNode *event;
-    JsonObject *data;
 
     write_command_byte(s, 0x20);
     qtest_outb(s, CMD, 0xaa);
     qtest_outb(s, CMD, 0xfe);
-    event = qtest_qmp_eventwait_ref(s, "RESET");
-    data = qdict_get_qdict(event, "data");
-    g_assert_nonnull(data);
-    g_assert_cmpstr(json_object_get_string_member(data, "reason"), ==,
-                    "guest-reset");
-    json_node_unref(event);
+    qtest_qmp_eventwait_reason(s, "RESET", "guest-reset");
     g_assert_cmphex(status(s), ==, STAT_A2 | STAT_UNLOCK);
     g_assert_cmphex(read_command_byte(s), ==, 0x03);
     qtest_quit(s);
