@@ -4,7 +4,8 @@
  * and three timers (property "timers", 3-32), each with a comparator,
  * one-shot or periodic, 64- or 32-bit, edge or level, routed to the
  * IOAPIC pins its capability names ("hpet-intcap": pin 2 on pc, as
- * QEMU's). There is no FSB (MSI) delivery, as QEMU's default.
+ * QEMU's). There is no FSB (MSI) delivery, as QEMU's default; its
+ * enable bit reads 0 (QEMU 7.2 lets a guest set it all the same).
  *
  * Outputs: the unnamed GPIOs 0-23 are the GSIs (the board wires 0-15
  * to the ISA lines, PIC and IOAPIC, 16-23 to the IOAPIC). Legacy
