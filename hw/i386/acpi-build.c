@@ -87,6 +87,7 @@
 #define AML_ROOT_CHAR           0x5c        /* '\' */
 
 /* Resource descriptors (ACPI 6, 6.4). */
+#define RES_IRQ_NO_FLAGS        0x22        /* small: IRQ mask, 2 bytes */
 #define RES_IO_PORT             0x47        /* small: I/O, 7 bytes of data */
 #define RES_MEMORY32_FIXED      0x86
 #define RES_END_TAG             0x79
@@ -109,6 +110,9 @@
 #define EISA_PNP0A03            0x030ad041u
 #define EISA_PNP0C0F            0x0f0cd041u
 #define EISA_PNP0103            0x0301d041u /* the HPET */
+#define EISA_PNP0303            0x0303d041u /* PS/2 keyboard (i8042) */
+#define EISA_PNP0F13            0x130fd041u /* PS/2 mouse */
+#define PC_ISA_ADR              0x00010000u /* the PIIX3 at 01.0 */
 
 /* HPET table: the block ID is QEMU's (its hpet's 3 timers, 64-bit). */
 #define HPET_TABLE_REVISION     1
@@ -443,6 +447,63 @@ static void aml_method(GByteArray *a, const char *seg, unsigned nargs,
  * "QEMU0001", its port in _CRS, the port as the field PEPT of region
  * PEOR with the methods RDPT (read) and WRPT (write), _STA 0x0F.
  */
+/* IO (Decode16, port, port, 1, len) */
+static void res_io(GByteArray *res, uint16_t port, uint8_t len)
+{
+    put8(res, RES_IO_PORT);
+    put8(res, 0x01);            /* 16-bit decode */
+    put16(res, port);
+    put16(res, port);
+    put8(res, 0x01);            /* alignment */
+    put8(res, len);
+}
+
+/* IRQNoFlags () { irq } */
+static void res_irq(GByteArray *res, unsigned irq)
+{
+    put8(res, RES_IRQ_NO_FLAGS);
+    put16(res, 1u << irq);
+}
+
+/* Device (seg) { _HID hid, _STA 0x0F, _CRS res }: takes res. */
+static void aml_isa_device(GByteArray *a, const char *seg, uint32_t hid,
+                           GByteArray *res)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new();
+
+    aml_nameseg(body, seg);
+    aml_name(body, "_HID");
+    aml_integer(body, hid);
+    aml_name(body, "_STA");
+    aml_integer(body, 0x0f);
+    aml_resource_template(body, "_CRS", res);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+/*
+ * Device (ISA) at the PIIX3 with the i8042's two devices as QEMU's pc
+ * declares them: KBD (PNP0303: ports 0x60 and 0x64, IRQ 1) and MOU
+ * (PNP0F13: IRQ 12), which Linux's i8042 driver finds by PNP.
+ */
+static void aml_isa_bridge(GByteArray *a)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new(), *kbd = g_byte_array_new();
+    GByteArray *mou = g_byte_array_new();
+
+    aml_nameseg(body, "ISA_");
+    aml_name(body, "_ADR");
+    aml_integer(body, PC_ISA_ADR);
+    res_io(kbd, 0x60, 1);
+    res_io(kbd, 0x64, 1);
+    res_irq(kbd, 1);
+    aml_isa_device(body, "KBD_", EISA_PNP0303, kbd);
+    res_irq(mou, 12);
+    aml_isa_device(body, "MOU_", EISA_PNP0F13, mou);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
 static void aml_pvpanic(GByteArray *a, uint16_t port)
 {
     static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
@@ -460,12 +521,7 @@ static void aml_pvpanic(GByteArray *a, uint16_t port)
     aml_nameseg(body, "PEVT");
     aml_name(body, "_HID");
     aml_string(body, "QEMU0001");
-    put8(res, RES_IO_PORT);
-    put8(res, 0x01);            /* 16-bit decode */
-    put16(res, port);
-    put16(res, port);
-    put8(res, 0x01);            /* alignment */
-    put8(res, 0x01);            /* length */
+    res_io(res, port, 1);
     aml_resource_template(body, "_CRS", res);
     /* OperationRegion (PEOR, SystemIO, port, 1) */
     put8(body, AML_EXT_OP_PREFIX);
@@ -501,6 +557,9 @@ static void aml_pci_root(GByteArray *a, const AcpiBuildConfig *cfg)
     aml_integer(body, 0);
     aml_pci_crs(body, cfg);
     aml_pci_prt(body);
+    if (cfg->has_i8042) {
+        aml_isa_bridge(body);
+    }
     if (cfg->has_pvpanic) {
         aml_pvpanic(body, cfg->pvpanic_port);
     }

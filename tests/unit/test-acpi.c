@@ -894,6 +894,29 @@ static void test_hpet(void)
     g_byte_array_unref(t.blob);
 }
 
+/*
+ * The i8042's keyboard and mouse under \\_SB.PCI0.ISA, as QEMU's pc has
+ * them: Linux's i8042 driver finds the controller by their _HIDs.
+ */
+static void test_dsdt_i8042(void)
+{
+    static const char *const expect[] = {
+        "Device (ISA)",
+        "Name (_ADR, 0x00010000)",
+        "Device (KBD)",
+        "Name (_HID, EisaId (\"PNP0303\")",
+        "0x0060,             // Range Minimum",
+        "0x0064,             // Range Minimum",
+        "IRQNoFlags ()\n                            {1}",
+        "Device (MOU)",
+        "Name (_HID, EisaId (\"PNP0F13\")",
+        "IRQNoFlags ()\n                            {12}",
+    };
+
+    check_dsdt_listing(build_pci(false, false), expect,
+                       G_N_ELEMENTS(expect));
+}
+
 /* iasl reads the HPET table back as QEMU's. */
 static void test_iasl_hpet(void)
 {
@@ -944,6 +967,7 @@ int main(int argc, char **argv)
     g_test_add_func("/acpi/dsdt/pvpanic", test_dsdt_pvpanic);
     g_test_add_func("/acpi/hpet", test_hpet);
     g_test_add_func("/acpi/dsdt/hpet", test_dsdt_hpet);
+    g_test_add_func("/acpi/dsdt/i8042", test_dsdt_i8042);
     g_test_add_func("/acpi/iasl/hpet", test_iasl_hpet);
     g_test_add_data_func("/acpi/iasl/1cpu", GUINT_TO_POINTER(1), test_iasl);
     g_test_add_data_func("/acpi/iasl/4cpu", GUINT_TO_POINTER(4), test_iasl);
