@@ -592,7 +592,11 @@ Connect the next guest serial port (COM1 first) to a host character device:
 printed as `char device redirected to /dev/pts/N (label serial0)`),
 `file:PATH`, `unix:PATH[,server=on]`,
 `tcp:HOST:PORT[,server=on,wait=off]`, `chardev:ID` (a `-chardev`), or
-`mon:DEV` (shared with the monitor). Each `-serial` adds one port.
+`mon:DEV` (shared with a human monitor, as `-nographic` does by default:
+`Ctrl-a c` switches between the guest's console and the `(qemu) ` prompt,
+`Ctrl-a x` quits, `Ctrl-a h` lists the keys). Each `-serial` adds one
+port; a `-serial mon:...` also drops the default monitor of `-nographic`,
+so `-nographic -serial mon:stdio` puts both on the terminal once.
 
 ```sh
 qemu-system-x86_64 -serial stdio -display none
@@ -636,6 +640,23 @@ monitor, `mode=control` speaks QMP; `pretty=on` indents QMP output (default
 `off`).
 ENDDOC
 
+DEF("monitor", HAS_ARG, QEMU_OPTION_monitor,
+    "-monitor dev     serve the human monitor on character device dev (as for\n"
+    "                -serial); none: no default monitor\n")
+DOC
+Serve the human monitor (HMP, the `(qemu) ` prompt) on a character device
+written as for `-serial`, e.g. `stdio`, `unix:PATH,server=on,wait=off`,
+`chardev:ID` or `mon:stdio`; a short form of `-chardev` plus `-mon`. Each
+`-monitor` adds one monitor; `-monitor none` adds none and, like any
+`-monitor`, `-mon`, `-qmp` or `-serial mon:...`, drops the default monitor
+of `-nographic`. Giving stdio to two character devices is an error: to
+share the terminal with the guest's serial port, use `-serial mon:stdio`.
+
+```sh
+qemu-system-x86_64 -display none -monitor stdio
+```
+ENDDOC
+
 DEF("qmp", HAS_ARG, QEMU_OPTION_qmp,
     "-qmp dev         serve QMP on character device dev (as for -serial)\n")
 DOC
@@ -646,6 +667,13 @@ Serve QMP, the JSON monitor protocol, on a character device written as for
 ```sh
 qemu-system-x86_64 -qmp unix:/tmp/qmp.sock,server=on,wait=off
 ```
+ENDDOC
+
+DEF("qmp-pretty", HAS_ARG, QEMU_OPTION_qmp_pretty,
+    "-qmp-pretty dev  as -qmp, with indented replies\n")
+DOC
+As `-qmp`, with QMP replies and events indented over several lines
+(`-mon mode=control,pretty=on`).
 ENDDOC
 
 DEFHEADING(Debugging and testing:)

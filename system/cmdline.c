@@ -484,6 +484,22 @@ static CmdlineItem *take_spec(const char *arg)
     return cmdline_item_new(opts);
 }
 
+/*
+ * -monitor, -qmp, -qmp-pretty: a monitor on a chardev spec, in one list
+ * so that their chardevs are numbered compat_monitor0, 1, ... in
+ * command line order, as QEMU numbers them.
+ */
+static void add_compat_monitor(const char *spec, const char *mode,
+                               bool pretty)
+{
+    CmdlineItem *it = take_spec(spec);
+
+    qemu_opts_set(it->opts, "mode", mode);
+    qemu_opts_set(it->opts, "pretty", pretty ? "on" : "off");
+    g_ptr_array_add(cfg->compat_monitors, it);
+    cfg->defaults.monitor = false;
+}
+
 static bool parse_accel(const char *arg, Error **errp)
 {
     CmdlineItem *it;
@@ -825,6 +841,10 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return true;
     case QEMU_OPTION_serial:
         g_ptr_array_add(cfg->serials, take_spec(optarg));
+        cfg->defaults.serial = false;
+        if (g_str_has_prefix(optarg, "mon:")) {
+            cfg->defaults.monitor = false;
+        }
         return true;
     case QEMU_OPTION_chardev:
         return parse_chardev(optarg, errp);
@@ -835,9 +855,19 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_net:
         return parse_net_option(optarg, cfg->nets, net_legacy_check, errp);
     case QEMU_OPTION_mon:
+        cfg->defaults.monitor = false;
         return parse_mon(optarg, errp);
+    case QEMU_OPTION_monitor:
+        /* QEMU's test: anything starting with "none" is no monitor. */
+        if (strncmp(optarg, "none", 4)) {
+            add_compat_monitor(optarg, "readline", false);
+        }
+        cfg->defaults.monitor = false;
+        return true;
     case QEMU_OPTION_qmp:
-        g_ptr_array_add(cfg->qmps, take_spec(optarg));
+    case QEMU_OPTION_qmp_pretty:
+        add_compat_monitor(optarg, "control",
+                           popt->index == QEMU_OPTION_qmp_pretty);
         return true;
     case QEMU_OPTION_qtest:
         cmdline_item_free(cfg->qtest);
@@ -1030,6 +1060,9 @@ bool cmdline_parse(int argc, char **argv, VmConfig *config, Error **errp)
     }
     if (!apply_actions(errp)) {
         return false;
+    }
+    if (cfg->nodefaults) {
+        memset(&cfg->defaults, 0, sizeof(cfg->defaults));
     }
     loc_clear();
     return true;

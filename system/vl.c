@@ -97,14 +97,10 @@ static const MachineClass *select_machine(Error **errp)
      * have no parallel one either.
      */
     if (config.daemonize && config.nographic) {
-        bool defaults = !config.nodefaults;
-        bool default_serial = defaults && !mc->no_serial &&
-                              !config.serials->len;
-        bool default_parallel = defaults && !mc->no_serial;
-        bool default_monitor = defaults && !config.monitors->len &&
-                               !config.qmps->len;
+        bool default_serial = config.defaults.serial && !mc->no_serial;
+        bool default_parallel = !config.nodefaults && !mc->no_serial;
 
-        if (default_serial || default_parallel || default_monitor) {
+        if (default_serial || default_parallel || config.defaults.monitor) {
             error_setg(errp, "-nographic cannot be used with -daemonize");
             return NULL;
         }
@@ -259,15 +255,44 @@ static bool add_serial(const char *spec, Error **errp)
 }
 
 /*
+ * A monitor on a new chardev "compat_monitorN" made from spec, or on an
+ * existing one (chardev:ID), as -monitor and -qmp make them.
+ */
+static bool add_compat_monitor(unsigned index, const char *spec,
+                               const char *mode, bool pretty, Error **errp)
+{
+    char *label = g_strdup_printf("compat_monitor%u", index);
+    Chardev *chr;
+
+    if (g_str_has_prefix(spec, "chardev:")) {
+        chr = qemu_chr_find(spec + 8);
+        if (!chr) {
+            error_setg(errp, "chardev \"%s\" not found", spec + 8);
+        }
+    } else {
+        chr = qemu_chr_new(label, spec, errp);
+        if (!chr && !*errp) {
+            error_setg(errp, "-%s needs a character device",
+                       strcmp(mode, "control") ? "monitor" : "qmp");
+        }
+    }
+    g_free(label);
+    if (!chr) {
+        return false;
+    }
+    return !strcmp(mode, "control") ? monitor_init_qmp(chr, pretty, errp)
+                                    : monitor_init_hmp(chr, errp);
+}
+
+/*
  * Character devices, monitors and the qtest server, with QEMU's
  * defaults: a serial port on null (stdio with -nographic, shared with the
  * monitor when no other monitor was asked for).
  */
 static bool create_backends(const MachineClass *mc, Error **errp)
 {
-    bool default_monitor = !config.nodefaults && !config.monitors->len &&
-                           !config.qmps->len;
-    bool default_serial = !config.nodefaults && !mc->no_serial;
+    bool default_monitor = config.defaults.monitor;
+    bool default_serial = config.defaults.serial && !mc->no_serial;
 
     for (guint i = 0; i < config.chardevs->len; i++) {
         CmdlineItem *it = g_ptr_array_index(config.chardevs, i);
@@ -299,32 +324,28 @@ static bool create_backends(const MachineClass *mc, Error **errp)
             return false;
         }
     }
-    for (guint i = 0; i < config.qmps->len; i++) {
-        CmdlineItem *it = g_ptr_array_index(config.qmps, i);
-        char *label = g_strdup_printf("compat_monitor%u", i);
-        Chardev *chr;
+    for (guint i = 0; i < config.compat_monitors->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.compat_monitors, i);
+        bool pretty = false;
 
         loc_restore(&it->loc);
-        chr = qemu_chr_new(label, qemu_opt_get(it->opts, "path"), errp);
-        g_free(label);
-        if (!chr || !monitor_init_qmp(chr, false, errp)) {
-            if (!chr && !*errp) {
-                error_setg(errp, "-qmp needs a character device");
-            }
+        qemu_opt_get_bool(it->opts, "pretty", &pretty, NULL);
+        if (!add_compat_monitor(i, qemu_opt_get(it->opts, "path"),
+                                qemu_opt_get(it->opts, "mode"), pretty,
+                                errp)) {
             return false;
         }
     }
-    if (config.nographic && default_monitor && default_serial &&
-        !config.serials->len) {
+    if (config.nographic && default_monitor && default_serial) {
         loc_clear();
         if (!add_serial("mon:stdio", errp)) {
             return false;
         }
     } else {
         if (config.nographic && default_monitor) {
-            Chardev *chr = qemu_chr_new("compat_monitor0", "stdio", errp);
-
-            if (!chr || !monitor_init_hmp(chr, errp)) {
+            loc_clear();
+            if (!add_compat_monitor(config.compat_monitors->len, "stdio",
+                                    "readline", false, errp)) {
                 return false;
             }
         }
@@ -336,7 +357,7 @@ static bool create_backends(const MachineClass *mc, Error **errp)
                 return false;
             }
         }
-        if (!config.serials->len && default_serial) {
+        if (default_serial) {
             loc_clear();
             if (!add_serial(config.nographic ? "stdio" : "null", errp)) {
                 return false;

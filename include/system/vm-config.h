@@ -79,6 +79,16 @@ typedef struct RtcOptions {
     bool driftfix_slew;
 } RtcOptions;
 
+/*
+ * QEMU's default devices of a machine, each dropped by -nodefaults or by
+ * the options that stand in for it (what the machine then makes of them
+ * is its own business: "none" has no serial port).
+ */
+typedef struct DefaultDevices {
+    bool serial;                /* -serial */
+    bool monitor;               /* -monitor, -mon, -qmp[-pretty], mon: */
+} DefaultDevices;
+
 typedef struct VmConfig {
     MachineOptions machine;
     GPtrArray *accels;          /* of CmdlineItem, key "accel" = name */
@@ -93,7 +103,11 @@ typedef struct VmConfig {
     GPtrArray *chardevs;        /* of CmdlineItem, key "backend" */
     GPtrArray *serials;         /* of CmdlineItem, key "path": the spec */
     GPtrArray *monitors;        /* of CmdlineItem: -mon */
-    GPtrArray *qmps;            /* of CmdlineItem, key "path": -qmp spec */
+    /*
+     * -monitor, -qmp, -qmp-pretty, in order, of CmdlineItem: "path" the
+     * spec, "mode" readline or control, "pretty" on|off
+     */
+    GPtrArray *compat_monitors;
     GPtrArray *netdevs;         /* of CmdlineItem, key "type": -netdev */
     GPtrArray *nics;            /* of CmdlineItem, key "type": -nic */
     GPtrArray *nets;            /* of CmdlineItem, key "type": -net */
@@ -109,6 +123,7 @@ typedef struct VmConfig {
     RtcOptions rtc;
     bool nographic;
     bool nodefaults;
+    DefaultDevices defaults;    /* final once cmdline_parse() returns */
     bool display_none;
     bool daemonize;
     char *pidfile;
