@@ -4,6 +4,11 @@ HXCOMM (qemu-options.def, consumed through DEF/DEFHEADING macros), the -help
 HXCOMM text and docs/options.md.  Format:
 HXCOMM   DEFHEADING(text)                      a section of -help and the docs
 HXCOMM   DEF("name", HAS_ARG or 0, QEMU_OPTION_name, "help\n" ...)
+HXCOMM                                         flags may add "| UNSUPPORTED"
+HXCOMM                                         (QEMU 7.2's, not built yet)
+HXCOMM                                         or "| OTHER_TARGET" (QEMU
+HXCOMM                                         7.2's for other targets);
+HXCOMM                                         such options have no DOC
 HXCOMM                                         help "" marks an alias of the
 HXCOMM                                         DEF just above it
 HXCOMM   DOC ... ENDDOC                        markdown for the DEF above it
@@ -481,6 +486,14 @@ The same as `-machine hpet=off`: the `pc` machine gets no HPET and no ACPI
 HPET table.
 ENDDOC
 
+DEF("no-fd-bootchk", 0, QEMU_OPTION_no_fd_bootchk,
+    "-no-fd-bootchk   do not check the boot signature of floppy disks\n")
+DOC
+QEMU's firmware checks the 0x55AA signature of a floppy's boot sector
+before booting from it; this option tells it not to. There is no floppy
+controller yet, so the option is accepted and has no effect.
+ENDDOC
+
 DEF("add-fd", HAS_ARG, QEMU_OPTION_add_fd,
     "-add-fd fd=fd,set=set[,opaque=opaque]\n"
     "                add an inherited file descriptor to fd set 'set', for\n"
@@ -580,6 +593,18 @@ DOC
 Run without graphics: the same as `-display none`, and unless given
 otherwise, the first serial port and the monitor share the terminal
 (switch between them with `Ctrl-a c`; `Ctrl-a x` quits).
+ENDDOC
+
+DEF("vga", HAS_ARG, QEMU_OPTION_vga,
+    "-vga none        no graphics card (the only type for now)\n")
+DOC
+Choose the machine's graphics card. There is no graphics card in this build
+yet, so `none` (what libvirt passes for a headless guest) is the only value
+accepted; it drops the default card of `-nodefaults`' list, which changes
+nothing today. QEMU's other types (`std`, `cirrus`, `vmware`, `qxl`,
+`xenfb`, `tcx`, `cg3`, `virtio`) are refused with "not supported yet";
+other names, as in QEMU, with "unknown vga type". `-vga help` lists the
+types.
 ENDDOC
 
 DEF("serial", HAS_ARG, QEMU_OPTION_serial,
@@ -744,8 +769,12 @@ DEFHEADING(Process control:)
 DEF("nodefaults", 0, QEMU_OPTION_nodefaults,
     "-nodefaults      do not create the default devices\n")
 DOC
-Do not create the devices the machine adds by default (serial port, monitor,
-display, parallel port, ...); only the ones the command line asks for exist.
+Do not create the devices the machine adds by default; only the ones the
+command line asks for exist. Today these are, on `pc`, the first serial
+port (on `null`, or on stdio with `-nographic`) and with `-nographic` the
+human monitor. An option that gives one of them drops that default alone:
+`-serial` the serial port; `-monitor`, `-mon`, `-qmp` and `-serial mon:...`
+the monitor; `-vga` the graphics card.
 ENDDOC
 
 DEF("readconfig", HAS_ARG, QEMU_OPTION_readconfig,
@@ -935,3 +964,145 @@ passes each packet to all its other members (`-net nic -net user` is a
 NIC on the user network). `-net nic,netdev=ID` pairs the NIC with that
 netdev directly instead.
 ENDDOC
+
+DEFHEADING(Options of QEMU 7.2 not supported yet:)
+DOC
+QEMU 7.2 has these options; this build knows them but does not implement
+them yet. Each is refused with `qemu-system-x86_64: -OPTION: not supported
+yet` and exit status 1, so a command line written for QEMU fails clearly
+instead of looking like a typo (`invalid option` is kept for names QEMU
+does not have either). The last ones, marked *other targets*, are options
+QEMU 7.2 has for other targets only: as QEMU 7.2 does on x86, they are
+left out of `-help` and refused with `Option not supported for this
+target`.
+ENDDOC
+
+DEF("numa", HAS_ARG | UNSUPPORTED, QEMU_OPTION_numa,
+    "-numa node|dist|cpu|hmat-lb|hmat-cache,...\n"
+    "                NUMA nodes and their distances\n")
+DEF("set", HAS_ARG | UNSUPPORTED, QEMU_OPTION_set,
+    "-set group.id.arg=value\n"
+    "                set one parameter of an option given with an id\n")
+DEF("k", HAS_ARG | UNSUPPORTED, QEMU_OPTION_k,
+    "-k language      keyboard layout of a graphical display\n")
+DEF("audio-help", 0 | UNSUPPORTED, QEMU_OPTION_audio_help,
+    "-audio-help      the -audiodev form of audio environment variables\n")
+DEF("mtdblock", HAS_ARG | UNSUPPORTED, QEMU_OPTION_mtdblock,
+    "-mtdblock file   on-board flash memory image\n")
+DEF("sd", HAS_ARG | UNSUPPORTED, QEMU_OPTION_sd,
+    "-sd file         SD card image\n")
+DEF("pflash", HAS_ARG | UNSUPPORTED, QEMU_OPTION_pflash,
+    "-pflash file     parallel flash image (UEFI firmware and its variables)\n")
+DEF("snapshot", 0 | UNSUPPORTED, QEMU_OPTION_snapshot,
+    "-snapshot        write to temporary files instead of the disk images\n")
+DEF("fsdev", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fsdev,
+    "-fsdev local|synth,id=id,...\n"
+    "                a host directory for 9p file sharing\n")
+DEF("virtfs", HAS_ARG | UNSUPPORTED, QEMU_OPTION_virtfs,
+    "-virtfs local|synth,mount_tag=tag,...\n"
+    "                9p file sharing: -fsdev and its virtio-9p device\n")
+DEF("iscsi", HAS_ARG | UNSUPPORTED, QEMU_OPTION_iscsi,
+    "-iscsi [user=user][,password=password][,...]\n"
+    "                iSCSI initiator parameters\n")
+DEF("usb", 0 | UNSUPPORTED, QEMU_OPTION_usb,
+    "-usb             the machine's USB host controller\n")
+DEF("usbdevice", HAS_ARG | UNSUPPORTED, QEMU_OPTION_usbdevice,
+    "-usbdevice name  a USB device (tablet, mouse, keyboard, ...)\n")
+DEF("spice", HAS_ARG | UNSUPPORTED, QEMU_OPTION_spice,
+    "-spice [port=port][,...]\n"
+    "                the SPICE remote display\n")
+DEF("portrait", 0 | UNSUPPORTED, QEMU_OPTION_portrait,
+    "-portrait        rotate the graphical output 90 degrees left\n")
+DEF("rotate", HAS_ARG | UNSUPPORTED, QEMU_OPTION_rotate,
+    "-rotate deg      rotate the graphical output deg degrees left\n")
+DEF("full-screen", 0 | UNSUPPORTED, QEMU_OPTION_full_screen,
+    "-full-screen     start the display in full screen\n")
+DEF("vnc", HAS_ARG | UNSUPPORTED, QEMU_OPTION_vnc,
+    "-vnc display     the VNC server (-display vnc=display)\n")
+DEF("win2k-hack", 0 | UNSUPPORTED, QEMU_OPTION_win2k_hack,
+    "-win2k-hack      IDE workaround for installing Windows 2000\n")
+DEF("acpitable", HAS_ARG | UNSUPPORTED, QEMU_OPTION_acpitable,
+    "-acpitable [sig=str][,...][,data|file=file1[:file2]...]\n"
+    "                add an ACPI table\n")
+DEF("tpmdev", HAS_ARG | UNSUPPORTED, QEMU_OPTION_tpmdev,
+    "-tpmdev passthrough|emulator,id=id,...\n"
+    "                a TPM backend\n")
+DEF("dtb", HAS_ARG | UNSUPPORTED, QEMU_OPTION_dtb,
+    "-dtb file        a device tree image\n")
+DEF("compat", HAS_ARG | UNSUPPORTED, QEMU_OPTION_compat,
+    "-compat [deprecated-input=accept|reject|crash][,...]\n"
+    "                policy for deprecated and unstable QMP interfaces\n")
+DEF("fw_cfg", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fw_cfg,
+    "-fw_cfg [name=]name,file=file|string=str\n"
+    "                add a file to the firmware configuration device\n")
+DEF("parallel", HAS_ARG | UNSUPPORTED, QEMU_OPTION_parallel,
+    "-parallel dev    connect the parallel port to character device dev\n")
+DEF("debugcon", HAS_ARG | UNSUPPORTED, QEMU_OPTION_debugcon,
+    "-debugcon dev    connect the debug console port to character device dev\n")
+DEF("singlestep", 0 | UNSUPPORTED, QEMU_OPTION_singlestep,
+    "-singlestep      run the software CPU one instruction per block\n")
+DEF("preconfig", 0 | UNSUPPORTED, QEMU_OPTION_preconfig,
+    "-preconfig       pause before the machine is built, for QMP to configure\n")
+DEF("gdb", HAS_ARG | UNSUPPORTED, QEMU_OPTION_gdb,
+    "-gdb dev         accept a gdb connection on character device dev\n")
+DEF("s", 0 | UNSUPPORTED, QEMU_OPTION_s,
+    "-s               -gdb tcp::1234\n")
+DEF("dfilter", HAS_ARG | UNSUPPORTED, QEMU_OPTION_dfilter,
+    "-dfilter range,...\n"
+    "                log -d output for these guest address ranges only\n")
+DEF("seed", HAS_ARG | UNSUPPORTED, QEMU_OPTION_seed,
+    "-seed number     seed the pseudo-random number generator\n")
+DEF("loadvm", HAS_ARG | UNSUPPORTED, QEMU_OPTION_loadvm,
+    "-loadvm tag|id   start from an internal snapshot of the disk images\n")
+DEF("icount", HAS_ARG | UNSUPPORTED, QEMU_OPTION_icount,
+    "-icount [shift=N|auto][,...]\n"
+    "                guest time from the count of executed instructions\n")
+DEF("watchdog-action", HAS_ARG | UNSUPPORTED, QEMU_OPTION_watchdog_action,
+    "-watchdog-action reset|shutdown|poweroff|inject-nmi|pause|debug|none\n"
+    "                what a watchdog does when it fires\n")
+DEF("echr", HAS_ARG | UNSUPPORTED, QEMU_OPTION_echr,
+    "-echr chr        the escape character of a mux instead of Ctrl-a\n")
+DEF("only-migratable", 0 | UNSUPPORTED, QEMU_OPTION_only_migratable,
+    "-only-migratable\n"
+    "                refuse devices that cannot be migrated\n")
+DEF("chroot", HAS_ARG | UNSUPPORTED, QEMU_OPTION_chroot,
+    "-chroot dir      chroot to dir just before the VM starts\n")
+DEF("runas", HAS_ARG | UNSUPPORTED, QEMU_OPTION_runas,
+    "-runas user      change to user just before the VM starts\n")
+DEF("trace", HAS_ARG | UNSUPPORTED, QEMU_OPTION_trace,
+    "-trace [[enable=]pattern][,events=file][,file=file]\n"
+    "                enable trace events\n")
+DEF("plugin", HAS_ARG | UNSUPPORTED, QEMU_OPTION_plugin,
+    "-plugin [file=]file[,argname=argvalue]\n"
+    "                load a TCG plugin\n")
+DEF("async-teardown", 0 | UNSUPPORTED, QEMU_OPTION_async_teardown,
+    "-async-teardown  tear guest memory down in a separate process\n")
+DEF("dump-vmstate", HAS_ARG | UNSUPPORTED, QEMU_OPTION_dump_vmstate,
+    "-dump-vmstate file\n"
+    "                write the devices' migration state layout as JSON\n")
+DEF("enable-sync-profile", 0 | UNSUPPORTED, QEMU_OPTION_enable_sync_profile,
+    "-enable-sync-profile\n"
+    "                profile the locks and condition variables\n")
+
+HXCOMM QEMU 7.2 refuses these for x86 ("Option not supported for this
+HXCOMM target") and leaves them out of its -help; so do we.
+DEF("g", HAS_ARG | OTHER_TARGET, QEMU_OPTION_g,
+    "-g WxH[xDEPTH]   initial graphical resolution (PowerPC, SPARC, m68k)\n")
+DEF("prom-env", HAS_ARG | OTHER_TARGET, QEMU_OPTION_prom_env,
+    "-prom-env var=value\n"
+    "                an OpenBIOS variable (PowerPC, SPARC)\n")
+DEF("semihosting", 0 | OTHER_TARGET, QEMU_OPTION_semihosting,
+    "-semihosting     semihosting (Arm, m68k, MIPS, RISC-V, Xtensa)\n")
+DEF("semihosting-config", HAS_ARG | OTHER_TARGET,
+    QEMU_OPTION_semihosting_config,
+    "-semihosting-config [enable=on|off][,...]\n"
+    "                semihosting settings (Arm, m68k, MIPS, RISC-V, Xtensa)\n")
+DEF("old-param", 0 | OTHER_TARGET, QEMU_OPTION_old_param,
+    "-old-param       the old parameter block for the kernel (Arm)\n")
+DEF("xen-domid", HAS_ARG | OTHER_TARGET, QEMU_OPTION_xen_domid,
+    "-xen-domid id    the Xen guest domain id (Xen builds)\n")
+DEF("xen-attach", 0 | OTHER_TARGET, QEMU_OPTION_xen_attach,
+    "-xen-attach      attach to an existing Xen domain (Xen builds)\n")
+DEF("xen-domid-restrict", 0 | OTHER_TARGET, QEMU_OPTION_xen_domid_restrict,
+    "-xen-domid-restrict\n"
+    "                restrict the Xen operations available (Xen builds)\n")

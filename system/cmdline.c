@@ -29,7 +29,9 @@
 #include "system/vm-config.h"
 
 
-#define HAS_ARG 1
+#define HAS_ARG         1
+#define UNSUPPORTED     2       /* QEMU 7.2's, not built yet */
+#define OTHER_TARGET    4       /* QEMU 7.2's, for other targets */
 
 enum {
 #define DEF(option, flags, opt_enum, help) opt_enum,
@@ -74,7 +76,10 @@ static void help(void)
 {
     version();
     printf("usage: qemu-system-x86_64 [options]\n");
-#define DEF(option, flags, opt_enum, opt_help) fputs(opt_help, stdout);
+#define DEF(option, flags, opt_enum, opt_help) \
+    if (!((flags) & OTHER_TARGET)) {                \
+        fputs(opt_help, stdout);                     \
+    }
 #define DEFHEADING(text) printf("\n%s\n", text);
 #include "qemu-options.def"
 #undef DEF
@@ -409,6 +414,33 @@ static bool parse_audiodev(const char *arg, Error **errp)
     return ok;
 }
 
+/* -vga none: no graphics card, the only kind there is. */
+static bool parse_vga(const char *arg, Error **errp)
+{
+    static const char *const qemu_types[] = {
+        "std", "cirrus", "vmware", "qxl", "xenfb", "tcx", "cg3", "virtio",
+        NULL,
+    };
+
+    if (is_help_option(arg)) {
+        printf("%-20s %s\n", "none", "no graphic card");
+        exit(0);
+    }
+    cfg->defaults.vga = false;
+    if (!strcmp(arg, "none")) {
+        return true;
+    }
+    if (g_strv_contains(qemu_types, arg)) {
+        error_setg(errp, "VGA type '%s' is not supported yet; only 'none' "
+                   "is", arg);
+    } else {
+        /* QEMU reports it once the machine is chosen, with no option. */
+        loc_clear();
+        error_setg(errp, "unknown vga type: %s", arg);
+    }
+    return false;
+}
+
 static bool parse_chardev(const char *arg, Error **errp)
 {
     CmdlineItem *it = take_opts(arg, "backend", NULL, errp);
@@ -716,6 +748,14 @@ static bool read_config_file(const char *file, bool optional, Error **errp);
 static bool handle_option(const QEMUOption *popt, const char *optarg,
                           Error **errp)
 {
+    if (popt->flags & OTHER_TARGET) {
+        error_setg(errp, "Option not supported for this target");
+        return false;
+    }
+    if (popt->flags & UNSUPPORTED) {
+        error_setg(errp, "not supported yet");
+        return false;
+    }
     switch (popt->index) {
     case QEMU_OPTION_h:
     case QEMU_OPTION_help:
@@ -813,6 +853,9 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_no_hpet:
         qemu_opts_set(cfg->machine.opts, "hpet", "off");
         return true;
+    case QEMU_OPTION_no_fd_bootchk:
+        /* No floppy controller yet: nothing to check or not. */
+        return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
     case QEMU_OPTION_kernel:
@@ -836,6 +879,8 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
             exit(0);
         }
         return parse_display(optarg, errp);
+    case QEMU_OPTION_vga:
+        return parse_vga(optarg, errp);
     case QEMU_OPTION_nographic:
         cfg->nographic = true;
         return true;

@@ -36,7 +36,9 @@ void vm_config_init(VmConfig *cfg)
     cfg->nets = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->cpu.features = g_ptr_array_new_with_free_func(g_free);
     cfg->boot.order = g_strdup("cad");
-    cfg->defaults = (DefaultDevices) { .serial = true, .monitor = true };
+    cfg->defaults = (DefaultDevices) {
+        .serial = true, .monitor = true, .vga = true,
+    };
 }
 
 void vm_config_free(VmConfig *cfg)

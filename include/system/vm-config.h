@@ -87,6 +87,7 @@ typedef struct RtcOptions {
 typedef struct DefaultDevices {
     bool serial;                /* -serial */
     bool monitor;               /* -monitor, -mon, -qmp[-pretty], mon: */
+    bool vga;                   /* -vga (there is no graphics card yet) */
 } DefaultDevices;
 
 typedef struct VmConfig {

@@ -2,7 +2,8 @@
  * The human monitor on stdio, as a user at a terminal drives it through
  * pipes: -nographic -serial mon:stdio (the guest's console and the
  * monitor multiplexed, Ctrl-a c to switch, Ctrl-a x to quit) and
- * -monitor stdio, with their errors.
+ * -monitor stdio, with their errors; and the default devices these
+ * options and -nodefaults drop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,6 +175,54 @@ static void test_monitor_none(void)
     term_free(&t);
 }
 
+/* QMP on stdio: the replies to commands, after qmp_capabilities. */
+static char *qmp_stdio(const char *args, const char *commands)
+{
+    g_autofree char *cmdline = g_strdup_printf("-accel qtest -S -qmp stdio "
+                                               "%s", args);
+    g_autofree char *err = NULL;
+    Term t;
+    int status;
+    char *out;
+
+    term_start(&t, cmdline);
+    g_assert_true(term_wait(&t, 0, "{\"QMP\":"));
+    term_type(&t, "{\"execute\": \"qmp_capabilities\"}\n");
+    term_type(&t, commands);
+    term_type(&t, "{\"execute\": \"quit\"}\n");
+    status = term_finish(&t, &err);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+    g_assert_cmpstr(err, ==, "");
+    out = g_strdup(t.out->str);
+    term_free(&t);
+    return out;
+}
+
+/*
+ * The pc's default serial port is there unless -nodefaults; -vga none
+ * and -no-fd-bootchk are accepted (no graphics card or floppy yet) and
+ * drop nothing else.
+ */
+static void test_nodefaults(void)
+{
+    static const char query[] = "{\"execute\": \"query-chardev\"}\n";
+    g_autofree char *with = qmp_stdio("-M pc -display none -vga none "
+                                      "-no-fd-bootchk", query);
+    g_autofree char *without = qmp_stdio("-M pc -display none -nodefaults",
+                                         query);
+    g_autofree char *nographic = qmp_stdio("-M pc -nographic -nodefaults",
+                                           query);
+
+    g_assert_nonnull(strstr(with, "\"label\": \"serial0\""));
+    g_assert_null(strstr(without, "\"label\": \"serial0\""));
+    g_assert_nonnull(strstr(without, "\"label\": \"compat_monitor0\""));
+    /* -nographic -nodefaults: neither the serial port nor the monitor. */
+    g_assert_null(strstr(nographic, "\"label\": \"serial0\""));
+    g_assert_null(strstr(nographic, "(qemu)"));
+    g_assert_null(strstr(nographic, "\"label\": \"compat_monitor1\""));
+}
+
 static const struct {
     const char *args, *line;
 } bad_monitors[] = {
@@ -220,6 +269,7 @@ int main(int argc, char **argv)
                          "-chardev stdio,id=c0 -monitor chardev:c0",
                          test_monitor_stdio);
     g_test_add_func("/stdio-monitor/monitor-none", test_monitor_none);
+    g_test_add_func("/stdio-monitor/nodefaults", test_nodefaults);
     for (size_t i = 0; i < G_N_ELEMENTS(bad_monitors); i++) {
         g_autofree char *path = g_strdup_printf("/stdio-monitor/bad/%zu", i);
 
