@@ -133,20 +133,14 @@ static const char *default_ram_id(const MachineClass *mc)
     return mc->default_ram_id;
 }
 
-/*
- * -object memory-backend-*, secret and rng-*: after mlockall, so that
- * mem-lock=on locks (and populates) memory as it is mapped, and before
- * the machine.
- */
-static bool create_memory_backends(const HostMemoryDefaults *d,
-                                   Error **errp)
+/* -object secret and rng-*: before the block devices, which use secrets. */
+static bool create_objects(Error **errp)
 {
     for (guint i = 0; i < config.objects->len; i++) {
         CmdlineItem *it = g_ptr_array_index(config.objects, i);
-
-        loc_restore(&it->loc);
         const char *type = qemu_opt_get(it->opts, "qom-type");
 
+        loc_restore(&it->loc);
         if (!strcmp(type, "secret")) {
             if (!secret_create(it->opts, errp)) {
                 return false;
@@ -155,7 +149,28 @@ static bool create_memory_backends(const HostMemoryDefaults *d,
             if (!rng_backend_create(it->opts, errp)) {
                 return false;
             }
-        } else if (!host_memory_backend_create(it->opts, d, errp)) {
+        }
+    }
+    loc_clear();
+    return true;
+}
+
+/*
+ * -object memory-backend-*: after mlockall, so that mem-lock=on locks
+ * (and populates) memory as it is mapped, and after everything else the
+ * command line asks for was checked, so that an error there does not
+ * wait for gigabytes to be preallocated first.
+ */
+static bool create_memory_backends(const HostMemoryDefaults *d,
+                                   Error **errp)
+{
+    for (guint i = 0; i < config.objects->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.objects, i);
+        const char *type = qemu_opt_get(it->opts, "qom-type");
+
+        loc_restore(&it->loc);
+        if (g_str_has_prefix(type, "memory-backend-") &&
+            !host_memory_backend_create(it->opts, d, errp)) {
             return false;
         }
     }
@@ -463,6 +478,21 @@ static bool create_net_clients(Error **errp)
     return true;
 }
 
+/* The -device options, as far as they can be checked before the board. */
+static bool check_devices(Error **errp)
+{
+    for (guint i = 0; i < config.devices->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.devices, i);
+
+        loc_restore(&it->loc);
+        if (!qdev_device_check(it->opts, errp)) {
+            return false;
+        }
+    }
+    loc_clear();
+    return true;
+}
+
 /* -device, after the board made its own devices. */
 static bool create_devices(Error **errp)
 {
@@ -537,13 +567,6 @@ static bool qemu_build(int argc, char **argv, Error **errp)
         .prealloc = config.memory.mem_prealloc,
         .prealloc_threads = config.smp.cpus,
     };
-    /* Exit fast: a child discards file-backed RAM after we are gone. */
-    ram_discard_set_deferred(true);
-    if (!create_memory_backends(&mem_defaults, errp) ||
-        !create_machine_ram(mc, &mem_defaults, errp)) {
-        return false;
-    }
-    loc_clear();
     type = machine_type_name(mc);
     current_machine.obj = object_add_child(object_get_container("/"),
                                            "machine", type, NULL, NULL,
@@ -562,11 +585,23 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (config.incoming) {
         bdrv_inactivate_all();
     }
-    if (!create_backends(mc, errp) || !create_block_devices(errp) ||
-        !create_net_clients(errp)) {
+    if (!create_objects(errp) || !create_backends(mc, errp) ||
+        !create_block_devices(errp) || !create_net_clients(errp) ||
+        !check_devices(errp)) {
         return false;
     }
     apply_globals();
+    /*
+     * Guest RAM last, once every option was checked as far as it can be
+     * without the board. Exit fast: a child discards file-backed RAM
+     * after we are gone.
+     */
+    ram_discard_set_deferred(true);
+    if (!create_memory_backends(&mem_defaults, errp) ||
+        !create_machine_ram(mc, &mem_defaults, errp)) {
+        return false;
+    }
+    loc_clear();
     machine_built = true;
     if (!mc->init(&current_machine, errp) || !create_devices(errp)) {
         return false;

@@ -406,6 +406,28 @@ static const struct {
     { "-M none -m 64M -mem-path /tmp -object memory-backend-ram,id=m,"
       "size=64M -machine memory-backend=m", "'-mem-path' can't be used "
       "together with '-machine memory-backend'" },
+    /*
+     * Checked before guest RAM exists: RAM that could not even be set up
+     * (a missing -mem-path folder) would be the error otherwise, after
+     * preallocating it all when it could be.
+     */
+    { "-M pc -accel qtest -m 64G -mem-prealloc -mem-path /nonexistent/dir "
+      "-device nonexistent", "-device nonexistent: 'nonexistent' is not a "
+      "valid device model name" },
+    { "-M pc -accel qtest -m 64G -mem-prealloc -mem-path /nonexistent/dir "
+      "-serial foo:bar", "-serial foo:bar: 'foo:bar' is not a valid char "
+      "driver" },
+    { "-M pc -accel qtest -m 64G -mem-prealloc -mem-path /nonexistent/dir "
+      "-chardev file,id=c,path=/nonexistent/x", "-chardev file,id=c,"
+      "path=/nonexistent/x: Could not open '/nonexistent/x': No such file "
+      "or directory" },
+    { "-M pc -accel qtest -m 64G -mem-prealloc -mem-path /nonexistent/dir "
+      "-drive file=/nonexistent,format=raw,if=none", "-drive "
+      "file=/nonexistent,format=raw,if=none: Could not open '/nonexistent': "
+      "No such file or directory" },
+    { "-M pc -accel qtest -m 64G -mem-prealloc -mem-path /nonexistent/dir",
+      "-mem-path /nonexistent/dir: can't open backing store "
+      "/nonexistent/dir for guest RAM: No such file or directory" },
     { "-M none -kernel /nonexistent", "-kernel /nonexistent: machine 'none' "
       "cannot load a kernel in this release yet" },
     { "-M none -incoming bogus:x", "-incoming bogus:x: unknown migration "
