@@ -167,7 +167,7 @@ static const char *const qemu72_options[] = {
  */
 static const char *const qemu72_options_pending[] = {
     "bios", "smbios", "hda", "hdb", "hdc", "hdd", "cdrom", "fda", "fdb",
-    "no-hpet", "option-rom",
+    "option-rom",
 };
 
 /*
