@@ -310,8 +310,42 @@ qemu-system-x86_64 -global isa-debugcon.iobase=0x402
 ```
 ENDDOC
 
+DEF("hda", HAS_ARG, QEMU_OPTION_hda,
+    "-hda/-hdb file  use 'file' as hard disk 0/1 image (IDE primary master/slave)\n")
+DEF("hdb", HAS_ARG, QEMU_OPTION_hdb, "")
+DEF("hdc", HAS_ARG, QEMU_OPTION_hdc,
+    "-hdc/-hdd file  use 'file' as hard disk 2/3 image (IDE secondary master/slave)\n")
+DEF("hdd", HAS_ARG, QEMU_OPTION_hdd, "")
+DOC
+Use `file` as an IDE hard disk: `-hda` is `-drive file=file,index=0,media=disk`
+(the primary channel's master, `ide0-hd0`), `-hdb` index 1 (`ide0-hd1`),
+`-hdc` index 2 and `-hdd` index 3 (the secondary channel's master and slave).
+The image's format is guessed as raw, with QEMU's warning.
+
+```sh
+qemu-system-x86_64 -hda disk.img
+```
+ENDDOC
+
+DEF("cdrom", HAS_ARG, QEMU_OPTION_cdrom,
+    "-cdrom file     use 'file' as CD-ROM image (IDE secondary master)\n")
+DOC
+Use `file` as the medium of the IDE CD-ROM: `-drive file=file,index=2,media=cdrom`
+(`ide1-cd0`, the secondary channel's master), read-only. A missing or
+unreadable image is one error line and exit status 1. Without `-cdrom`
+(and any drive at index 2) the `pc` machine still has that CD-ROM drive,
+empty, as QEMU's, unless `-nodefaults`; QMP `blockdev-change-medium`,
+`eject`, `blockdev-open-tray` and `blockdev-close-tray` change its medium
+(`DEVICE_TRAY_MOVED` tells when the tray moves).
+
+```sh
+qemu-system-x86_64 -cdrom debian.iso -boot d
+```
+ENDDOC
+
 DEF("drive", HAS_ARG, QEMU_OPTION_drive,
-    "-drive file=file[,format=raw][,if=none|virtio][,id=name]\n"
+    "-drive file=file[,format=raw][,if=ide|none|virtio][,id=name]\n"
+    "       [,index=i][,bus=b,unit=u][,media=disk|cdrom]\n"
     "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
     "       [,readonly=on|off][,aio=threads|io_uring|native]\n"
     "       [,file.locking=auto|on|off]\n"
@@ -321,8 +355,15 @@ DEF("drive", HAS_ARG, QEMU_OPTION_drive,
 DOC
 Add a drive: a `raw` format node over a `file` node for the host file
 `file`, known to devices as `id` (default `none0`, `virtio0`, ... by
-interface). `if=virtio` also adds a `virtio-blk-pci` device for it;
-`if=none` leaves it to `-device virtio-blk-pci,drive=ID`. `cache=`
+interface). `if=ide` (the default interface, as on QEMU's `pc`) puts the
+drive on the PIIX3's IDE controller: `index=0..3` (or `bus=0|1,unit=0|1`;
+without either, the first free slot) picks the channel and master or
+slave, `media=cdrom` makes it a CD-ROM (read-only; without `file=` an
+empty one), and the drive is named `ide<bus>-hd<unit>` or
+`ide<bus>-cd<unit>`; the board adds an `ide-hd` or `ide-cd` device for
+it. `if=virtio` also adds a `virtio-blk-pci` device for it;
+`if=none` leaves it to `-device virtio-blk-pci,drive=ID` (or `ide-hd`,
+`ide-cd`). `cache=`
 chooses O_DIRECT (`none`, `directsync`), a flush after every write
 (`writethrough`, `directsync`) or no flushes (`unsafe`). A missing or
 unreadable image, a directory or an unknown format is one error line

@@ -823,6 +823,24 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     }
     case QEMU_OPTION_device:
         return parse_device(optarg, errp);
+    case QEMU_OPTION_hda:
+    case QEMU_OPTION_hdb:
+    case QEMU_OPTION_hdc:
+    case QEMU_OPTION_hdd:
+    case QEMU_OPTION_cdrom: {
+        /* QEMU's drive_add(): the file name is taken whole, commas too. */
+        QemuOpts *opts = qemu_opts_new();
+        bool cdrom = popt->index == QEMU_OPTION_cdrom;
+        char index[2] = {
+            cdrom ? '2' : '0' + (popt->index - QEMU_OPTION_hda), '\0'
+        };
+
+        qemu_opts_set(opts, "index", index);
+        qemu_opts_set(opts, "file", optarg);
+        qemu_opts_set(opts, "media", cdrom ? "cdrom" : "disk");
+        g_ptr_array_add(cfg->drives, cmdline_item_new(opts));
+        return true;
+    }
     case QEMU_OPTION_drive:
     case QEMU_OPTION_blockdev: {
         CmdlineItem *it = popt->index == QEMU_OPTION_drive ?

@@ -31,6 +31,7 @@ static void __attribute__((constructor)) qdev_register_types(void)
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
     type_register("pci-device", "device", true);
+    type_register("ide-device", "device", true);
     type_register("virtio-serial-port", "device", true);
 }
 
@@ -51,6 +52,7 @@ const char *device_class_bus_type(const DeviceClass *dc)
     } bus_of_parent[] = {
         { "isa-device", BUS_TYPE_ISA },
         { "pci-device", BUS_TYPE_PCI },
+        { "ide-device", BUS_TYPE_IDE },
         { "virtio-serial-port", BUS_TYPE_VIRTIO_SERIAL },
     };
 

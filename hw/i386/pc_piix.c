@@ -22,6 +22,8 @@
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
+#include "hw/ide/ide.h"
+#include "block/block.h"
 #include "hw/pci-host/i440fx.h"
 #include "hw/qdev.h"
 #include "hw/rtc/mc146818rtc.h"
@@ -55,6 +57,10 @@
 #define PC_RSDP_LEGACY      0xf0000ULL
 /* The PIIX3 at 01.0 and its PIRQRC A-D (config 0x60-0x63). */
 #define PC_PIIX3_DEVFN      PCI_DEVFN(1, 0)
+/* Its IDE function at 01.1: IDETIM of each channel (0x40, 0x42). */
+#define PC_PIIX3_IDE_DEVFN  PCI_DEVFN(1, 1)
+#define PC_PIIX3_IDETIM     0x40
+#define PC_IDETIM_DECODE    0x8000
 #define PC_PIIX3_PIRQRC     0x60
 
 /*
@@ -82,6 +88,7 @@ typedef struct PCMachineState {
     DeviceState *hpet;              /* unless hpet=off */
     BusState *isa_bus;              /* isa.0: the ISA devices' bus */
     DeviceState *pci_host;          /* i440FX-pcihost: pci.0 */
+    DeviceState *ide;               /* piix3-ide at 01.1 */
     FWCfgState *fw_cfg;
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
@@ -418,6 +425,12 @@ static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
     for (int i = 0; i < 4; i++) {
         pci_bus_config_write(i440fx_host_bus(pcms->pci_host), PC_PIIX3_DEVFN,
                              PC_PIIX3_PIRQRC + i, pc_pirq_irqs[i], 1);
+    }
+    /* SeaBIOS's IDE setup: both channels decode (ata_piix checks). */
+    for (int i = 0; pcms->ide && i < 2; i++) {
+        pci_bus_config_write(i440fx_host_bus(pcms->pci_host),
+                             PC_PIIX3_IDE_DEVFN, PC_PIIX3_IDETIM + 2 * i,
+                             PC_IDETIM_DECODE, 2);
     }
     if (!x86_boot_load_kernel(&bc, &mem, st, fw ? &items : NULL, errp)) {
         x86_boot_fw_cfg_free(&items);
@@ -849,6 +862,45 @@ static bool pc_init_pci(PCMachineState *pcms, Error **errp)
  * other unattached devices (QEMU's numbering), fw_cfg before the kernel
  * loader fills it (in pc_devices_done(), after the -device devices).
  */
+/* A -device ide-hd or ide-cd turns QEMU's default CD-ROM off. */
+static bool pc_has_ide_device(MachineState *ms)
+{
+    for (guint i = 0; i < ms->cfg->devices->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(ms->cfg->devices, i);
+        const char *driver = qemu_opt_get(it->opts, "driver");
+
+        if (driver && (!strcmp(driver, "ide-hd") ||
+                       !strcmp(driver, "ide-cd"))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The PIIX3's IDE function at 01.1 and its drives: the -drive if=ide
+ * ones, and QEMU's default empty CD-ROM (ide1-cd0) unless -nodefaults
+ * or a drive is in that slot.
+ */
+static bool pc_init_ide(PCMachineState *pcms, MachineState *ms, Error **errp)
+{
+    pcms->ide = pc_create("piix3-ide", NULL, NULL, (const char *const[]){
+        "addr", "1.1", NULL }, errp);
+    if (!pcms->ide) {
+        return false;
+    }
+    if (!ms->cfg->nodefaults && !blk_find_ide(1, 0) &&
+        !pc_has_ide_device(ms)) {
+        BlockBackend *cd = blk_new_empty("ide1-cd0", errp);
+
+        if (!cd) {
+            return false;
+        }
+        blk_set_ide(cd, 1, 0, true);
+    }
+    return ide_create_drives(errp);
+}
+
 static bool pc_init(MachineState *ms, Error **errp)
 {
     PCMachineState *pcms = g_new0(PCMachineState, 1);
@@ -864,7 +916,9 @@ static bool pc_init(MachineState *ms, Error **errp)
         return false;
     }
     pc_build_e820(pcms);
-    if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
+    if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) ||
+        !pc_init_isa_devices(pcms, ms, errp) ||
+        !pc_init_ide(pcms, ms, errp)) {
         return false;
     }
     if (pcms->fw_cfg) {
