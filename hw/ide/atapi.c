@@ -186,15 +186,22 @@ static void atapi_io_error(IDEState *s, int ret)
     }
 }
 
-/* The byte count limit of a PIO block: even, never 0. */
-static uint32_t atapi_byte_limit(IDEState *s)
+/*
+ * The bytes of the next PIO block: all that is left if the byte count
+ * limit allows (an odd count only ends a reply), else the limit made
+ * even (never 0).
+ */
+static uint32_t atapi_block_size(IDEState *s, uint64_t left)
 {
     uint32_t bcl = s->lcyl | s->hcyl << 8;
 
     if (bcl == 0 || bcl == 0xffff) {
         bcl = 0xfffe;
     }
-    return bcl & ~1u;
+    if (left <= bcl) {
+        return left;
+    }
+    return MAX(bcl & ~1u, 2u);
 }
 
 static void atapi_read_fill(IDEState *s);
@@ -213,7 +220,7 @@ static void atapi_pio_next(IDEState *s)
         atapi_read_fill(s);
         return;
     }
-    n = MIN(MIN(s->atapi_reply_len, s->atapi_buf_len), atapi_byte_limit(s));
+    n = atapi_block_size(s, MIN(s->atapi_reply_len, s->atapi_buf_len));
     /* The block is the bytes at atapi_buf_pos: move them to the start. */
     if (s->atapi_buf_pos) {
         memmove(s->buf, s->buf + s->atapi_buf_pos, s->atapi_buf_len);

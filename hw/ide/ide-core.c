@@ -94,19 +94,23 @@ static IDEState *ide_request_end(IDERequest *r)
     return s;
 }
 
+/* INTRQ: the drive's pending interrupt, unless nIEN holds it back. */
+static void ide_update_irq(IDEBus *bus)
+{
+    qemu_set_irq(bus->irq, bus->irq_level && !(bus->ctrl & IDE_CTRL_NIEN));
+}
+
 void ide_set_irq(IDEBus *bus)
 {
     bus->bm.status |= BM_STATUS_INTR;
-    if (!(bus->ctrl & IDE_CTRL_NIEN)) {
-        bus->irq_level = true;
-        qemu_set_irq(bus->irq, 1);
-    }
+    bus->irq_level = true;
+    ide_update_irq(bus);
 }
 
 static void ide_lower_irq(IDEBus *bus)
 {
     bus->irq_level = false;
-    qemu_set_irq(bus->irq, 0);
+    ide_update_irq(bus);
 }
 
 void ide_transfer_start(IDEState *s, uint32_t len, bool out,
@@ -826,9 +830,11 @@ static uint32_t ide_data_read(IDEBus *bus, unsigned size)
     uint32_t v = 0;
 
     if (!(s->status & IDE_STAT_DRQ) || s->data_out ||
-        s->data_pos + size > s->data_end) {
+        s->data_pos >= s->data_end) {
         return 0;
     }
+    /* An odd block's last byte comes in a word of its own. */
+    size = MIN(size, s->data_end - s->data_pos);
     for (unsigned i = 0; i < size; i++) {
         v |= (uint32_t)s->buf[s->data_pos + i] << (8 * i);
     }
@@ -841,9 +847,10 @@ static void ide_data_write(IDEBus *bus, uint32_t v, unsigned size)
     IDEState *s = ide_bus_active(bus);
 
     if (!(s->status & IDE_STAT_DRQ) || !s->data_out ||
-        s->data_pos + size > s->data_end) {
+        s->data_pos >= s->data_end) {
         return;
     }
+    size = MIN(size, s->data_end - s->data_pos);
     for (unsigned i = 0; i < size; i++) {
         s->buf[s->data_pos + i] = v >> (8 * i);
     }
@@ -969,9 +976,8 @@ void ide_ctl_write(void *opaque, uint64_t addr, uint64_t val, unsigned size)
         bus->unit = 0;
     }
     bus->ctrl = val;
-    if (val & IDE_CTRL_NIEN) {
-        ide_lower_irq(bus);
-    }
+    /* An interrupt held back by nIEN comes out when it clears. */
+    ide_update_irq(bus);
 }
 
 /* --- drives --- */

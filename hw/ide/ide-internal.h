@@ -149,7 +149,7 @@ struct IDEBus {
     int unit;                   /* the selected drive */
     uint8_t ctrl;               /* device control */
     qemu_irq irq;
-    bool irq_level;
+    bool irq_level;             /* pending (INTRQ unless nIEN) */
     BMDMAState bm;
     /* Guest memory as the bus master sees it (its PCI function). */
     bool (*dma_rw)(void *opaque, uint64_t addr, void *buf, uint64_t len,

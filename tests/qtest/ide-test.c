@@ -552,6 +552,12 @@ static void test_atapi(void)
     g_assert_cmphex(buf[0], ==, 0x05);
     g_assert_cmphex(buf[1], ==, 0x80);
     g_assert_cmpmem(buf + 16, 12, "QEMU DVD-ROM", 12);
+    /* An odd allocation length: the last byte in a word of its own. */
+    pkt[4] = 35;
+    len = 36;
+    g_assert_false(atapi_cmd(&d, pkt, 36, buf, &len) & ST_ERR);
+    g_assert_cmpint(len, ==, 35);
+    g_assert_cmphex(buf[34], ==, '5');          /* of "2.5+" */
     /* READ CAPACITY: the last block, 2048 bytes each. */
     memset(pkt, 0, 12);
     pkt[0] = 0x25;
