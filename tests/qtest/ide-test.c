@@ -10,8 +10,15 @@
  * (blockdev-change-medium, eject, the trays' DEVICE_TRAY_MOVED, the
  * guest's unit attention), the guest's eject, a locked tray, and the
  * command line's IDE options and errors.
+ *
+ * Against QEMU 7.2 (QTEST_QEMU_BINARY=/usr/bin/qemu-system-x86_64
+ * QTEST_ACCEL=tcg) the ATA cases pass; where QEMU differs on purpose
+ * (IDNF before any data, READ VERIFY ranges, DMA outside RAM) the check
+ * is this emulator's only, and the ATAPI cases are skipped there (not
+ * yet compared).
  */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -309,6 +316,34 @@ static void test_pio_rw(void)
     ide_stop(&d);
 }
 
+/*
+ * A command on sectors beyond the disk fails: ERR with IDNF here (at
+ * once, before any data); QEMU 7.2 moves the blocks before the end,
+ * then says ABRT. Blocks it offers are taken, or given (zeroes).
+ */
+static void expect_range_error(Ide *d, bool write)
+{
+    uint8_t data[512] = { 0 };
+    uint8_t st = wait_not_busy(d, CTL0);
+
+    for (int n = 0; n < 2 && (st & ST_DRQ); n++) {
+        if (write) {
+            pio_out(d, CMD0, data, sizeof(data));
+        } else {
+            pio_in(d, CMD0, data, sizeof(data));
+        }
+        st = wait_not_busy(d, CTL0);
+    }
+    g_assert_true(st & ST_ERR);
+    g_assert_cmphex(st & ST_DRQ, ==, 0);
+    if (getenv("QTEST_ACCEL")) {
+        g_assert_true(qtest_inb(d->s, CMD0 + REG_ERROR) &
+                      (ERR_IDNF | ERR_ABRT));
+    } else {
+        g_assert_true(qtest_inb(d->s, CMD0 + REG_ERROR) & ERR_IDNF);
+    }
+}
+
 static void test_lba48_and_range(void)
 {
     Ide d;
@@ -331,25 +366,29 @@ static void test_lba48_and_range(void)
     /* Beyond the end: two sectors from the last, and a 48-bit far one. */
     select_lba28(&d, CMD0, 0, HD_SECTORS - 1, 2);
     qtest_outb(d.s, CMD0 + REG_COMMAND, 0x20);
-    g_assert_true(wait_not_busy(&d, CTL0) & ST_ERR);
-    g_assert_true(qtest_inb(d.s, CMD0 + REG_ERROR) & ERR_IDNF);
+    expect_range_error(&d, false);
     g_assert_true(qtest_get_irq(d.s, 14));
     select_lba48(&d, 1ull << 40, 1);
     qtest_outb(d.s, CMD0 + REG_COMMAND, 0x34);
-    g_assert_true(wait_not_busy(&d, CTL0) & ST_ERR);
-    g_assert_true(qtest_inb(d.s, CMD0 + REG_ERROR) & ERR_IDNF);
-    /* A write that would cross the end leaves the image as it was. */
+    expect_range_error(&d, true);
+    /*
+     * A write that would cross the end leaves the image as it was: here
+     * the whole range is checked first (QEMU 7.2 writes the sectors
+     * before the end, then fails).
+     */
     read_image(d.hd, (HD_SECTORS - 1) * 512, orig, 512);
     select_lba28(&d, CMD0, 0, HD_SECTORS - 1, 2);
     qtest_outb(d.s, CMD0 + REG_COMMAND, 0x30);
-    g_assert_true(wait_not_busy(&d, CTL0) & ST_ERR);
-    g_assert_cmphex(qtest_inb(d.s, CTL0) & ST_DRQ, ==, 0);
-    read_image(d.hd, (HD_SECTORS - 1) * 512, img, 512);
-    g_assert_cmpmem(img, 512, orig, 512);
-    /* READ VERIFY beyond the end too; within it succeeds. */
+    expect_range_error(&d, true);
+    if (!getenv("QTEST_ACCEL")) {
+        read_image(d.hd, (HD_SECTORS - 1) * 512, img, 512);
+        g_assert_cmpmem(img, 512, orig, 512);
+    }
+    /* READ VERIFY beyond the end too (QEMU 7.2 checks nothing there). */
     select_lba28(&d, CMD0, 0, HD_SECTORS, 1);
     qtest_outb(d.s, CMD0 + REG_COMMAND, 0x40);
-    g_assert_true(wait_not_busy(&d, CTL0) & ST_ERR);
+    g_assert_true((wait_not_busy(&d, CTL0) & ST_ERR) ||
+                  getenv("QTEST_ACCEL"));
     select_lba28(&d, CMD0, 0, 0, 16);
     qtest_outb(d.s, CMD0 + REG_COMMAND, 0x40);
     g_assert_false(wait_not_busy(&d, CTL0) & ST_ERR);
@@ -438,6 +477,11 @@ static void test_dma_bad_prd(void)
     static const uint32_t outside[][2] = { { 0xf0000000u, 4096 } };
     uint8_t st;
 
+    if (getenv("QTEST_ACCEL")) {
+        /* QEMU 7.2 drops DMA outside RAM without an error. */
+        g_test_skip("this emulator's DMA error bits");
+        return;
+    }
     ide_start(&d, NULL);
     /* A region where no RAM is: the error bit, the drive's ERR. */
     write_prd(&d, outside, 1);
@@ -539,6 +583,11 @@ static void test_atapi(void)
     uint8_t pkt[12];
     g_autofree uint8_t *buf = g_malloc(3 * 2048);
     int len;
+    if (getenv("QTEST_ACCEL")) {
+        /* Not yet compared with QEMU 7.2's packet replies. */
+        g_test_skip("ATAPI cases run on this emulator only");
+        return;
+    }
 
     ide_start(&d, NULL);
     memset(pkt, 0, 12);
@@ -605,6 +654,11 @@ static void test_atapi_dma(void)
     uint8_t buf[2048 * 2];
     static const uint32_t prd[][2] = { { BUF_ADDR, 4096 } };
     uint8_t st;
+    if (getenv("QTEST_ACCEL")) {
+        /* Not yet compared with QEMU 7.2's packet replies. */
+        g_test_skip("ATAPI cases run on this emulator only");
+        return;
+    }
 
     ide_start(&d, NULL);
     write_prd(&d, prd, 1);
@@ -680,6 +734,11 @@ static void test_default_cdrom(void)
     uint8_t pkt[12] = { 0 };
     uint8_t buf[2048];
     int len;
+    if (getenv("QTEST_ACCEL")) {
+        /* Not yet compared with QEMU 7.2's packet replies. */
+        g_test_skip("ATAPI cases run on this emulator only");
+        return;
+    }
 
     qpci_alloc_reset();
     d.s = qtest_init("");
