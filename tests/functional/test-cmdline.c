@@ -28,17 +28,17 @@ static void test_version(void)
     g_free(err);
 }
 
-/* True when word stands in text as a whole word. */
+/* True when word stands in text as a whole word ("-hda/-hdb" has two). */
 static bool has_word(const char *text, const char *word)
 {
     size_t len = strlen(word);
 
     for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
-        bool start = p == text || g_ascii_isspace(p[-1]);
+        bool start = p == text || g_ascii_isspace(p[-1]) || p[-1] == '/';
         char after = p[len];
 
         if (start && (after == '\0' || g_ascii_isspace(after) ||
-                      after == '[' || after == ',')) {
+                      after == '[' || after == ',' || after == '/')) {
             return true;
         }
     }
@@ -166,7 +166,7 @@ static const char *const qemu72_options[] = {
  * merged they may still be unknown here.
  */
 static const char *const qemu72_options_pending[] = {
-    "bios", "smbios", "hda", "hdb", "hdc", "hdd", "cdrom", "fda", "fdb",
+    "bios", "smbios", "fda", "fdb",
     "option-rom",
 };
 
