@@ -46,6 +46,7 @@ DEF("machine", HAS_ARG, QEMU_OPTION_machine,
     "                hpet=on|off      the HPET (pc; default on)\n"
     "                vmport=on|off|auto VMware I/O port (pc; only off and auto,\n"
     "                which is off, in this build)\n"
+    "                smm=off|auto     System Management Mode: none (pc)\n"
     "                usb=off          no USB (the only value in this build)\n")
 DEF("M", HAS_ARG, QEMU_OPTION_M, "")
 DOC
@@ -53,8 +54,9 @@ Select the machine type (the board) and set machine properties. `-M` is a
 short spelling of the same option. Repeated `-machine` options merge.
 
 - `type=NAME`: the machine type; `-machine help` lists the known types:
-  `pc` (`pc-i440fx-7.2`, the default) and `none`. There is no firmware
-  yet: under `kvm` and `tcg`, `pc` boots a kernel given with `-kernel`.
+  `pc` (`pc-i440fx-7.2`, the default) and `none`. Under `kvm` and `tcg`,
+  `pc` runs the firmware (SeaBIOS, see `-bios`), or a kernel given with
+  `-kernel` directly.
 - `accel=ACCEL[:ACCEL...]`: accelerators to try in order (`kvm`, `tcg`,
   `qtest`); the same as `-accel`. Default: `kvm` where `/dev/kvm` works.
 - `memory-backend=ID`: back guest RAM with the `-object` whose id is `ID`
@@ -71,6 +73,8 @@ short spelling of the same option. Repeated `-machine` options merge.
   (default `on`); `-no-hpet` is `hpet=off`.
 - `vmport=on|off|auto` (`pc`): the VMware I/O port. There is none yet:
   `auto` (the default) means `off`, and `on` is refused.
+- `smm=on|off|auto` (`pc`): there is no System Management Mode, so `auto`
+  (the default) means `off` and `on` is refused. SeaBIOS runs without it.
 - `usb=on|off`: there is no USB yet, so only `off` (what libvirt sends) is
   accepted.
 
@@ -583,6 +587,23 @@ are searched in the order given; `-L help` prints the whole search path, one
 directory a line, and exits. A file name with a `/` in it is used as it is.
 ENDDOC
 
+DEF("bios", HAS_ARG, QEMU_OPTION_bios,
+    "-bios file      set the filename for the BIOS\n")
+DOC
+The firmware the `pc` machine runs from its reset vector when there is no
+`-kernel`: `file` is looked up like `-L` says (a name with a `/` is used as
+it is); the default is SeaBIOS's `bios-256k.bin` (Debian's `seabios`
+package). It must be a multiple of 64 KiB and at most 16 MiB; it is mapped
+read-only below 4 GiB, its last 128 KiB also at 0xe0000-0xfffff, where the
+chipset's PAM registers switch between it and RAM. With `-kernel` the
+kernel is booted directly and no firmware runs (QEMU runs the firmware and
+its `linuxboot_dma.bin` option ROM first).
+
+```sh
+qemu-system-x86_64 -bios /usr/share/seabios/bios-256k.bin -nographic
+```
+ENDDOC
+
 DEFHEADING(Boot a Linux kernel directly:)
 
 DEF("kernel", HAS_ARG, QEMU_OPTION_kernel,
@@ -590,8 +611,8 @@ DEF("kernel", HAS_ARG, QEMU_OPTION_kernel,
 DOC
 Load a Linux kernel (bzImage, through the 64-bit boot protocol), a multiboot
 v1 image (ELF32 or a.out kludge) or a PVH ELF (such as an uncompressed
-`vmlinux`) into guest memory and start it directly. There is no firmware
-yet, so the `pc` machine under KVM needs `-kernel`.
+`vmlinux`) into guest memory and start it directly, without running the
+firmware (see `-bios`): the first guest line comes within milliseconds.
 
 ```sh
 qemu-system-x86_64 -kernel vmlinuz -initrd initrd.img -append console=ttyS0

@@ -876,6 +876,9 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
+    case QEMU_OPTION_bios:
+        set_string(&cfg->bios, optarg);
+        return true;
     case QEMU_OPTION_kernel:
         set_string(&cfg->kernel, optarg);
         loc_free(&cfg->kernel_loc);

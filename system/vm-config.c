@@ -71,6 +71,7 @@ void vm_config_free(VmConfig *cfg)
     loc_free(&cfg->memory.loc);
     g_free(cfg->qtest_log);
     g_free(cfg->kernel);
+    g_free(cfg->bios);
     g_free(cfg->initrd);
     g_free(cfg->append);
     loc_free(&cfg->kernel_loc);

@@ -102,6 +102,7 @@ static const QemuOptDesc machine_props[] = {
     { "acpi", QEMU_OPT_STRING },        /* pc only: on, off, auto */
     { "hpet", QEMU_OPT_BOOL },          /* pc only */
     { "vmport", QEMU_OPT_STRING },      /* pc only: on, off, auto */
+    { "smm", QEMU_OPT_STRING },         /* pc only: off, auto (on refused) */
     { "usb", QEMU_OPT_BOOL },
     { NULL },
 };
@@ -137,7 +138,7 @@ const Property *machine_properties(void)
 
 /* Of machine_props, those a board must name in its board_props. */
 static const char *const board_only_props[] = {
-    "pit", "acpi", "hpet", "vmport", NULL
+    "pit", "acpi", "hpet", "vmport", "smm", NULL
 };
 
 static bool board_has_prop(const MachineClass *mc, const char *name)

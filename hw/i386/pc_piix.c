@@ -1,8 +1,8 @@
 /*
  * The i440FX PC: guest RAM split around the PCI hole, the i440FX host
  * bridge (pci.0) with the PIIX3 at 01.0 and the ISA bus behind it, the
- * I/O APIC's input lines as the ISA interrupt lines, the ISA devices, the e820 map
- * and direct kernel boot (-kernel; there is no firmware yet), and under
+ * I/O APIC's input lines as the ISA interrupt lines, the ISA devices, the e820 map,
+ * the firmware (SeaBIOS, -bios) or direct kernel boot (-kernel), and under
  * KVM the in-kernel irqchip, PIT and the vCPUs. Without KVM the i8259
  * pair and the PIT are userspace devices and each ISA line fans out to
  * the i8259 and the I/O APIC.
@@ -16,6 +16,8 @@
 #include "hw/boot-device.h"
 #include "hw/bus.h"
 #include "hw/i386/pc.h"
+#include "hw/i386/acpi-loader.h"
+#include "hw/i386/pc-firmware.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
 #include "hw/intc/i8259.h"
@@ -62,6 +64,9 @@
 #define PC_PIIX3_IDETIM     0x40
 #define PC_IDETIM_DECODE    0x8000
 #define PC_PIIX3_PIRQRC     0x60
+/* The i440FX's PAM0-PAM6 (config 0x59-0x5f). */
+#define PC_I440FX_PAM       0x59
+#define PC_I440FX_PAM_COUNT 7
 
 /*
  * The ISA IRQ of PIRQ A-D, SeaBIOS's choice, which the board programs
@@ -93,7 +98,10 @@ typedef struct PCMachineState {
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
     const VmConfig *cfg;
-    GByteArray *acpi_tables;        /* placed at acpi_base */
+    /* Without -kernel: the firmware runs from the reset vector. */
+    bool firmware_boot;
+    PCFirmware firmware;
+    GByteArray *acpi_tables;        /* -kernel: placed at acpi_base */
     uint64_t acpi_base;
     uint64_t acpi_rsdp;             /* guest address of the RSDP */
     DeviceState *rtc;               /* its CMOS holds the boot order */
@@ -157,12 +165,42 @@ static void e820_add(PCMachineState *pcms, uint64_t addr, uint64_t len,
     };
 }
 
-/* QEMU's map for the same RAM, and the pages the accelerator uses. */
+/*
+ * The map QEMU's pc gives its firmware in "etc/e820": the RAM as it is,
+ * and the ranges that are not the firmware's to give away (the
+ * accelerator's pages, AMD's HyperTransport range). The firmware adds
+ * its own reservations and hands the result to the guest.
+ */
+static void pc_build_e820_firmware(PCMachineState *pcms)
+{
+    uint64_t base, size;
+
+    pcms->e820_entries = 0;
+    e820_add(pcms, 0, pcms->layout.below_4g, E820_RAM);
+    if (pcms->layout.above_4g) {
+        e820_add(pcms, PC_4GIB, pcms->layout.above_4g, E820_RAM);
+    }
+    if (accel_reserved_range(&base, &size)) {
+        e820_add(pcms, base, size, E820_RESERVED);
+    }
+    if (vcpus_amd_ht_hole()) {
+        e820_add(pcms, PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
+    }
+}
+
+/*
+ * For direct kernel boot: the map SeaBIOS makes of QEMU's for the same
+ * RAM, and the pages the accelerator uses.
+ */
 static void pc_build_e820(PCMachineState *pcms)
 {
     uint64_t below = pcms->layout.below_4g;
     uint64_t ram_end = below, base, size;
 
+    if (pcms->firmware_boot) {
+        pc_build_e820_firmware(pcms);
+        return;
+    }
     pcms->e820_entries = 0;
     e820_add(pcms, 0, MIN(below, PC_LOW_RAM_END), E820_RAM);
     e820_add(pcms, PC_LOW_RAM_END, PC_VGA_BASE - PC_LOW_RAM_END, E820_RESERVED);
@@ -340,10 +378,11 @@ static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
 }
 
 /*
- * ACPI tables for the vCPUs and the PM device, in the reserved area at
- * the top of low RAM, and the RSDP also where legacy guests scan.
+ * What the ACPI tables describe: the vCPUs, the PM device, the PCI
+ * windows and interrupt links, pvpanic. ac->apic_ids is g_new'ed.
  */
-static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
+static void pc_acpi_config(PCMachineState *pcms, MachineState *ms,
+                           AcpiBuildConfig *out)
 {
     X86CPUTopology topo = x86_cpu_topology(ms->cfg->smp.sockets,
                                            ms->cfg->smp.cores,
@@ -363,7 +402,6 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         .has_hpet = pcms->hpet != NULL,
     };
     uint16_t pvpanic_port;
-    uint64_t rsdp_offset;
 
     i440fx_host_holes(pcms->pci_host, &ac.pci_hole_start, &ac.pci_hole_end,
                       &ac.pci_hole64_start, &ac.pci_hole64_end);
@@ -372,17 +410,55 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         ac.has_pvpanic = true;
         ac.pvpanic_port = pvpanic_port;
     }
-    if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
-        /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
-        g_free(apic_ids);
-        return true;
-    }
     for (unsigned i = 0; i < ncpus; i++) {
         apic_ids[i] = x86_cpu_apic_id(&topo, i);
     }
+    *out = ac;
+}
+
+/* fw_cfg takes the bytes of a (freed) byte array. */
+static void pc_fw_cfg_add_array(FWCfgState *fw, const char *name,
+                                GByteArray *a)
+{
+    size_t len = a->len;
+
+    fw_cfg_add_file(fw, name, g_byte_array_free(a, false), len);
+}
+
+/*
+ * For the firmware: the tables as fw_cfg files and the linker/loader
+ * script with which it places them (QEMU's "etc/table-loader").
+ */
+static void pc_publish_acpi(PCMachineState *pcms, MachineState *ms)
+{
+    AcpiBuildConfig ac;
+    AcpiLoaderBlobs b;
+
+    pc_acpi_config(pcms, ms, &ac);
+    acpi_loader_build(&ac, &b);
+    g_free((uint32_t *)ac.apic_ids);
+    pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_TABLES_FILE, b.tables);
+    pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_RSDP_FILE, b.rsdp);
+    pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_FILE, b.loader);
+}
+
+/*
+ * For direct kernel boot: the tables in the reserved area at the top of
+ * low RAM, and the RSDP also where legacy guests scan.
+ */
+static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
+{
+    AcpiBuildConfig ac;
+    uint64_t rsdp_offset;
+
+    if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
+        /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
+        return true;
+    }
+    pc_acpi_config(pcms, ms, &ac);
     pcms->acpi_base = pcms->layout.below_4g - PC_HIGH_TABLES_SIZE;
     pcms->acpi_tables = acpi_build_tables(&ac, pcms->acpi_base, &rsdp_offset);
-    g_free(apic_ids);
+    g_free((uint32_t *)ac.apic_ids);
     if (pcms->acpi_tables->len > PC_HIGH_TABLES_SIZE) {
         error_setg(errp, "ACPI tables of %u bytes do not fit the reserved "
                    "area", pcms->acpi_tables->len);
@@ -431,6 +507,11 @@ static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
         pci_bus_config_write(i440fx_host_bus(pcms->pci_host),
                              PC_PIIX3_IDE_DEVFN, PC_PIIX3_IDETIM + 2 * i,
                              PC_IDETIM_DECODE, 2);
+    }
+    /* RAM at 0xc0000-0xfffff, where a firmware would have shadowed. */
+    for (int i = 0; i < PC_I440FX_PAM_COUNT; i++) {
+        pci_bus_config_write(i440fx_host_bus(pcms->pci_host), 0,
+                             PC_I440FX_PAM + i, 0x33, 1);
     }
     if (!x86_boot_load_kernel(&bc, &mem, st, fw ? &items : NULL, errp)) {
         x86_boot_fw_cfg_free(&items);
@@ -484,6 +565,8 @@ static void pc_reset(void *opaque)
     pc_publish_boot_order(pcms);
     x86_boot_state_init(&st);
     pc_place_acpi(pcms);
+    /* The firmware starts over from the reset vector (its ROM is seen
+     * again: the i440FX's reset cleared the PAM registers). */
     if (pcms->cfg->kernel) {
         loaded = pc_load_kernel(pcms, &st, NULL, &err);
         if (!loaded) {
@@ -521,7 +604,9 @@ static bool pc_devices_done(MachineState *ms, Error **errp)
 
     pc_publish_boot_order(pcms);
     pc_publish_pvpanic(pcms);
-    if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
+    if (ms->cfg->machine.acpi && pcms->firmware_boot) {
+        pc_publish_acpi(pcms, ms);
+    } else if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
         return false;
     }
     pcms->ram_from_source = ms->cfg->incoming != NULL;
@@ -539,15 +624,33 @@ static bool pc_devices_done(MachineState *ms, Error **errp)
     return ok;
 }
 
-/* vCPUs that run need something to run: there is no firmware yet. */
-static bool pc_need_kernel(MachineState *ms, Error **errp)
+/*
+ * Without -kernel the vCPUs run the firmware: -bios, or QEMU's default,
+ * looked up in the firmware path. -machine smm=on is refused: there is
+ * no System Management Mode (the firmware does without).
+ */
+static bool pc_init_firmware(PCMachineState *pcms, MachineState *ms,
+                             Error **errp)
 {
-    if (cpu_state_count() && !ms->cfg->kernel) {
-        error_setg(errp, "no firmware yet: use -kernel to boot a multiboot "
-                   "or Linux kernel");
+    const char *smm = qemu_opt_get(ms->cfg->machine.opts, "smm");
+    bool on;
+
+    if (smm && strcmp(smm, "auto") &&
+        !qemu_parse_bool("smm", smm, &on, errp)) {
         return false;
     }
-    return true;
+    if (smm && strcmp(smm, "auto") && on) {
+        error_setg(errp, "-machine smm=on: System Management Mode is not "
+                   "supported; use smm=off or smm=auto");
+        return false;
+    }
+    pcms->firmware_boot = !ms->cfg->kernel;
+    if (!pcms->firmware_boot) {
+        return true;
+    }
+    return pc_firmware_load(&pcms->firmware,
+                            ms->cfg->bios ? ms->cfg->bios
+                                          : PC_FIRMWARE_DEFAULT, errp);
 }
 
 static void pc_isa_irq_fanout(void *opaque, int n, int level)
@@ -843,6 +946,10 @@ static bool pc_init_pci(PCMachineState *pcms, Error **errp)
                                    "below-4g-mem-size", below,
                                    "above-4g-mem-size", above, NULL }, errp);
     if (!pcms->pci_host ||
+        !i440fx_host_map_ram(pcms->pci_host, &pcms->ram_below_4g, errp) ||
+        (pcms->firmware_boot &&
+         !pc_firmware_map(&pcms->firmware,
+                          i440fx_host_pci_memory(pcms->pci_host), errp)) ||
         !pc_create("i440FX", NULL, NULL, (const char *const[]){
             "addr", "0", NULL }, errp)) {
         return false;
@@ -912,7 +1019,7 @@ static bool pc_init(MachineState *ms, Error **errp)
         return false;
     }
     /* The CPU model decides the e820 map (the AMD HT hole). */
-    if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
+    if (!pc_init_firmware(pcms, ms, errp) || !vcpus_create(ms, errp)) {
         return false;
     }
     pc_build_e820(pcms);
@@ -949,13 +1056,14 @@ static void pc_cleanup(MachineState *ms)
     if (pcms->acpi_tables) {
         g_byte_array_free(pcms->acpi_tables, TRUE);
     }
+    pc_firmware_free(&pcms->firmware);
     qbus_free(pcms->isa_bus);
     g_free(pcms);
     ms->board = NULL;
 }
 
 static const char *const pc_board_props[] = {
-    "pit", "acpi", "hpet", "vmport", NULL
+    "pit", "acpi", "hpet", "vmport", "smm", NULL
 };
 
 static const MachineClass pc_i440fx_machine_class = {

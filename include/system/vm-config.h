@@ -117,6 +117,7 @@ typedef struct VmConfig {
     CmdlineItem *action;
     char *qtest_log;
     char *kernel, *initrd, *append;
+    char *bios;                 /* -bios, or NULL: the machine's default */
     Location kernel_loc;
     char *incoming;
     Location incoming_loc;
