@@ -42,6 +42,7 @@
 #define I440FX_PAM_SEGMENTS     13
 #define I440FX_SMRAM_BASE       0xa0000
 #define I440FX_SMRAM_SIZE       0x20000
+#define I440FX_LEGACY_END       0x100000
 
 typedef struct I440FXHostState {
     DeviceState parent;
@@ -69,6 +70,7 @@ typedef struct I440FXHostState {
     MemoryRegion *ram;
     PAMSegment pam[I440FX_PAM_SEGMENTS];
     MemoryRegion smram_pci;     /* PCI at 0xa0000 while D_OPEN is clear */
+    MemoryRegion legacy_none;   /* PCI below 1 MiB where no device is */
 } I440FXHostState;
 
 /* --- CONFADD / CONFDATA --- */
@@ -176,6 +178,29 @@ void i440fx_host_set_cf9(DeviceState *host, const MemoryRegionOps *ops,
     s->cf9_opaque = opaque;
 }
 
+/*
+ * A PCI read nobody claims ends in a master abort: all ones; the write
+ * is lost. Below the windows' PCI view of 0xa0000-0xfffff, so that it
+ * does not fall through to the RAM under the windows.
+ */
+static uint64_t legacy_none_read(void *opaque, uint64_t addr, unsigned size)
+{
+    return size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
+}
+
+static void legacy_none_write(void *opaque, uint64_t addr, uint64_t value,
+                              unsigned size)
+{
+}
+
+static const MemoryRegionOps legacy_none_ops = {
+    .read = legacy_none_read,
+    .write = legacy_none_write,
+    .valid = { .min_access_size = 1, .max_access_size = 8,
+               .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
 MemoryRegion *i440fx_host_pci_memory(DeviceState *host)
 {
     return &((I440FXHostState *)host)->pci_mem;
@@ -213,11 +238,17 @@ bool i440fx_host_map_ram(DeviceState *host, MemoryRegion *ram, Error **errp)
     unsigned n;
 
     g_assert(!s->ram);
+    memory_region_init_io(&s->legacy_none, "pci-legacy-unassigned",
+                          &legacy_none_ops, s,
+                          I440FX_LEGACY_END - I440FX_SMRAM_BASE);
     memory_region_init_alias(&s->smram_pci, "smram-region", &s->pci_mem,
                              I440FX_SMRAM_BASE, I440FX_SMRAM_SIZE);
-    if (!memory_region_add_subregion(sysmem, I440FX_SMRAM_BASE,
+    if (!memory_region_add_subregion(&s->pci_mem, I440FX_SMRAM_BASE,
+                                     &s->legacy_none, INT16_MIN, errp) ||
+        !memory_region_add_subregion(sysmem, I440FX_SMRAM_BASE,
                                      &s->smram_pci, 1, errp)) {
         memory_region_finalize(&s->smram_pci);
+        memory_region_finalize(&s->legacy_none);
         return false;
     }
     for (n = 0; n < I440FX_PAM_SEGMENTS; n++) {
@@ -230,6 +261,7 @@ bool i440fx_host_map_ram(DeviceState *host, MemoryRegion *ram, Error **errp)
                 pam_segment_exit(&s->pam[n]);
             }
             memory_region_finalize(&s->smram_pci);
+            memory_region_finalize(&s->legacy_none);
             return false;
         }
     }
@@ -247,6 +279,7 @@ static void i440fx_host_unmap_ram(I440FXHostState *s)
         pam_segment_exit(&s->pam[n]);
     }
     memory_region_finalize(&s->smram_pci);
+    memory_region_finalize(&s->legacy_none);
     memory_region_transaction_commit();
     s->ram = NULL;
 }

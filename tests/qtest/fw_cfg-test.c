@@ -570,6 +570,199 @@ static void test_fw_cfg_dma_errors(void)
     qtest_quit(s);
 }
 
+/* A whole fw_cfg file, g_malloc'ed; NULL when absent. */
+static uint8_t *fw_cfg_load_file(QTestState *s, const char *name,
+                                 size_t *len)
+{
+    uint16_t select;
+    int64_t size = fw_cfg_find_file(s, name, &select);
+    uint8_t *buf;
+
+    if (size < 0) {
+        return NULL;
+    }
+    buf = g_malloc0(size + 1);
+    fw_cfg_get(s, select, buf, size);
+    *len = size;
+    return buf;
+}
+
+/* What a firmware's linker/loader does with the files, at these places. */
+typedef struct LoadedFile {
+    const char *name;
+    uint8_t *data;
+    size_t len;
+    uint64_t addr;
+} LoadedFile;
+
+static LoadedFile *loaded_find(LoadedFile *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(f[i].name, name, 56)) {
+            return &f[i];
+        }
+    }
+    g_assert_not_reached();
+}
+
+static uint32_t le32_at(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64_at(const uint8_t *p)
+{
+    return le32_at(p) | (uint64_t)le32_at(p + 4) << 32;
+}
+
+static uint8_t sum8(const uint8_t *p, size_t len)
+{
+    uint8_t sum = 0;
+
+    while (len--) {
+        sum += *p++;
+    }
+    return sum;
+}
+
+static void run_table_loader(const uint8_t *cmds, size_t len,
+                             LoadedFile *f, size_t n)
+{
+    g_assert_cmpuint(len % 128, ==, 0);
+    g_assert_cmpuint(len, >, 0);
+    for (const uint8_t *c = cmds; c < cmds + len; c += 128) {
+        const char *a = (const char *)c + 4, *b = (const char *)c + 60;
+        LoadedFile *dst = loaded_find(f, n, a), *src;
+        uint32_t off;
+
+        switch (le32_at(c)) {
+        case 1:         /* ALLOCATE: addr chosen by the test, aligned */
+            g_assert_cmpuint(dst->addr % le32_at(c + 60), ==, 0);
+            g_assert_cmpuint(c[64], ==, strcmp(a, "etc/acpi/rsdp") ? 1 : 2);
+            break;
+        case 2: {       /* ADD_POINTER */
+            uint64_t v = 0;
+
+            src = loaded_find(f, n, b);
+            off = le32_at(c + 116);
+            g_assert_true(c[120] == 4 || c[120] == 8);
+            g_assert_cmpuint(off + c[120], <=, dst->len);
+            memcpy(&v, dst->data + off, c[120]);
+            v = GUINT64_FROM_LE(v) + src->addr;
+            v = GUINT64_TO_LE(v);
+            memcpy(dst->data + off, &v, c[120]);
+            break;
+        }
+        case 3:         /* ADD_CHECKSUM */
+            off = le32_at(c + 60);
+            g_assert_cmpuint(le32_at(c + 64) + le32_at(c + 68), <=,
+                             dst->len);
+            dst->data[off] -= sum8(dst->data + le32_at(c + 64),
+                                   le32_at(c + 68));
+            break;
+        default:
+            g_assert_not_reached();
+        }
+    }
+}
+
+/* The table at guest address addr in the tables file, checked. */
+static const uint8_t *acpi_table_at(LoadedFile *t, uint64_t addr,
+                                    const char *sig)
+{
+    const uint8_t *p;
+
+    g_assert_cmpuint(addr, >=, t->addr);
+    g_assert_cmpuint(addr - t->addr + 36, <=, t->len);
+    p = t->data + (addr - t->addr);
+    g_assert_cmpmem(p, 4, sig, 4);
+    if (strcmp(sig, "FACS")) {
+        g_assert_cmpuint(addr - t->addr + le32_at(p + 4), <=, t->len);
+        g_assert_cmpuint(sum8(p, le32_at(p + 4)), ==, 0);
+    }
+    return p;
+}
+
+/*
+ * Without -kernel the firmware gets the ACPI tables as QEMU gives them:
+ * etc/acpi/tables and etc/acpi/rsdp, placed and linked by the commands of
+ * etc/table-loader. Run them as SeaBIOS does and check the result.
+ */
+static void test_fw_cfg_acpi_loader(void)
+{
+    QTestState *s = qtest_init("-machine pc -smp 2");
+    LoadedFile f[2] = {
+        { .name = "etc/acpi/tables", .addr = 0x7fe0000 },
+        { .name = "etc/acpi/rsdp", .addr = 0xf5a40 },
+    };
+    const uint8_t *rsdt, *xsdt, *fadt;
+    size_t cmds_len;
+    uint8_t *cmds = fw_cfg_load_file(s, "etc/table-loader", &cmds_len);
+
+    g_assert_nonnull(cmds);
+    for (int i = 0; i < 2; i++) {
+        f[i].data = fw_cfg_load_file(s, f[i].name, &f[i].len);
+        g_assert_nonnull(f[i].data);
+    }
+    g_assert_cmpuint(f[1].len, ==, 36);
+    run_table_loader(cmds, cmds_len, f, 2);
+
+    g_assert_cmpmem(f[1].data, 8, "RSD PTR ", 8);
+    g_assert_cmpuint(sum8(f[1].data, 20), ==, 0);
+    g_assert_cmpuint(sum8(f[1].data, 36), ==, 0);
+    rsdt = acpi_table_at(&f[0], le32_at(f[1].data + 16), "RSDT");
+    xsdt = acpi_table_at(&f[0], le64_at(f[1].data + 24), "XSDT");
+    fadt = acpi_table_at(&f[0], le32_at(rsdt + 36), "FACP");
+    g_assert_true(fadt == acpi_table_at(&f[0], le64_at(xsdt + 36), "FACP"));
+    acpi_table_at(&f[0], le32_at(rsdt + 40), "APIC");
+    acpi_table_at(&f[0], le64_at(xsdt + 44), "APIC");
+    acpi_table_at(&f[0], le32_at(fadt + 36), "FACS");
+    acpi_table_at(&f[0], le32_at(fadt + 40), "DSDT");
+    g_assert_cmpuint(le64_at(fadt + 140), ==, le32_at(fadt + 40));
+    g_free(cmds);
+    g_free(f[0].data);
+    g_free(f[1].data);
+    qtest_quit(s);
+
+    /* -machine acpi=off: no tables for the firmware either. */
+    s = qtest_init("-machine pc,acpi=off");
+    g_assert_null(fw_cfg_load_file(s, "etc/table-loader", &cmds_len));
+    g_assert_null(fw_cfg_load_file(s, "etc/acpi/tables", &cmds_len));
+    qtest_quit(s);
+}
+
+/* The firmware's etc/e820 is QEMU's: RAM as it is, no reservations. */
+static void test_fw_cfg_e820_firmware(void)
+{
+    static const struct {
+        const char *args;
+        uint64_t map[2][3];
+        size_t n;
+    } cases[] = {
+        { "-machine pc -m 256M", { { 0, 256 << 20, 1 } }, 1 },
+        { "-machine pc -m 4G", { { 0, 3ULL << 30, 1 },
+                                 { 1ULL << 32, 1ULL << 30, 1 } }, 2 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        QTestState *s = qtest_init(cases[i].args);
+        size_t len;
+        uint8_t *e820 = fw_cfg_load_file(s, "etc/e820", &len);
+
+        g_assert_nonnull(e820);
+        g_assert_cmpuint(len, ==, cases[i].n * 20);
+        for (size_t j = 0; j < cases[i].n; j++) {
+            g_assert_cmphex(le64_at(e820 + j * 20), ==, cases[i].map[j][0]);
+            g_assert_cmphex(le64_at(e820 + j * 20 + 8), ==,
+                            cases[i].map[j][1]);
+            g_assert_cmpuint(le32_at(e820 + j * 20 + 16), ==,
+                             cases[i].map[j][2]);
+        }
+        g_free(e820);
+        qtest_quit(s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -594,6 +787,8 @@ int main(int argc, char **argv)
     qtest_add_func("fw_cfg/dma/skip", test_fw_cfg_dma_skip);
     qtest_add_func("fw_cfg/dma/errors", test_fw_cfg_dma_errors);
     qtest_add_func("fw_cfg/pvpanic-port", test_fw_cfg_pvpanic_port);
+    qtest_add_func("fw_cfg/acpi-table-loader", test_fw_cfg_acpi_loader);
+    qtest_add_func("fw_cfg/e820-firmware", test_fw_cfg_e820_firmware);
 
     return g_test_run();
 }
