@@ -442,7 +442,7 @@ DOC
 Add a device to the machine. Each `-device` adds one; `id=ID` names it
 (`/machine/peripheral/ID`). `-device help` lists drivers and
 `-device DRIVER,help` lists a driver's properties. Drivers today:
-`isa-serial`, `isa-debug-exit`, `pc-testdev`, `acpi-pm`, `pci-testdev`,
+`isa-serial`, `isa-debug-exit`, `isa-debugcon`, `pc-testdev`, `acpi-pm`, `pci-testdev`,
 `edu`, `virtio-rng-pci`, `virtio-blk-pci`, `virtio-balloon-pci`, `virtio-serial-pci` with its
 ports `virtconsole` and `virtserialport` (`docs/virtio-serial-rng.md`)
 (virtio devices are modern only:
