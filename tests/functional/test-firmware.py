@@ -7,7 +7,8 @@ case is cheap, for that binary too (Debian's QEMU 7.2, a check of the
 test itself):
   banner: the bare default machine under tcg with -nographic prints
     SeaBIOS's banner and walks its boot order to "No bootable device."
-    (QEMU with -net none: its default NIC's iPXE would try the network);
+    (QEMU with -net none: its default NIC's iPXE would try the network),
+    with one vCPU and with two (SeaBIOS starts the second);
   reset: QMP system_reset after that runs the firmware again (a second
     banner);
   no-reboot: a 64 KiB -bios that prints "B" on COM1 and resets the
@@ -150,8 +151,9 @@ def extra_args(binary, ours):
     return [] if ours else ["-net", "none"]
 
 
-def case_banner(tap, binary, ours, tmp):
-    vm = Vm(binary, ["-accel", "tcg", "-nographic"] + extra_args(binary, ours))
+def case_banner(tap, binary, ours, tmp, smp=1):
+    vm = Vm(binary, ["-accel", "tcg", "-nographic", "-smp", str(smp)] +
+            extra_args(binary, ours))
     t0 = time.monotonic()
     seen = vm.wait_for(NO_BOOT, 60)
     elapsed = time.monotonic() - t0
@@ -160,7 +162,7 @@ def case_banner(tap, binary, ours, tmp):
     good = seen and BANNER in out and \
         out.index(BANNER) < out.index(NO_BOOT) and \
         "Booting from Hard Disk..." in out
-    tap.ok(good, "banner %s (%.1f s)" % (binary, elapsed),
+    tap.ok(good, "banner -smp %d %s (%.1f s)" % (smp, binary, elapsed),
            out + vm.err.decode("latin-1"))
 
 
@@ -327,6 +329,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for binary, is_ours in binaries:
             case_banner(tap, binary, is_ours, tmp)
+            # SeaBIOS starts the APs and spins on a lock with pause.
+            case_banner(tap, binary, is_ours, tmp, smp=2)
             case_reset(tap, binary, is_ours, tmp)
             case_no_reboot(tap, binary, is_ours, tmp)
             case_bad_bios(tap, binary, is_ours, tmp)
