@@ -597,7 +597,7 @@ package). It must be a multiple of 64 KiB and at most 16 MiB; it is mapped
 read-only below 4 GiB, its last 128 KiB also at 0xe0000-0xfffff, where the
 chipset's PAM registers switch between it and RAM. With `-kernel` the
 kernel is booted directly and no firmware runs (QEMU runs the firmware and
-its `linuxboot_dma.bin` option ROM first).
+its `linuxboot_dma.bin` option ROM first). See `docs/firmware.md`.
 
 ```sh
 qemu-system-x86_64 -bios /usr/share/seabios/bios-256k.bin -nographic
