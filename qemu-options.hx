@@ -604,6 +604,26 @@ qemu-system-x86_64 -bios /usr/share/seabios/bios-256k.bin -nographic
 ```
 ENDDOC
 
+DEF("smbios", HAS_ARG, QEMU_OPTION_smbios,
+    "-smbios type=0[,vendor=str][,version=str][,date=str][,release=%d.%d]\n"
+    "              [,uefi=on|off]\n"
+    "                specify SMBIOS type 0 fields\n"
+    "-smbios type=1[,manufacturer=str][,product=str][,version=str][,serial=str]\n"
+    "              [,uuid=uuid][,sku=str][,family=str]\n"
+    "                specify SMBIOS type 1 fields\n")
+DOC
+Set fields of the SMBIOS tables the firmware installs (the `pc` machine
+without `-kernel`; see `docs/firmware.md`). Type 0 (BIOS information) is
+given to the firmware once `vendor`, `version` or `date` is set (else
+SeaBIOS writes its own); type 1 (system information) defaults to QEMU's
+"QEMU", "Standard PC (i440FX + PIIX, 1996)", "pc-i440fx-7.2" and the
+`-uuid`. Other types and `file=` are not supported yet.
+
+```sh
+qemu-system-x86_64 -smbios type=1,manufacturer=ACME,serial=42 -nographic
+```
+ENDDOC
+
 DEFHEADING(Boot a Linux kernel directly:)
 
 DEF("kernel", HAS_ARG, QEMU_OPTION_kernel,

@@ -204,8 +204,8 @@ def main():
                                                        banner, post))
     if a.reference in med:
         out.append("")
-        out.append("Ours / QEMU's under tcg: banner %s, firmware phase %s (target: "
-                   "no slower).  " % (ratio(med[ours][0], med[a.reference][0]),
+        out.append("Ours / QEMU's under tcg: banner %s, firmware phase %s "
+                   "(target: no slower).  " % (ratio(med[ours][0], med[a.reference][0]),
                                       ratio(med[ours][1],
                                             med[a.reference][1])))
     out.append("")

@@ -26,6 +26,7 @@
 #include "system/system.h"
 #include "system/cmdline.h"
 #include "system/datadir.h"
+#include "hw/i386/pc-smbios.h"
 #include "system/vm-config.h"
 
 
@@ -876,6 +877,15 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
         return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
+    case QEMU_OPTION_smbios:
+        if (!smbios_check_option(optarg, errp)) {
+            return false;
+        }
+        if (!cfg->smbios) {
+            cfg->smbios = g_ptr_array_new_with_free_func(g_free);
+        }
+        g_ptr_array_add(cfg->smbios, g_strdup(optarg));
+        return true;
     case QEMU_OPTION_bios:
         set_string(&cfg->bios, optarg);
         return true;

@@ -72,6 +72,9 @@ void vm_config_free(VmConfig *cfg)
     g_free(cfg->qtest_log);
     g_free(cfg->kernel);
     g_free(cfg->bios);
+    if (cfg->smbios) {
+        g_ptr_array_free(cfg->smbios, true);
+    }
     g_free(cfg->initrd);
     g_free(cfg->append);
     loc_free(&cfg->kernel_loc);

@@ -18,6 +18,7 @@
 #include "hw/i386/pc.h"
 #include "hw/i386/acpi-loader.h"
 #include "hw/i386/pc-firmware.h"
+#include "hw/i386/pc-smbios.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
 #include "hw/intc/i8259.h"
@@ -442,6 +443,65 @@ static void pc_publish_acpi(PCMachineState *pcms, MachineState *ms)
     pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_FILE, b.loader);
 }
 
+/* CPUID leaf 1 of the machine's CPU model (0s where it cannot be had). */
+static void pc_cpuid_1(const VmConfig *cfg, uint32_t *eax, uint32_t *edx)
+{
+    X86CPUIDEntry *t = g_new(X86CPUIDEntry, X86_CPUID_MAX_ENTRIES);
+    X86CPUDef def;
+    X86CPUIDEntry *leaf = NULL;
+    unsigned n = 0;
+
+    *eax = *edx = 0;
+    if (x86_cpu_def_init(&def, cfg->cpu.model, cfg->cpu.features, NULL)) {
+        n = vcpus_model_cpuid(&def, t, X86_CPUID_MAX_ENTRIES, NULL);
+        x86_cpu_def_free(&def);
+    }
+    leaf = n ? x86_cpuid_find(t, n, 1, 0) : NULL;
+    if (leaf) {
+        *eax = leaf->regs[X86_R_EAX];
+        *edx = leaf->regs[X86_R_EDX];
+    }
+    g_free(t);
+}
+
+/*
+ * The SMBIOS tables QEMU's pc gives its firmware, with -smbios type=0,1
+ * (checked on the command line).
+ */
+static bool pc_publish_smbios(PCMachineState *pcms, MachineState *ms,
+                              Error **errp)
+{
+    const VmConfig *cfg = ms->cfg;
+    SmbiosRange ram[2] = {
+        { 0, pcms->layout.below_4g }, { PC_4GIB, pcms->layout.above_4g },
+    };
+    X86CPUTopology topo = x86_cpu_topology(cfg->smp.sockets, cfg->smp.cores,
+                                           cfg->smp.threads);
+    unsigned max_cpus = MAX(cfg->smp.maxcpus, MAX(ms->smp_cpus, 1u));
+    SmbiosConfig sc = {
+        .machine_desc = ms->mc->desc,
+        .machine_name = ms->mc->name,
+        .uuid = qemu_uuid_set ? qemu_uuid : NULL,
+        .cores = topo.cores,
+        .threads = topo.threads,
+        .ram_size = ms->ram_size,
+        .ram = ram,
+        .nram = pcms->layout.above_4g ? 2 : 1,
+        .options = cfg->smbios,
+    };
+    GByteArray *tables, *anchor;
+
+    sc.sockets = (max_cpus + topo.cores * topo.threads - 1) /
+                 (topo.cores * topo.threads);
+    pc_cpuid_1(cfg, &sc.cpuid_1_eax, &sc.cpuid_1_edx);
+    if (!smbios_build(&sc, &tables, &anchor, errp)) {
+        return false;
+    }
+    pc_fw_cfg_add_array(pcms->fw_cfg, SMBIOS_TABLES_FILE, tables);
+    pc_fw_cfg_add_array(pcms->fw_cfg, SMBIOS_ANCHOR_FILE, anchor);
+    return true;
+}
+
 /*
  * For direct kernel boot: the tables in the reserved area at the top of
  * low RAM, and the RSDP also where legacy guests scan.
@@ -604,6 +664,9 @@ static bool pc_devices_done(MachineState *ms, Error **errp)
 
     pc_publish_boot_order(pcms);
     pc_publish_pvpanic(pcms);
+    if (pcms->firmware_boot && !pc_publish_smbios(pcms, ms, errp)) {
+        return false;
+    }
     if (ms->cfg->machine.acpi && pcms->firmware_boot) {
         pc_publish_acpi(pcms, ms);
     } else if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {

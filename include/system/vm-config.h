@@ -118,6 +118,7 @@ typedef struct VmConfig {
     char *qtest_log;
     char *kernel, *initrd, *append;
     char *bios;                 /* -bios, or NULL: the machine's default */
+    GPtrArray *smbios;          /* of char *: -smbios, each checked */
     Location kernel_loc;
     char *incoming;
     Location incoming_loc;

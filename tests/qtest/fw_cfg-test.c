@@ -763,6 +763,129 @@ static void test_fw_cfg_e820_firmware(void)
     }
 }
 
+/* The string number n of the structure at p (1-based), or NULL. */
+static const char *smbios_string(const uint8_t *p, unsigned n)
+{
+    const char *s = (const char *)p + p[1];
+
+    if (!n) {
+        return NULL;
+    }
+    while (--n) {
+        s += strlen(s) + 1;
+    }
+    return s;
+}
+
+/* The structure after p: its formatted area, then its strings. */
+static const uint8_t *smbios_next(const uint8_t *p)
+{
+    const uint8_t *s = p + p[1];
+
+    while (s[0] || s[1]) {
+        s++;
+    }
+    return s + 2;
+}
+
+/*
+ * The firmware's SMBIOS files as QEMU 7.2's: a 2.8 entry point that
+ * counts the structures, then types 1, 3, 4 per socket, 16, 17, 19 per
+ * RAM range, 32 and 127 with QEMU's strings; -smbios type=1 and type=0.
+ */
+static void test_fw_cfg_smbios(void)
+{
+    QTestState *s = qtest_init("-machine pc -m 256M -smp 2,sockets=2 "
+                               "-uuid 4600cb32-38ec-4b2f-8acb-81c6ea54f2d8");
+    size_t alen, tlen;
+    uint8_t *anchor = fw_cfg_load_file(s, "etc/smbios/smbios-anchor", &alen);
+    uint8_t *tables = fw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
+    const uint8_t *p, *end;
+    unsigned count = 0, type4 = 0;
+    size_t max = 0;
+    char types[32] = "";
+
+    g_assert_nonnull(anchor);
+    g_assert_nonnull(tables);
+    g_assert_cmpuint(alen, ==, 31);
+    g_assert_cmpmem(anchor, 4, "_SM_", 4);
+    g_assert_cmpmem(anchor + 16, 5, "_DMI_", 5);
+    g_assert_cmpuint(anchor[6], ==, 2);
+    g_assert_cmpuint(anchor[7], ==, 8);
+    g_assert_cmpuint(anchor[22] | anchor[23] << 8, ==, tlen);
+    for (p = tables, end = tables + tlen; p < end; p = smbios_next(p)) {
+        size_t len = smbios_next(p) - p;
+
+        count++;
+        max = MAX(max, len);
+        g_snprintf(types + strlen(types), sizeof(types) - strlen(types),
+                   "%s%u", *types ? "," : "", p[0] == 4 ? 4 : p[0]);
+        switch (p[0]) {
+        case 1:
+            g_assert_cmpstr(smbios_string(p, p[4]), ==, "QEMU");
+            g_assert_cmpstr(smbios_string(p, p[5]), ==,
+                            "Standard PC (i440FX + PIIX, 1996)");
+            g_assert_cmpstr(smbios_string(p, p[6]), ==, "pc-i440fx-7.2");
+            /* SMBIOS's UUID: the first three fields little-endian. */
+            g_assert_cmphex(p[8], ==, 0x32);
+            g_assert_cmphex(p[11], ==, 0x46);
+            g_assert_cmphex(p[16], ==, 0x8a);
+            break;
+        case 4:
+            g_assert_cmpstr(smbios_string(p, p[4]), ==,
+                            type4 ? "CPU 1" : "CPU 0");
+            g_assert_cmphex(p[2] | p[3] << 8, ==, 0x400 + type4);
+            type4++;
+            break;
+        case 17:
+            g_assert_cmpuint(p[12] | p[13] << 8, ==, 256);     /* MiB */
+            g_assert_cmpstr(smbios_string(p, p[16]), ==, "DIMM 0");
+            break;
+        case 19:
+            g_assert_cmphex(le32_at(p + 8), ==, 256 * 1024 - 1);  /* KiB */
+            break;
+        }
+    }
+    g_assert_true(p == end);
+    g_assert_cmpstr(types, ==, "1,3,4,4,16,17,19,32,127");
+    g_assert_cmpuint(anchor[28] | anchor[29] << 8, ==, count);
+    g_assert_cmpuint(anchor[8] | anchor[9] << 8, ==, max);
+    g_free(anchor);
+    g_free(tables);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc -smbios type=1,manufacturer=ACME,serial=42 "
+                   "-smbios type=0,vendor=V,version=1.2,release=3.4");
+    tables = fw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
+    g_assert_cmpuint(tables[0], ==, 0);
+    g_assert_cmpstr(smbios_string(tables, tables[4]), ==, "V");
+    g_assert_cmpstr(smbios_string(tables, tables[5]), ==, "1.2");
+    g_assert_cmpuint(tables[20], ==, 3);
+    g_assert_cmpuint(tables[21], ==, 4);
+    p = smbios_next(tables);
+    g_assert_cmpuint(p[0], ==, 1);
+    g_assert_cmpstr(smbios_string(p, p[4]), ==, "ACME");
+    g_assert_cmpstr(smbios_string(p, p[7]), ==, "42");
+    g_free(tables);
+    qtest_quit(s);
+}
+
+static const QTestStartError smbios_errors[] = {
+    { "-smbios type=1,foo=bar",
+      "qemu-system-x86_64: -smbios type=1,foo=bar: Invalid parameter "
+      "'foo'\n" },
+    { "-smbios type=9", "qemu-system-x86_64: -smbios type=9: Don't know "
+      "how to build fields for SMBIOS type 9\n" },
+    { "-smbios foo=1", "qemu-system-x86_64: -smbios foo=1: Must specify "
+      "type= or file=\n" },
+    { "-smbios type=0,release=x", "qemu-system-x86_64: -smbios "
+      "type=0,release=x: Invalid release\n" },
+    { "-smbios type=1,uuid=zz", "qemu-system-x86_64: -smbios "
+      "type=1,uuid=zz: Invalid UUID\n" },
+    { "-smbios type=0,uefi=maybe", "qemu-system-x86_64: -smbios "
+      "type=0,uefi=maybe: Parameter 'uefi' expects 'on' or 'off'\n" },
+};
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -789,6 +912,9 @@ int main(int argc, char **argv)
     qtest_add_func("fw_cfg/pvpanic-port", test_fw_cfg_pvpanic_port);
     qtest_add_func("fw_cfg/acpi-table-loader", test_fw_cfg_acpi_loader);
     qtest_add_func("fw_cfg/e820-firmware", test_fw_cfg_e820_firmware);
+    qtest_add_func("fw_cfg/smbios", test_fw_cfg_smbios);
+    qtest_add_start_errors("fw_cfg/smbios-error", smbios_errors,
+                           G_N_ELEMENTS(smbios_errors));
 
     return g_test_run();
 }
