@@ -16,8 +16,9 @@ test itself):
     status 0 after one "B", without it the firmware runs again and again;
   bad-bios: a missing, empty, odd-sized (not a multiple of 64 KiB) or
     over-16-MiB -bios file, and a directory: one line, exit status 1;
-  kvm-banner: the banner under KVM (skipped where /dev/kvm does not open;
-    real mode may be emulated slowly there);
+  kvm-banner: the banner under KVM, and the boot order walk again after
+    system_reset (skipped where /dev/kvm does not open; real mode may be
+    emulated slowly there);
   linux-disk: with --linux-dir DIR (build/guest-linux,
     scripts/fetch-linux-guest.sh) and the tools of
     scripts/make-boot-media.sh, a raw disk image holding the Debian
@@ -257,14 +258,22 @@ def kvm_usable():
 def case_kvm_banner(tap, binary, ours, tmp):
     if not kvm_usable():
         tap.skip("banner under kvm %s" % binary, "/dev/kvm does not open")
+        tap.skip("reset under kvm %s" % binary, "/dev/kvm does not open")
         return
+    qmp = os.path.join(tmp, "qmp-kvm-%d.sock" % tap.n)
     vm = Vm(binary, ["-accel", "kvm", "-nographic"] +
-            extra_args(binary, ours))
+            extra_args(binary, ours), qmp=qmp)
     t0 = time.monotonic()
     good = vm.wait_for(BANNER, 120)
     elapsed = time.monotonic() - t0
-    vm.stop()
     tap.ok(good, "banner under kvm %s (%.1f s)" % (binary, elapsed),
+           vm.text() + vm.err.decode("latin-1"))
+    # The read-only slots and PAM windows come back at a reset.
+    good = good and vm.wait_for(NO_BOOT, 120) and \
+        '"return"' in vm.qmp("system_reset") and \
+        vm.wait_for(BANNER, 120, 2) and vm.wait_for(NO_BOOT, 120, 2)
+    vm.stop()
+    tap.ok(good, "reset under kvm runs the firmware again %s" % binary,
            vm.text() + vm.err.decode("latin-1"))
 
 
