@@ -79,7 +79,8 @@ struct MemoryRegion {
     const MemoryRegionOps *ops;     /* devices only */
     void *opaque;
     uint8_t *ram;                   /* host pointer of RAM regions */
-    bool readonly;                  /* ROM: guest writes are ignored */
+    bool readonly;                  /* ROM; an alias or container: what it
+                                     * shows is read-only */
     bool enabled;                   /* memory_region_set_enabled() */
     bool is_container;
     MemoryRegion *alias;            /* aliases: the region looked into */
