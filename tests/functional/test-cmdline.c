@@ -166,7 +166,7 @@ static const char *const qemu72_options[] = {
  * merged they may still be unknown here.
  */
 static const char *const qemu72_options_pending[] = {
-    "bios", "smbios", "fda", "fdb",
+    "fda", "fdb",
     "option-rom",
 };
 

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "hw/nvram/fw_cfg.h"
+#include "libqfw.h"
 #include "libqtest.h"
 
 /* The DMA address register's low half (FW_CFG_IO_DMA: the high half). */
@@ -65,37 +66,11 @@ static uint64_t fw_cfg_get_u64(QTestState *s, uint16_t key)
  * Find a file in the directory: returns its size and sets *select, or
  * returns -1 when the file is absent.
  */
-static int64_t fw_cfg_find_file(QTestState *s, const char *name,
-                                uint16_t *select)
-{
-    uint32_t count;
-
-    fw_cfg_select(s, FW_CFG_FILE_DIR);
-    fw_cfg_read_data(s, &count, sizeof(count));
-    count = GUINT32_FROM_BE(count);
-    for (uint32_t i = 0; i < count; i++) {
-        struct {
-            uint32_t size;
-            uint16_t select;
-            uint16_t reserved;
-            char name[FW_CFG_MAX_FILE_PATH];
-        } f;
-
-        fw_cfg_read_data(s, &f, sizeof(f));
-        if (!strcmp(f.name, name)) {
-            *select = GUINT16_FROM_BE(f.select);
-            return GUINT32_FROM_BE(f.size);
-        }
-    }
-    return -1;
-}
-
-/* Read up to len bytes of a file; returns the file's size or -1. */
 static int64_t fw_cfg_get_file(QTestState *s, const char *name, void *buf,
                                size_t len)
 {
     uint16_t select;
-    int64_t size = fw_cfg_find_file(s, name, &select);
+    int64_t size = qfw_cfg_find_file(s, name, &select);
 
     if (size >= 0) {
         fw_cfg_get(s, select, buf, MIN((size_t)size, len));
@@ -284,10 +259,10 @@ static void test_fw_cfg_file_dir(void)
     g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 0);
 
     /* No bootable device: QEMU's bootorder is present and empty. */
-    g_assert_cmpint(fw_cfg_find_file(s, "bootorder", &select), ==, 0);
-    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
+    g_assert_cmpint(qfw_cfg_find_file(s, "bootorder", &select), ==, 0);
+    g_assert_cmpint(qfw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
                     4);
-    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-menu-wait", &select), ==,
+    g_assert_cmpint(qfw_cfg_find_file(s, "etc/boot-menu-wait", &select), ==,
                     -1);
     qtest_quit(s);
 }
@@ -494,7 +469,7 @@ static void test_fw_cfg_dma_read(void)
     g_assert_true(memcmp(buf, "QEMU\0\0\0\0\xaa", 9) == 0);
 
     /* A file, by the selector found in the directory. */
-    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
+    g_assert_cmpint(qfw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
                     4);
     g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   ((uint32_t)select << 16), 4, DMA_BUF),
@@ -571,22 +546,6 @@ static void test_fw_cfg_dma_errors(void)
 }
 
 /* A whole fw_cfg file, g_malloc'ed; NULL when absent. */
-static uint8_t *fw_cfg_load_file(QTestState *s, const char *name,
-                                 size_t *len)
-{
-    uint16_t select;
-    int64_t size = fw_cfg_find_file(s, name, &select);
-    uint8_t *buf;
-
-    if (size < 0) {
-        return NULL;
-    }
-    buf = g_malloc0(size + 1);
-    fw_cfg_get(s, select, buf, size);
-    *len = size;
-    return buf;
-}
-
 /* What a firmware's linker/loader does with the files, at these places. */
 typedef struct LoadedFile {
     const char *name;
@@ -697,11 +656,11 @@ static void test_fw_cfg_acpi_loader(void)
     };
     const uint8_t *rsdt, *xsdt, *fadt;
     size_t cmds_len;
-    uint8_t *cmds = fw_cfg_load_file(s, "etc/table-loader", &cmds_len);
+    uint8_t *cmds = qfw_cfg_load_file(s, "etc/table-loader", &cmds_len);
 
     g_assert_nonnull(cmds);
     for (int i = 0; i < 2; i++) {
-        f[i].data = fw_cfg_load_file(s, f[i].name, &f[i].len);
+        f[i].data = qfw_cfg_load_file(s, f[i].name, &f[i].len);
         g_assert_nonnull(f[i].data);
     }
     g_assert_cmpuint(f[1].len, ==, 36);
@@ -726,8 +685,8 @@ static void test_fw_cfg_acpi_loader(void)
 
     /* -machine acpi=off: no tables for the firmware either. */
     s = qtest_init("-machine pc,acpi=off");
-    g_assert_null(fw_cfg_load_file(s, "etc/table-loader", &cmds_len));
-    g_assert_null(fw_cfg_load_file(s, "etc/acpi/tables", &cmds_len));
+    g_assert_null(qfw_cfg_load_file(s, "etc/table-loader", &cmds_len));
+    g_assert_null(qfw_cfg_load_file(s, "etc/acpi/tables", &cmds_len));
     qtest_quit(s);
 }
 
@@ -747,7 +706,7 @@ static void test_fw_cfg_e820_firmware(void)
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         QTestState *s = qtest_init(cases[i].args);
         size_t len;
-        uint8_t *e820 = fw_cfg_load_file(s, "etc/e820", &len);
+        uint8_t *e820 = qfw_cfg_load_file(s, "etc/e820", &len);
 
         g_assert_nonnull(e820);
         g_assert_cmpuint(len, ==, cases[i].n * 20);
@@ -798,8 +757,8 @@ static void test_fw_cfg_smbios(void)
     QTestState *s = qtest_init("-machine pc -m 256M -smp 2,sockets=2 "
                                "-uuid 4600cb32-38ec-4b2f-8acb-81c6ea54f2d8");
     size_t alen, tlen;
-    uint8_t *anchor = fw_cfg_load_file(s, "etc/smbios/smbios-anchor", &alen);
-    uint8_t *tables = fw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
+    uint8_t *anchor = qfw_cfg_load_file(s, "etc/smbios/smbios-anchor", &alen);
+    uint8_t *tables = qfw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
     const uint8_t *p, *end;
     unsigned count = 0, type4 = 0;
     size_t max = 0;
@@ -856,7 +815,7 @@ static void test_fw_cfg_smbios(void)
 
     s = qtest_init("-machine pc -smbios type=1,manufacturer=ACME,serial=42 "
                    "-smbios type=0,vendor=V,version=1.2,release=3.4");
-    tables = fw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
+    tables = qfw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
     g_assert_cmpuint(tables[0], ==, 0);
     g_assert_cmpstr(smbios_string(tables, tables[4]), ==, "V");
     g_assert_cmpstr(smbios_string(tables, tables[5]), ==, "1.2");

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "hw/timer/hpet.h"
+#include "libqfw.h"
 #include "libqtest.h"
 
 #define MACHINE         "-machine pc"
@@ -20,7 +21,6 @@
                          HPET_TN_CMP)
 #define NS_PER_TICK     10
 #define ROUTE(pin)      ((pin) << HPET_TN_INT_ROUTE_SHIFT)
-#define RSDP_LEGACY     0xf0000
 
 static uint32_t rd(QTestState *s, uint32_t reg)
 {
@@ -268,28 +268,25 @@ static void test_disable(void)
     qtest_quit(s);
 }
 
-/* The guest's ACPI tables: RSDP (legacy copy) -> RSDT -> signature. */
+/*
+ * The table with signature sig among those the firmware gets in
+ * etc/acpi/tables (each starts with its signature and length).
+ */
 static bool acpi_has_table(QTestState *s, const char *sig, uint8_t *out,
                            size_t out_len)
 {
-    uint8_t rsdp[36], hdr[36];
-    uint32_t rsdt, len;
+    size_t len;
+    g_autofree uint8_t *blob = qfw_cfg_load_file(s, "etc/acpi/tables", &len);
 
-    qtest_memread(s, RSDP_LEGACY, rsdp, sizeof(rsdp));
-    g_assert_cmpmem(rsdp, 8, "RSD PTR ", 8);
-    memcpy(&rsdt, rsdp + 16, 4);
-    qtest_memread(s, rsdt, hdr, sizeof(hdr));
-    g_assert_cmpmem(hdr, 4, "RSDT", 4);
-    memcpy(&len, hdr + 4, 4);
-    for (uint32_t off = 36; off + 4 <= len; off += 4) {
-        uint32_t addr;
-        uint8_t t[36];
+    g_assert_nonnull(blob);
+    for (size_t off = 0; off + 8 <= len; off++) {
+        uint32_t tlen;
 
-        addr = qtest_readl(s, rsdt + off);
-        qtest_memread(s, addr, t, sizeof(t));
-        if (!memcmp(t, sig, 4)) {
+        memcpy(&tlen, blob + off + 4, 4);
+        if (!memcmp(blob + off, sig, 4) && tlen >= 36 &&
+            tlen <= len - off) {
             if (out) {
-                qtest_memread(s, addr, out, out_len);
+                memcpy(out, blob + off, MIN(out_len, tlen));
             }
             return true;
         }
