@@ -1075,6 +1075,11 @@ DEF("sd", HAS_ARG | UNSUPPORTED, QEMU_OPTION_sd,
     "-sd file         SD card image\n")
 DEF("pflash", HAS_ARG | UNSUPPORTED, QEMU_OPTION_pflash,
     "-pflash file     parallel flash image (UEFI firmware and its variables)\n")
+DEF("fda", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fda,
+    "-fda/-fdb file  use 'file' as floppy disk 0/1 image\n")
+DEF("fdb", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fdb, "")
+DEF("option-rom", HAS_ARG | UNSUPPORTED, QEMU_OPTION_option_rom,
+    "-option-rom rom load a file, rom, into the option ROM space\n")
 DEF("snapshot", 0 | UNSUPPORTED, QEMU_OPTION_snapshot,
     "-snapshot        write to temporary files instead of the disk images\n")
 DEF("fsdev", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fsdev,

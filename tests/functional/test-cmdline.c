@@ -162,15 +162,6 @@ static const char *const qemu72_options[] = {
 };
 
 /*
- * Issue 28's firmware, IDE and HPET work declares these; until it is
- * merged they may still be unknown here.
- */
-static const char *const qemu72_options_pending[] = {
-    "fda", "fdb",
-    "option-rom",
-};
-
-/*
  * None of them is an "invalid option": the first pass over the words
  * passes over a known name (and its argument, if it takes one) and
  * stops at the unknown word after it.
@@ -187,12 +178,8 @@ static void test_qemu72_options_known(void)
         g_assert_cmpint(WEXITSTATUS(status), ==, 1);
         if (strcmp(err, "qemu-system-x86_64: -zz-unknown: invalid "
                    "option\n")) {
-            if (g_strv_contains(qemu72_options_pending, name)) {
-                g_test_message("-%s: still unknown", name);
-            } else {
-                g_test_message("-%s: %s", name, err);
-                g_test_fail();
-            }
+            g_test_message("-%s: %s", name, err);
+            g_test_fail();
         }
         g_free(err);
         g_free(args);
