@@ -11,6 +11,7 @@
 #include "hw/block/block-qmp.h"
 #include "hw/boot-device.h"
 #include "ide-internal.h"
+#include "vmstate/vmstate.h"
 
 typedef struct IDEDevice {
     DeviceState qdev;
@@ -226,7 +227,20 @@ static bool ide_cd_realize(DeviceState *dev, Error **errp)
     return ide_dev_realize(dev, errp);
 }
 
-/* The drive's state travels with its controller (piix3-ide). */
+/*
+ * The drive's state travels with its controller (piix3-ide, the bus's
+ * registers and transfer); the drive itself has an empty table, so a VM
+ * with IDE drives migrates.
+ */
+static const VMStateDescription vmstate_ide_drive = {
+    .name = "ide-drive",
+    .version = 1,
+    .minimum_version = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_END
+    },
+};
+
 static const DeviceClass ide_hd_device_class = {
     .name = "ide-hd",
     .parent = "ide-device",
@@ -234,6 +248,7 @@ static const DeviceClass ide_hd_device_class = {
     .category = "Storage devices",
     .instance_size = sizeof(IDEDevice),
     .props = ide_hd_props,
+    .vmsd = &vmstate_ide_drive,
     .user_creatable = true,
     .realize = ide_hd_realize,
     .unrealize = ide_dev_unrealize,
@@ -246,6 +261,7 @@ static const DeviceClass ide_cd_device_class = {
     .category = "Storage devices",
     .instance_size = sizeof(IDEDevice),
     .props = ide_cd_props,
+    .vmsd = &vmstate_ide_drive,
     .user_creatable = true,
     .realize = ide_cd_realize,
     .unrealize = ide_dev_unrealize,
