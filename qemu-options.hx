@@ -853,10 +853,12 @@ DEF("nodefaults", 0, QEMU_OPTION_nodefaults,
 DOC
 Do not create the devices the machine adds by default; only the ones the
 command line asks for exist. Today these are, on `pc`, the first serial
-port (on `null`, or on stdio with `-nographic`) and with `-nographic` the
-human monitor. An option that gives one of them drops that default alone:
-`-serial` the serial port; `-monitor`, `-mon`, `-qmp` and `-serial mon:...`
-the monitor; `-vga` the graphics card.
+port (on `null`, or on stdio with `-nographic`), with `-nographic` the
+human monitor, QEMU's empty IDE CD-ROM (`ide1-cd0`) and the network of
+`-net nic -net user` (an e1000 on slirp). An option that gives one of them
+drops that default alone: `-serial` the serial port; `-monitor`, `-mon`,
+`-qmp` and `-serial mon:...` the monitor; `-vga` the graphics card; any
+`-net`, `-nic` or `-netdev` the network.
 ENDDOC
 
 DEF("readconfig", HAS_ARG, QEMU_OPTION_readconfig,
@@ -1026,25 +1028,30 @@ qemu-system-x86_64 -netdev user,id=n0,hostfwd=tcp::2222-:22 \
 ENDDOC
 
 DEF("nic", HAS_ARG, QEMU_OPTION_nic,
-    "-nic none|user|socket|tap[,model=virtio-net-pci][,mac=addr][,backend options]\n"
+    "-nic none|user|socket|tap[,model=e1000|virtio-net-pci][,mac=addr][,backend options]\n"
     "                a NIC and its backend in one option\n")
 DOC
 A netdev of the given type (options as for `-netdev`, without `id`) and a
-NIC on it: `model` (`virtio-net-pci`, the only model here, also spelled
-`virtio`; `model=help` lists them), `mac` its address. `-nic none` adds
-nothing.
+NIC on it: `model` (`e1000`, the pc machine's default, or
+`virtio-net-pci`, also spelled `virtio`; `model=help` lists them), `mac`
+its address. `-nic none` adds nothing. As in QEMU, the pc machine has a
+network by default, `-net nic -net user` (an `e1000` on hub 0 with user
+networking), unless any `-nic`, `-net` or `-netdev` is given or
+`-nodefaults`; the NICs of `-nic` and `-net nic` take their PCI slots
+before the `-device` ones.
 ENDDOC
 
 DEF("net", HAS_ARG, QEMU_OPTION_net,
-    "-net nic[,model=virtio-net-pci][,macaddr=addr][,netdev=id][,id=str]\n"
+    "-net nic[,model=e1000|virtio-net-pci][,macaddr=addr][,netdev=id][,id=str]\n"
     "                a NIC on hub 0 (or on the netdev id)\n"
     "-net user|socket[,name=str][,backend options]\n"
     "                a backend on hub 0\n")
 DOC
 The legacy form: every `-net nic` and `-net TYPE` joins hub 0, which
 passes each packet to all its other members (`-net nic -net user` is a
-NIC on the user network). `-net nic,netdev=ID` pairs the NIC with that
-netdev directly instead.
+NIC on the user network, and the pc machine's default). `-net
+nic,netdev=ID` pairs the NIC with that netdev directly instead. `-net
+none` leaves the machine without a network.
 ENDDOC
 
 DEFHEADING(Options of QEMU 7.2 not supported yet:)

@@ -418,17 +418,36 @@ bool netdev_add(const QemuOpts *opts, Error **errp)
     return netdev_create(opts, qemu_opt_get(opts, "id"), NULL, errp) != NULL;
 }
 
+/* The NIC models -nic and -net nic know, sorted, as model=help lists them. */
+static const char *const nic_models[] = { "e1000", "virtio-net-pci", NULL };
+static const char *default_nic_model = "virtio-net-pci";
+
 void nic_print_models(void)
 {
-    printf("Available NIC models:\nvirtio-net-pci\n");
+    printf("Supported NIC models:\n");
+    for (int i = 0; nic_models[i]; i++) {
+        printf("%s\n", nic_models[i]);
+    }
 }
 
-/* The NIC models -nic and -net nic know (aliases first). */
+void net_set_default_nic_model(const char *model)
+{
+    default_nic_model = model;
+}
+
+/* model= of -nic and -net nic: the machine's default when absent. */
 static const char *nic_model(const char *model, Error **errp)
 {
-    if (!model || !strcmp(model, "virtio") ||
-        !strcmp(model, "virtio-net-pci")) {
+    if (!model) {
+        return default_nic_model;
+    }
+    if (!strcmp(model, "virtio")) {
         return "virtio-net-pci";
+    }
+    for (int i = 0; nic_models[i]; i++) {
+        if (!strcmp(model, nic_models[i])) {
+            return nic_models[i];
+        }
     }
     error_setg(errp, "Unsupported NIC model: %s", model);
     return NULL;

@@ -441,13 +441,39 @@ static bool create_block_devices(Error **errp)
 }
 
 /*
- * -netdev, then -nic and -net (as QEMU); their NICs become -device
- * options after the user's.
+ * QEMU's default network, -net nic -net user (a NIC of the machine's
+ * default model on hub 0 with slirp), unless -nodefaults or any -net,
+ * -nic or -netdev (-net none too) is given.
  */
-static bool create_net_clients(Error **errp)
+static void add_default_net(const MachineClass *mc)
+{
+    static const char *const types[] = { "nic", "user" };
+
+    if (config.nodefaults || !mc->default_nic || config.nets->len ||
+        config.nics->len || config.netdevs->len) {
+        return;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(types); i++) {
+        QemuOpts *opts = qemu_opts_new();
+
+        qemu_opts_set(opts, "type", types[i]);
+        g_ptr_array_add(config.nets, cmdline_item_new(opts));
+    }
+}
+
+/*
+ * -netdev, then -nic and -net (as QEMU); their NICs become -device
+ * options before the user's: QEMU's board makes them (after its VGA),
+ * so they get their slots and MACs first.
+ */
+static bool create_net_clients(const MachineClass *mc, Error **errp)
 {
     GPtrArray *lists[] = { config.nics, config.nets };
+    guint nic_devices = 0;
 
+    add_default_net(mc);
+    net_set_default_nic_model(mc->default_nic ? mc->default_nic
+                                              : "virtio-net-pci");
     for (guint i = 0; i < config.netdevs->len; i++) {
         CmdlineItem *it = g_ptr_array_index(config.netdevs, i);
 
@@ -470,7 +496,8 @@ static bool create_net_clients(Error **errp)
             }
             if (dev) {
                 /* Its errors name the -nic or -net (the location now). */
-                g_ptr_array_add(config.devices, cmdline_item_new(dev));
+                g_ptr_array_insert(config.devices, nic_devices++,
+                                   cmdline_item_new(dev));
             }
         }
     }
@@ -586,7 +613,7 @@ static bool qemu_build(int argc, char **argv, Error **errp)
         bdrv_inactivate_all();
     }
     if (!create_objects(errp) || !create_backends(mc, errp) ||
-        !create_block_devices(errp) || !create_net_clients(errp) ||
+        !create_block_devices(errp) || !create_net_clients(mc, errp) ||
         !check_devices(errp)) {
         return false;
     }

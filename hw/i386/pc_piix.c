@@ -1138,6 +1138,7 @@ static const MachineClass pc_i440fx_machine_class = {
     .default_ram_size = 128 << 20,
     .default_ram_id = "pc.ram",
     .kernel_boot = true,
+    .default_nic = "e1000",
     .board_props = pc_board_props,
     .init = pc_init,
     .devices_done = pc_devices_done,

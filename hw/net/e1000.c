@@ -1283,7 +1283,12 @@ static bool e1000_realize(PCIDevice *d, Error **errp)
             return false;
         }
     } else {
+        /* The one QEMU picks, shown as the property's value as there. */
         qemu_macaddr_default(s->conf_mac);
+        s->mac_str = g_strdup_printf("%02x:%02x:%02x:%02x:%02x:%02x",
+                                     s->conf_mac[0], s->conf_mac[1],
+                                     s->conf_mac[2], s->conf_mac[3],
+                                     s->conf_mac[4], s->conf_mac[5]);
     }
     if (s->netdev) {
         peer = qemu_net_claim_netdev("e1000", s->netdev, &queues, errp);

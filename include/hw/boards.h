@@ -38,6 +38,12 @@ struct MachineClass {
      */
     bool cpu_apic_id_from_option;
     /*
+     * The NIC model of -nic and -net nic without model=, and of the
+     * default network (-net nic -net user) unless -nodefaults or any
+     * -net, -nic, -netdev; NULL: no default network.
+     */
+    const char *default_nic;
+    /*
      * The -machine properties only this board has, of those
      * hw/core/machine.c knows ("pit", "acpi"); NULL-terminated, or NULL.
      */
