@@ -57,6 +57,9 @@
 #define E1000_REG_WORDS     (0x6000 / 4)    /* what is kept: 0-0x5fff */
 #define E1000_TX_BUF        0x10000
 #define E1000_AUTONEG_NS    500000000LL
+/* A TSO frame: what a driver makes (64 KiB), in at most 1,024 segments. */
+#define E1000_TSO_MAX_BYTES 0x10000
+#define E1000_TSO_MAX_SEGS  1024
 
 /* How a register reads and writes beyond plain storage. */
 enum {
@@ -875,6 +878,15 @@ static void e1000_tx_tso_gather(E1000State *s, uint64_t addr, uint32_t len)
                           "already past header and mss\n", s->tx_size);
             return;
         }
+        if (s->tso_frames >= E1000_TSO_MAX_SEGS ||
+            (uint64_t)s->tso_frames * s->tso_props.mss >=
+            E1000_TSO_MAX_BYTES) {
+            /* Bounded work per frame, whatever its descriptors say. */
+            qemu_log_mask(LOG_GUEST_ERROR, "e1000: TSO frame past %u "
+                          "segments or %u bytes, cut\n", E1000_TSO_MAX_SEGS,
+                          E1000_TSO_MAX_BYTES);
+            return;
+        }
         n = MIN(len, seg - s->tx_size);
 
         e1000_dma(s, addr, TX_DATA(s) + s->tx_size, n, false);
@@ -1328,16 +1340,25 @@ static void e1000_exit(PCIDevice *d)
     memory_region_finalize(&s->io);
 }
 
+#define E1000_PROP_BOOL(n, f) \
+    { .name = (n), .type = PROP_TYPE_BOOL, \
+      .offset = offsetof(E1000State, f), .defval = true, \
+      .description = "on/off" }
+
 static const Property e1000_props[] = {
-    DEFINE_PROP_STRING("mac", E1000State, mac_str),
-    DEFINE_PROP_STRING("netdev", E1000State, netdev),
+    { .name = "mac", .type = PROP_TYPE_STRING,
+      .offset = offsetof(E1000State, mac_str),
+      .description = "Ethernet 6-byte MAC Address, example: "
+                     "52:54:00:12:34:56" },
+    { .name = "netdev", .type = PROP_TYPE_STRING,
+      .offset = offsetof(E1000State, netdev),
+      .description = "ID of a netdev to use as a backend" },
     DEFINE_PROP_INT32("bootindex", E1000State, bootindex, -1),
-    DEFINE_PROP_BOOL("autonegotiation", E1000State, autoneg, true),
-    DEFINE_PROP_BOOL("mitigation", E1000State, mitigation, true),
-    DEFINE_PROP_BOOL("extra_mac_registers", E1000State, extra_mac_regs,
-                     true),
-    DEFINE_PROP_BOOL("migrate_tso_props", E1000State, migrate_tso, true),
-    DEFINE_PROP_BOOL("init-vet", E1000State, init_vet, true),
+    E1000_PROP_BOOL("autonegotiation", autoneg),
+    E1000_PROP_BOOL("mitigation", mitigation),
+    E1000_PROP_BOOL("extra_mac_registers", extra_mac_regs),
+    E1000_PROP_BOOL("migrate_tso_props", migrate_tso),
+    E1000_PROP_BOOL("init-vet", init_vet),
     PCI_DEVICE_PROPS,
     PROP_END,
 };
