@@ -565,13 +565,32 @@ bool net_legacy_add(const QemuOpts *opts, unsigned index, QemuOpts **dev,
 
 void net_check_clients(void)
 {
+    bool hub_nic = false, hub_host = false;
+
+    /* QEMU's warnings: a hub with NICs only, or backends only. */
+    for (guint i = 0; hub_ports && i < hub_ports->len; i++) {
+        NetClientState *peer = ((NetClientState *)
+                                g_ptr_array_index(hub_ports, i))->peer;
+
+        if (peer && peer->info->is_nic) {
+            hub_nic = true;
+        } else if (peer) {
+            hub_host = true;
+        }
+    }
+    if (hub_nic && !hub_host) {
+        warn_report("hub 0 is not connected to host network");
+    } else if (hub_host && !hub_nic) {
+        warn_report("hub 0 with no nics");
+    }
     for (guint i = 0; net_clients && i < net_clients->len; i++) {
         NetClientState *nc = g_ptr_array_index(net_clients, i);
 
         /* Claimed without a peer: a tap queue a NIC without mq leaves. */
-        if (!nc->peer && !nc->claimed && !nc->info->is_nic &&
-            nc->info != &hub_port_info) {
-            warn_report("netdev %s has no peer", nc->name);
+        if (!nc->peer && !nc->claimed && nc->info != &hub_port_info) {
+            warn_report("%s %s has no peer", nc->info->is_nic ? "nic"
+                                                              : "netdev",
+                        nc->name);
         }
     }
 }

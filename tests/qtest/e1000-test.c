@@ -824,6 +824,30 @@ static void test_default_nic(void)
     g_assert_false(has_e1000("-nodefaults -nic user,model=virtio", -1));
 }
 
+/* QEMU's warnings for a NIC without a peer and a hub without a host. */
+static void test_no_peer(void)
+{
+    static const char *const cases[][2] = {
+        { "-device e1000", "warning: nic e1000.0 has no peer" },
+        { "-net nic,model=e1000",
+          "warning: hub 0 is not connected to host network" },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *args = g_strdup_printf("-nodefaults %s",
+                                                cases[i][0]);
+        QTestState *s = qtest_init(args);
+        int tries = 0;
+
+        /* Printed before the QMP greeting; read by libqtest's thread. */
+        while (!strstr(qtest_stderr(s), cases[i][1]) && tries++ < 200) {
+            g_usleep(10 * 1000);
+        }
+        g_assert_nonnull(strstr(qtest_stderr(s), cases[i][1]));
+        qtest_quit(s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -839,6 +863,7 @@ int main(int argc, char **argv)
     qtest_add_func("/e1000/bad-rings", test_bad_rings);
     qtest_add_func("/e1000/rom", test_rom);
     qtest_add_func("/e1000/default-nic", test_default_nic);
+    qtest_add_func("/e1000/no-peer", test_no_peer);
     qtest_add_start_errors("/e1000/start-errors", start_errors,
                            G_N_ELEMENTS(start_errors));
     return g_test_run();
