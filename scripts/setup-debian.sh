@@ -11,13 +11,14 @@ set -eu
 # tests/functional/test-libvirt.py;
 # qemu-system-x86 (Debian's QEMU 7.2), the peer some tests and bench/ use;
 # seabios for the pc machine's firmware (bios-256k.bin); fdisk, mtools,
-# syslinux and syslinux-common for scripts/make-boot-media.sh; ipxe-qemu
+# syslinux and syslinux-common for scripts/make-boot-media.sh's disk
+# images, isolinux and xorriso for its CD images (--iso); ipxe-qemu
 # for the NICs' option ROMs (efi-e1000.rom, the default e1000's).
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
 libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
 libcapstone-dev libseccomp-dev liburing-dev libvirt-daemon-system libvirt-clients
 qemu-system-x86 libslirp-dev seabios fdisk mtools syslinux syslinux-common
-ipxe-qemu"
+isolinux xorriso ipxe-qemu"
 
 missing=""
 for p in $PACKAGES; do

@@ -7,7 +7,7 @@ case is cheap, for that binary too (Debian's QEMU 7.2, a check of the
 test itself):
   banner: the bare default machine under tcg with -nographic prints
     SeaBIOS's banner and walks its boot order to "No bootable device."
-    (QEMU with -net none: its default NIC's iPXE would try the network),
+    (with -net none: the default NIC's iPXE would try the network),
     with one vCPU and with two (SeaBIOS starts the second);
   reset: QMP system_reset after that runs the firmware again (a second
     banner);
@@ -19,16 +19,25 @@ test itself):
   kvm-banner: the banner under KVM, and the boot order walk again after
     system_reset (skipped where /dev/kvm does not open; real mode may be
     emulated slowly there);
-  linux-disk: with --linux-dir DIR (build/guest-linux,
+  ipxe: the bare default machine (its e1000 with iPXE's ROM, slirp
+    behind it): iPXE prints slirp's lease, 10.0.2.15, and the walk ends
+    at "No bootable device." having visited the devices QEMU's visits
+    (QEMU's order is a TODO: see case_ipxe);
+  linux: with --linux-dir DIR (build/guest-linux,
     scripts/fetch-linux-guest.sh) and the tools of
-    scripts/make-boot-media.sh, a raw disk image holding the Debian
-    guest's kernel and initramfs boots through SeaBIOS from virtio-blk
-    (-drive if=virtio) under tcg to the guest's shell, which answers a
-    command.
+    scripts/make-boot-media.sh, a raw disk image and an ISOLINUX CD image
+    holding the Debian guest's kernel and initramfs boot through SeaBIOS
+    under tcg to the guest's shell, which answers a command: from
+    virtio-blk, -hda (then `reboot -f` in the guest runs the firmware
+    again and the shell comes back), -drive if=ide, -cdrom with -boot d
+    (over a bootable -hda), and an ide-hd with bootindex=1 before a
+    virtio-blk disk with bootindex=2 (the kernel's command line says
+    which disk it came from).
 
 Usage: test-firmware.py BINARY [--qemu BIN] [--linux-dir DIR]
          [--boot-media SCRIPT]
 """
+import concurrent.futures
 import os
 import re
 import shutil
@@ -139,6 +148,13 @@ class Tap:
             for line in diag.splitlines()[-40:]:
                 print("# " + line)
         print("%s %d - %s" % ("ok" if good else "not ok", self.n, name))
+        sys.stdout.flush()
+
+    def todo(self, good, name, why):
+        """A known gap: reported, not counted as a failure."""
+        self.n += 1
+        print("%s %d - %s # TODO %s" % ("ok" if good else "not ok", self.n,
+                                         name, why))
         sys.stdout.flush()
 
     def skip(self, name, why):
@@ -278,37 +294,140 @@ def case_kvm_banner(tap, binary, ours, tmp):
            vm.text() + vm.err.decode("latin-1"))
 
 
-def case_linux_disk(tap, binary, ours, tmp, linux_dir, script):
-    name = "Linux from a disk through SeaBIOS %s" % binary
+def make_media(tmp, linux_dir, script):
+    """The boot media, made once: {"disk", "disk2", "iso"} -> path, where
+    disk2's kernel command line says fromdisk=2; or a reason to skip."""
     need = [os.path.join(linux_dir or "", f)
             for f in ("bzImage", "initramfs.cpio", "modules.cpio")]
     if not linux_dir or not all(os.path.exists(p) for p in need):
-        tap.skip(name, "no Linux guest (scripts/fetch-linux-guest.sh)")
-        return
-    if not all(shutil.which(t) for t in ("sfdisk", "mformat", "syslinux")):
-        tap.skip(name, "no sfdisk/mtools/syslinux (scripts/setup-debian.sh)")
-        return
-    img = os.path.join(tmp, "disk-%d.img" % tap.n)
-    r = subprocess.run([script, img, need[0], need[1] + ":" + need[2],
-                        "console=ttyS0 libvirt=1"], capture_output=True)
-    if r.returncode != 0:
-        tap.ok(False, name, r.stderr.decode("latin-1"))
-        return
+        return "no Linux guest (scripts/fetch-linux-guest.sh)"
+    if not all(shutil.which(t) for t in ("sfdisk", "mformat", "syslinux",
+                                         "xorriso")) or \
+            not os.path.exists("/usr/lib/ISOLINUX/isolinux.bin"):
+        return "no sfdisk/mtools/syslinux/isolinux/xorriso " \
+            "(scripts/setup-debian.sh)"
+    media = {}
+    for name, opts, append in (("disk", [], ""), ("disk2", [], " fromdisk=2"),
+                               ("iso", ["--iso"], "")):
+        media[name] = os.path.join(tmp, name + ".img")
+        r = subprocess.run([script] + opts +
+                           [media[name], need[0], need[1] + ":" + need[2],
+                            "console=ttyS0 libvirt=1" + append],
+                           capture_output=True)
+        if r.returncode != 0:
+            return "%s failed: %s" % (script, r.stderr.decode("latin-1"))
+    return media
+
+
+def boot_linux(binary, args, reboot=False):
+    """Boot to the guest's shell (twice with reboot: `reboot -f` there),
+    which answers a command; (good, seconds to the first shell, console)."""
     vm = Vm(binary, ["-accel", "tcg", "-nographic", "-m", "512M",
-                     "-drive", "file=%s,format=raw,if=virtio" % img] +
-            extra_args(binary, ours))
+                     "-net", "none"] + args)
     t0 = time.monotonic()
     good = vm.wait_for("guest# ", BOOT_TIMEOUT)
     elapsed = time.monotonic() - t0
+    if good and reboot:
+        vm.send("reboot -f\n")
+        good = vm.wait_for(BANNER, BOOT_TIMEOUT, 2) and \
+            vm.wait_for("guest# ", BOOT_TIMEOUT, 2)
     if good:
         vm.send("echo fw-$((6*7))\n")
         good = vm.wait_for("fw-42", 60)
     vm.stop()
-    out = vm.text()
-    good = good and out.find(BANNER) < out.find("SYSLINUX") < \
-        out.find("Linux version")
-    tap.ok(good, "%s (shell after %.1f s)" % (name, elapsed),
-           out + vm.err.decode("latin-1"))
+    return good, elapsed, vm.text() + vm.err.decode("latin-1")
+
+
+def in_order(text, *marks):
+    """Each mark is printed, after the one before it."""
+    at = 0
+    for mark in marks:
+        at = text.find(mark, at)
+        if at < 0:
+            return False
+    return True
+
+
+def case_linux_disk(tap, binary, media):
+    """The Linux cases, run two at a time: each has its own copy of the
+    disk (an image is locked by the emulator that writes it)."""
+    def own(path, n):
+        copy = "%s.%d" % (path, n)
+        shutil.copyfile(path, copy)
+        return copy
+
+    disk, disk2, iso = media["disk"], media["disk2"], media["iso"]
+    raw = "format=raw,file="
+    hd = ("SeaBIOS (version", "Booting from Hard Disk...", "SYSLINUX",
+          "Linux version", "guest# ")
+    cases = [
+        ("virtio-blk (-drive if=virtio)",
+         ["-drive", "if=virtio," + raw + disk], False, hd),
+        ("-hda, then reboot -f runs the firmware again",
+         ["-hda", own(disk, 1)], True, hd + hd),
+        ("-drive if=ide", ["-drive", "if=ide," + raw + own(disk, 2)],
+         False, hd),
+        ("-cdrom -boot d (ISOLINUX) over a bootable -hda",
+         ["-cdrom", iso, "-hda", own(disk, 3), "-boot", "d"], False,
+         ("SeaBIOS (version", "Booting from DVD/CD...", "ISOLINUX",
+          "Linux version", "guest# ")),
+        # disk2 says fromdisk=2 on its kernel command line.
+        ("ide-hd bootindex=1 before virtio-blk bootindex=2",
+         ["-drive", "if=none,id=d1," + raw + own(disk, 4),
+          "-device", "ide-hd,drive=d1,bootindex=1",
+          "-drive", "if=none,id=d2,format=raw,file=" + disk2,
+          "-device", "virtio-blk-pci,drive=d2,bootindex=2"], False,
+         hd),
+    ]
+
+    def run(case):
+        name, args, reboot, marks = case
+        good, elapsed, out = boot_linux(binary, args, reboot)
+        good = good and in_order(out, *marks)
+        if "bootindex" in name:
+            # The kernel prints the command line of the disk it came from.
+            lines = re.findall(r"Command line: .*", out)
+            good = good and len(lines) == 1 and "fromdisk" not in lines[0]
+        return good, "Linux through SeaBIOS: %s %s (shell after %.1f s)" % (
+            name, binary, elapsed), out
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        for good, name, out in pool.map(run, cases):
+            tap.ok(good, name, out)
+
+
+def boot_walk(text):
+    """The firmware's "Booting from ..." lines, in order."""
+    return re.findall(r"Booting from ([A-Za-z/ ]+)\.\.\.", text)
+
+
+def case_ipxe(tap, binaries):
+    """The bare default machine: iPXE on the e1000 gets slirp's lease,
+    then the walk ends at "No bootable device." as QEMU's does."""
+    walks = {}
+    for binary, ours in binaries:
+        vm = Vm(binary, ["-accel", "tcg", "-nographic"])
+        t0 = time.monotonic()
+        good = vm.wait_for(NO_BOOT, 120)
+        elapsed = time.monotonic() - t0
+        vm.stop()
+        out = vm.text()
+        walks[ours] = boot_walk(out)
+        good = good and in_order(out, BANNER, "iPXE", "Configuring (net0",
+                                 "net0: 10.0.2.15/255.255.255.0 gw 10.0.2.2",
+                                 NO_BOOT) and "ROM" in walks[ours]
+        tap.ok(good, "iPXE on the default e1000 gets 10.0.2.15 %s (%.1f s)"
+               % (binary, elapsed), out + vm.err.decode("latin-1"))
+    if False not in walks:
+        return
+    # QEMU: Hard Disk (its kvmvapic.bin option ROM counts as a disk BCV),
+    # Floppy (its empty drive), DVD/CD, ROM. Without those two, SeaBIOS
+    # puts the floppy and the disk after the ones it found.
+    same = sorted(walks[True]) == sorted(walks[False])
+    tap.ok(same, "boot walk visits QEMU's devices: ours %s, QEMU %s" %
+           (walks[True], walks[False]))
+    tap.todo(walks[True] == walks[False], "boot walk in QEMU's order",
+             "no kvmvapic.bin BCV and no floppy drive yet")
 
 
 def main():
@@ -345,7 +464,12 @@ def main():
             case_no_reboot(tap, binary, is_ours, tmp)
             case_bad_bios(tap, binary, is_ours, tmp)
         case_kvm_banner(tap, ours, True, tmp)
-        case_linux_disk(tap, ours, True, tmp, linux_dir, script)
+        case_ipxe(tap, binaries)
+        media = make_media(tmp, linux_dir, script)
+        if isinstance(media, str):
+            tap.skip("Linux through SeaBIOS", media)
+        else:
+            case_linux_disk(tap, ours, media)
     print("1..%d" % tap.n)
     return 1 if tap.failed else 0
 
