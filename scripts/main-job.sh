@@ -63,13 +63,14 @@ done
 
 echo "== the same Linux from a disk image through the firmware (SeaBIOS)"
 # A raw disk (scripts/make-boot-media.sh: SYSLINUX on FAT, no root) on
-# virtio-blk; -nographic mirrors the firmware's screen on COM1.
+# IDE, -drive's default interface as in QEMU; -nographic mirrors the
+# firmware's screen on COM1.
 sh scripts/make-boot-media.sh "$tmp/disk.img" "$LINUX/bzImage" \
     "$LINUX/initramfs.cpio:build/tests/guest/fpmath.cpio" \
     "console=ttyS0 panic=-1 hold=2"
 "$QEMU" -machine pc -accel tcg -m 1G -smp 2 -nographic -nodefaults \
     -serial "file:$tmp/console" -no-reboot -overcommit mem-lock=on-fault \
-    -drive "file=$tmp/disk.img,format=raw,if=virtio" &
+    -drive "file=$tmp/disk.img,format=raw" &
 qemu=$!
 waited=0
 while ! grep -q "init: holding" "$tmp/console" 2>/dev/null; do

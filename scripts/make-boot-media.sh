@@ -43,7 +43,7 @@ else
     packages="fdisk mtools syslinux syslinux-common"
 fi
 for tool in $tools; do
-    command -v $tool >/dev/null 2>&1 || {
+    command -v "$tool" >/dev/null 2>&1 || {
         echo "$0: $tool missing: apt-get install $packages" >&2
         exit 1
     }
