@@ -219,6 +219,7 @@ bool qdev_realize(DeviceState *dev, Error **errp)
     /* On the bus -device named, else the first of its type there is. */
     if (!dev->bus) {
         dev->bus = qbus_find_type(device_class_bus_type(dev->dc));
+        dev->bus_defaulted = true;
     }
     if (!qdev_add_boot_device(dev, errp) ||
         (dev->dc->realize && !dev->dc->realize(dev, errp))) {

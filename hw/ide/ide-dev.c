@@ -63,7 +63,20 @@ static bool ide_bus_full(const BusState *b)
     return bus->ifs[0].dev && bus->ifs[1].dev;
 }
 
-/* Without bus=: the first IDE bus with a free unit (QEMU's search). */
+static BusState *ide_find_bus(int i)
+{
+    g_autofree char *name = g_strdup_printf("ide.%d", i);
+    BusState *b = qbus_find(name);
+
+    return b && !strcmp(b->type, BUS_TYPE_IDE) ? b : NULL;
+}
+
+/*
+ * Without bus=, QEMU 7.2 puts the drive on the last IDE bus, ide.1 (its
+ * bus search meets the newest child first); without unit= either, a
+ * full bus gives way to the one before it with a free unit (where QEMU
+ * says "IDE unit 1 is in use").
+ */
 static IDEBus *ide_dev_bus(IDEDevice *d, Error **errp)
 {
     if (!d->qdev.bus) {
@@ -71,15 +84,12 @@ static IDEBus *ide_dev_bus(IDEDevice *d, Error **errp)
                    d->qdev.dc->name);
         return NULL;
     }
-    if (d->unit < 0 && ide_bus_full(d->qdev.bus)) {
-        for (int i = 0; i < IDE_NUM_BUSES; i++) {
-            g_autofree char *name = g_strdup_printf("ide.%d", i);
-            BusState *b = qbus_find(name);
+    for (int i = IDE_NUM_BUSES - 1; d->qdev.bus_defaulted && i >= 0; i--) {
+        BusState *b = ide_find_bus(i);
 
-            if (b && !strcmp(b->type, BUS_TYPE_IDE) && !ide_bus_full(b)) {
-                d->qdev.bus = b;
-                break;
-            }
+        if (b && (d->unit >= 0 || !ide_bus_full(b))) {
+            d->qdev.bus = b;
+            break;
         }
     }
     return (IDEBus *)d->qdev.bus;

@@ -72,6 +72,7 @@ struct DeviceState {
     Object *parent_obj;
     char *child_name;
     struct BusState *bus;       /* the bus it plugs into, once realized */
+    bool bus_defaulted;         /* no bus= given: qdev_realize() chose it */
 };
 
 /*

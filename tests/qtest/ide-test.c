@@ -871,6 +871,38 @@ static void test_device_options(void)
     unlink(hd);
 }
 
+/*
+ * Without bus=, QEMU 7.2 puts ide-hd on ide.1: the first such disk is the
+ * secondary master, the second its slave; the primary channel stays empty.
+ */
+static void test_device_default_bus(void)
+{
+    g_autofree char *hd0 = make_image(64, 7);
+    g_autofree char *hd1 = make_image(128, 8);
+    g_autofree char *args = g_strdup_printf(
+        "-nodefaults -drive if=none,id=d0,file=%s,format=raw "
+        "-device ide-hd,drive=d0 -drive if=none,id=d1,file=%s,format=raw "
+        "-device ide-hd,drive=d1", hd0, hd1);
+    QTestState *s = qtest_init(args);
+    Ide d = { .s = s };
+    uint8_t id[512];
+
+    for (int unit = 0; unit < 2; unit++) {
+        qtest_outb(s, CMD1 + REG_DEVICE, unit ? 0xb0 : 0xa0);
+        qtest_outb(s, CMD1 + REG_COMMAND, 0xec);
+        g_assert_cmphex(wait_not_busy(&d, CTL1) & (ST_DRQ | ST_ERR), ==,
+                        ST_DRQ);
+        pio_in(&d, CMD1, id, 512);
+        g_assert_cmpuint(id_word(id, 60), ==, unit ? 128 : 64);
+    }
+    /* Nothing on the primary channel: its status reads 0. */
+    qtest_outb(s, CMD0 + REG_DEVICE, 0xa0);
+    g_assert_cmphex(qtest_inb(s, CMD0 + REG_STATUS), ==, 0);
+    qtest_quit(s);
+    unlink(hd0);
+    unlink(hd1);
+}
+
 #define START_IMG "ide-test-start.img"
 #define PFX "qemu-system-x86_64: "
 
@@ -922,6 +954,7 @@ int main(int argc, char **argv)
     qtest_add_func("ide/disk-not-removable", test_disk_not_removable);
     qtest_add_func("ide/nodefaults", test_nodefaults);
     qtest_add_func("ide/device-options", test_device_options);
+    qtest_add_func("ide/device-default-bus", test_device_default_bus);
     qtest_add_start_errors("ide/start-errors", start_errors,
                            G_N_ELEMENTS(start_errors));
     ret = g_test_run();
