@@ -299,22 +299,45 @@ qemu-system-x86_64 -global isa-debugcon.iobase=0x402
 ENDDOC
 
 DEF("drive", HAS_ARG, QEMU_OPTION_drive,
-    "-drive file=file[,format=raw][,if=none|virtio][,id=name]\n"
+    "-drive file=file[,format=raw|qcow2][,if=none|virtio][,id=name]\n"
     "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
     "       [,readonly=on|off][,aio=threads|io_uring|native]\n"
     "       [,file.locking=auto|on|off]\n"
     "       [,discard=ignore|unmap][,detect-zeroes=off|on|unmap]\n"
     "       [,werror=enospc|stop|report|ignore][,rerror=report|stop|ignore]\n"
-    "                add a disk image: a raw node over a file node\n")
+    "       [,snapshot=on|off][,l2-cache-size=size][,refcount-cache-size=size]\n"
+    "       [,cache-size=size][,cache-clean-interval=seconds]\n"
+    "                add a disk image: a raw or qcow2 node over a file node\n")
 DOC
-Add a drive: a `raw` format node over a `file` node for the host file
-`file`, known to devices as `id` (default `none0`, `virtio0`, ... by
+Add a drive: a `raw` or `qcow2` format node over a `file` node for the
+host file `file`, known to devices as `id` (default `none0`, `virtio0`, ... by
 interface). `if=virtio` also adds a `virtio-blk-pci` device for it;
 `if=none` leaves it to `-device virtio-blk-pci,drive=ID`. `cache=`
 chooses O_DIRECT (`none`, `directsync`), a flush after every write
 (`writethrough`, `directsync`) or no flushes (`unsafe`). A missing or
 unreadable image, a directory or an unknown format is one error line
-and exit status 1; `format=qcow2` is refused until qcow2 exists.
+and exit status 1.
+
+Without `format=`, the format is probed as QEMU probes it: a qcow2 image
+is found by its magic; anything else is raw, with QEMU's warning. A
+qcow2 image (version 2 or 3, as `qemu-img` makes them) may have a
+backing file (qcow2 or raw, its `backing_fmt` or probed), opened
+read-only below it, a name that is not absolute being relative to the
+folder of the image naming it; a chain that loops is refused. Its L2
+table cache is QEMU's by default (enough to map the whole disk, at most
+32 MiB; `l2-cache-size`, `refcount-cache-size` or `cache-size` set it)
+and `cache-clean-interval` (600 s by default) frees tables unused that
+long. Allocating writes copy the rest of a cluster from the backing
+file (or a compressed cluster); `write-zeroes` makes zero clusters;
+with `discard=unmap` a discard frees clusters and punches holes in the
+file. An image marked corrupt opens only with `readonly=on`; damaged
+metadata found at run time marks it so (QEMU's message) and fails the
+request. Compressed clusters (zlib or zstd) are read.
+
+`snapshot=on` (or `-snapshot` for every drive) opens the image
+read-only under a temporary qcow2 overlay that takes the guest's
+writes: a file in `$TMPDIR` unlinked at once and emptied before it is
+closed, so nothing reaches the image and nothing is written back.
 
 Images are locked as QEMU locks them (`file.locking=auto|on`, the
 default; `off` takes no lock): the device using a drive publishes what
@@ -354,6 +377,14 @@ write-zeroes request, `unmap` (with `discard=unmap`) into a discard.
 ```sh
 qemu-system-x86_64 -drive file=disk.img,format=raw,if=virtio
 ```
+ENDDOC
+
+DEF("snapshot", 0, QEMU_OPTION_snapshot,
+    "-snapshot        write to temporary files instead of disk image files\n")
+DOC
+Every `-drive` gets `snapshot=on` (unless it says otherwise): the guest's
+writes go to a temporary overlay discarded at exit, and the images are
+left as they were.
 ENDDOC
 
 DEF("blockdev", HAS_ARG, QEMU_OPTION_blockdev,

@@ -78,6 +78,9 @@ bool bdrv_add(BlockDriverState *bs, Error **errp)
     if (bs->file) {
         bs->file->parents++;
     }
+    if (bs->backing) {
+        bs->backing->parents++;
+    }
     if (!nodes) {
         nodes = g_ptr_array_new();
     }
@@ -143,13 +146,17 @@ BlockBackend *blk_find_for_device(const char *name)
 
 void bdrv_remove(BlockDriverState *bs)
 {
-    BlockDriverState *file = bs->file;
+    BlockDriverState *children[] = { bs->file, bs->backing };
 
     g_ptr_array_remove(nodes, bs);
     bdrv_free(bs);
     /* A child made for bs alone goes with it. */
-    if (file && !--file->parents && !file->monitor_owned) {
-        bdrv_remove(file);
+    for (size_t i = 0; i < G_N_ELEMENTS(children); i++) {
+        BlockDriverState *c = children[i];
+
+        if (c && !--c->parents && !c->monitor_owned) {
+            bdrv_remove(c);
+        }
     }
 }
 
@@ -494,6 +501,17 @@ static BlockDriverState *protocol_node(BlockDriverState *bs)
     return bs;
 }
 
+/* Do requests reach the protocol node unchanged (raw over file)? */
+static bool passthrough(const BlockDriverState *bs)
+{
+    for (; bs->file; bs = bs->file) {
+        if (!bs->drv->passthrough) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The engine of each aio= mode; aio=threads has none. */
 static const BlockAioEngine *const aio_engines[] = {
     [BLOCK_AIO_IO_URING] = &block_aio_io_uring,
@@ -535,7 +553,8 @@ static bool engine_submit(BlockRequest *r)
     BlockDriverState *proto = protocol_node(r->bs);
     const BlockAioEngine *e = block_aio_engine(proto->aio);
 
-    if (!e) {
+    /* A format that maps offsets (qcow2) runs in the thread pool. */
+    if (!e || !passthrough(r->bs)) {
         return false;
     }
     switch (r->type) {
@@ -677,8 +696,10 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
             return false;
         }
     }
-    if (!proto->drv->truncate) {
-        error_setg(errp, "Cannot resize a '%s' node", proto->drv->name);
+    if (!proto->drv->truncate || !passthrough(blk->root)) {
+        error_setg(errp, "Cannot resize a '%s' node",
+                   passthrough(blk->root) ? proto->drv->name
+                                          : blk->root->drv->name);
         return false;
     }
     /* Requests in flight were checked against the old size. */

@@ -2,13 +2,17 @@
  * -drive and -blockdev: parsed options into block nodes and backends,
  * with QEMU's messages.
  *
- *   -drive file=PATH[,format=raw][,if=none|virtio][,id=ID]
+ *   -drive file=PATH[,format=raw|qcow2][,if=none|virtio][,id=ID]
  *          [,cache=writeback|none|writethrough|directsync|unsafe]
  *          [,readonly=on][,aio=threads|io_uring|native][,discard=..]
  *          [,detect-zeroes=off][,werror=enospc|stop|report|ignore]
  *          [,rerror=report|stop|ignore]
- *          [,file.locking=auto|on|off]
- *     a raw node over a file node, and a backend named ID (default
+ *          [,file.locking=auto|on|off][,snapshot=on|off]
+ *          [,l2-cache-size=N][,refcount-cache-size=N][,cache-size=N]
+ *          [,cache-clean-interval=SECONDS]
+ *     a format node (given, or probed) over a file node, with a qcow2
+ *     image's backing chain below it (block/image.c); snapshot=on puts
+ *     a temporary overlay on top. A backend named ID (default
  *     IF + index: "none0", "virtio0"); if=virtio also asks for a
  *     virtio-blk-pci device on it.
  *   -blockdev driver=file|host_device,filename=PATH,node-name=NAME
@@ -42,8 +46,46 @@ static const struct {
 static const char *const drive_keys[] = {
     "file", "format", "if", "id", "cache", "readonly", "aio", "discard",
     "detect-zeroes", "index", "media", "file.locking", "werror", "rerror",
+    "snapshot", "l2-cache-size", "refcount-cache-size", "cache-size",
+    "cache-clean-interval",
     NULL,
 };
+
+/* qcow2's run-time options, from -drive's or -blockdev's keys. */
+static const char *const qcow2_size_keys[] = {
+    "l2-cache-size", "refcount-cache-size", "cache-size",
+    "cache-clean-interval",
+};
+
+static bool parse_qcow2_options(const QemuOpts *opts, const char *format,
+                                BlockQcow2Options *q, Error **errp)
+{
+    int64_t *fields[] = {
+        &q->l2_cache_size, &q->refcount_cache_size, &q->cache_size,
+        &q->cache_clean_interval,
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(qcow2_size_keys); i++) {
+        uint64_t n = UINT64_MAX;
+
+        *fields[i] = -1;
+        if (!qemu_opt_get(opts, qcow2_size_keys[i])) {
+            continue;
+        }
+        if (format && strcmp(format, "qcow2")) {
+            error_setg(errp, "Block format '%s' does not support the option "
+                       "'%s'", format, qcow2_size_keys[i]);
+            return false;
+        }
+        if (!(i < 3 ? qemu_opt_get_size(opts, qcow2_size_keys[i], &n, errp)
+                    : qemu_opt_get_number(opts, qcow2_size_keys[i], &n,
+                                          errp))) {
+            return false;
+        }
+        *fields[i] = MIN(n, INT64_MAX);
+    }
+    return true;
+}
 
 static bool key_known(const char *const *keys, const char *name)
 {
@@ -189,15 +231,10 @@ static void set_discard(BlockDriverState *bs, const DiscardOpts *d)
 
 static bool check_format(const char *format, Error **errp)
 {
-    if (!strcmp(format, "raw")) {
+    if (!strcmp(format, "raw") || !strcmp(format, "qcow2")) {
         return true;
     }
-    if (!strcmp(format, "qcow2")) {
-        error_setg(errp, "format=qcow2 is not supported yet; the image may "
-                   "be used as format=raw (its bytes as they are)");
-    } else {
-        error_setg(errp, "Unknown driver '%s'", format);
-    }
+    error_setg(errp, "Unknown driver '%s'", format);
     return false;
 }
 
@@ -210,8 +247,9 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     const char *cache = qemu_opt_get(opts, "cache");
     const char *id = qemu_opt_get(opts, "id");
     g_autofree char *auto_id = NULL;
-    BlockDriverState *proto, *fmt;
-    bool readonly = false, locking;
+    BlockImageOptions img = { 0 };
+    BlockDriverState *fmt;
+    bool readonly = false, locking, snapshot = false;
     BlockdevOnError rerror, werror;
     DiscardOpts discard;
     size_t c = 0;
@@ -265,7 +303,12 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         !parse_locking(qemu_opt_get(opts, "file.locking"), &locking, false,
                        errp) ||
         !parse_discard(opts, "", &discard, false, errp) ||
-        (format && !check_format(format, errp))) {
+        (format && !check_format(format, errp)) ||
+        !parse_qcow2_options(opts, format, &img.qcow2, errp)) {
+        return false;
+    }
+    if (!qemu_opt_get_bool(opts, "snapshot", &snapshot, NULL)) {
+        error_setg(errp, "Parameter 'snapshot' expects 'on' or 'off'");
         return false;
     }
     if (!file || !*file) {
@@ -282,28 +325,27 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         error_setg(errp, "Duplicate ID '%s' for drive", id);
         return false;
     }
-    if (!format) {
-        warn_report("Image format was not specified for '%s' and probing "
-                    "guessed raw.\n         Automatically detecting the "
-                    "format is dangerous for raw images, write operations "
-                    "on block 0 will be restricted.\n         Specify the "
-                    "'raw' format explicitly to remove the restrictions.",
-                    file);
-    }
-    proto = bdrv_file_open("file", file, NULL, readonly,
-                           cache_modes[c].direct, locking, errp);
-    if (!proto) {
+    img.filename = file;
+    img.format = format;
+    /* snapshot=on: the image itself is only read. */
+    img.read_only = readonly || snapshot;
+    img.direct = cache_modes[c].direct;
+    img.locking = locking;
+    img.aio = aio;
+    fmt = bdrv_open_image(&img, errp);
+    if (!fmt) {
         return false;
     }
-    proto->aio = aio;
-    if (!bdrv_add(proto, errp)) {
-        return false;
+    if (snapshot && !readonly) {
+        fmt = bdrv_temp_overlay(fmt, errp);
+        if (!fmt) {
+            return false;
+        }
     }
-    fmt = bdrv_raw_open(proto, NULL, errp);
     set_discard(fmt, &discard);
     fmt->writethrough = cache_modes[c].writethrough;
     fmt->no_flush = cache_modes[c].no_flush;
-    if (!bdrv_add(fmt, errp) || !blk_new(id, fmt, errp)) {
+    if (!blk_new(id, fmt, errp)) {
         return false;
     }
     blk_set_on_error(blk_find(id), rerror, werror);

@@ -35,6 +35,7 @@ static int raw_write_zeroes(BlockDriverState *bs, uint64_t offset,
 
 static const BlockDriver bdrv_raw = {
     .name = "raw",
+    .passthrough = true,
     .preadv = raw_preadv,
     .pwritev = raw_pwritev,
     .flush = raw_flush,

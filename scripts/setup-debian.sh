@@ -9,9 +9,11 @@ set -eu
 # libseccomp-dev for -sandbox; liburing-dev for aio=io_uring; libslirp-dev
 # for -netdev user; libvirt for
 # tests/functional/test-libvirt.py;
-# qemu-system-x86 (Debian's QEMU 7.2), the peer some tests and bench/ use.
+# qemu-system-x86 (Debian's QEMU 7.2), the peer some tests and bench/ use;
+# zlib1g-dev and libzstd-dev for qcow2's compressed clusters; qemu-utils
+# (qemu-img) makes and checks the qcow2 images of the tests.
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
-libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
+zlib1g-dev libzstd-dev qemu-utils libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
 libcapstone-dev libseccomp-dev liburing-dev libvirt-daemon-system libvirt-clients
 qemu-system-x86 libslirp-dev"
 

@@ -109,6 +109,7 @@ typedef struct VmConfig {
     RtcOptions rtc;
     bool nographic;
     bool nodefaults;
+    bool snapshot;                  /* -snapshot: every -drive snapshot=on */
     bool display_none;
     bool daemonize;
     char *pidfile;
