@@ -15,9 +15,17 @@
 
 void qcow2_cache_init(Qcow2State *s, Qcow2Cache *c, unsigned entries)
 {
+    uint64_t bytes = (uint64_t)entries << s->cluster_bits;
+
     c->size = entries;
     /* Untouched pages cost nothing until a table lands in them. */
-    c->buf = qcow2_alloc_aligned((uint64_t)entries << s->cluster_bits);
+    c->buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (c->buf == MAP_FAILED) {
+        c->buf = NULL;
+        c->size = 0;
+    }
+    c->bytes = bytes;
     c->offset = g_new0(uint64_t, entries);
     c->lru = g_new0(uint64_t, entries);
     c->used = g_new0(bool, entries);
@@ -26,7 +34,9 @@ void qcow2_cache_init(Qcow2State *s, Qcow2Cache *c, unsigned entries)
 
 void qcow2_cache_destroy(Qcow2Cache *c)
 {
-    free(c->buf);
+    if (c->buf) {
+        munmap(c->buf, c->bytes);
+    }
     g_free(c->offset);
     g_free(c->lru);
     g_free(c->used);
@@ -98,6 +108,9 @@ int qcow2_cache_get(Qcow2State *s, Qcow2Cache *c, uint64_t offset,
 {
     int i, ret;
 
+    if (!c->size) {
+        return -ENOMEM;
+    }
     maybe_clean(s, c);
     i = lookup(c, offset);
     if (i < 0) {

@@ -389,11 +389,22 @@ int64_t qcow2_alloc_clusters(Qcow2State *s, uint64_t nb)
     uint64_t limit = (1ull << 56) >> s->cluster_bits;
     int ret;
 
+    uint64_t used_past_end = 0;
+
     while (run < nb) {
         bool is_free;
 
         if (c >= limit) {
             return -EFBIG;
+        }
+        /*
+         * Past the end of the file a few clusters may be counted (a
+         * writer killed before its data landed); a long run of them is
+         * a damaged refcount table, not something to search through.
+         */
+        if (used_past_end > 65536) {
+            return qcow2_signal_corruption(s, "Refcounts of clusters past "
+                                           "the end of the image");
         }
         ret = cluster_free(s, c, &is_free);
         if (ret < 0) {
@@ -406,6 +417,7 @@ int64_t qcow2_alloc_clusters(Qcow2State *s, uint64_t nb)
             run++;
         } else {
             run = 0;
+            used_past_end += (c << s->cluster_bits) >= s->file_end;
             if (c == s->free_hint) {
                 s->free_hint = c + 1;
             }
@@ -540,7 +552,9 @@ int qcow2_rebuild_refcounts(Qcow2State *s, Error **errp)
         if (!off) {
             continue;
         }
-        ok = (off & (cs - 1)) == 0 &&
+        /* Without snapshots no L2 table is shared. */
+        ok = (off & (cs - 1)) == 0 && off >> s->cluster_bits < n &&
+             !counts[off >> s->cluster_bits] &&
              count_range(counts, n, off >> s->cluster_bits, 1) &&
              qcow2_pread(s, off, l2, cs) == 0 && count_l2(s, l2, counts, n);
     }

@@ -709,6 +709,10 @@ BlockDriverState *bdrv_qcow2_open(BlockDriverState *file,
     qcow2_cache_init(s, &s->l2_cache, MAX(2, l2_bytes >> s->cluster_bits));
     qcow2_cache_init(s, &s->refblock_cache,
                      MAX(4, rc_bytes >> s->cluster_bits));
+    if (!s->l2_cache.size || !s->refblock_cache.size) {
+        error_setg(errp, "Could not allocate metadata caches");
+        goto fail;
+    }
     if (!s->read_only && !prepare_for_writes(s, errp)) {
         goto fail;
     }

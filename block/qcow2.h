@@ -74,7 +74,8 @@ typedef enum Qcow2ClusterType {
 /* A table cache (L2 tables, refcount blocks): clean entries only. */
 typedef struct Qcow2Cache {
     unsigned size;                  /* entries */
-    uint8_t *buf;                   /* size * cluster_size, aligned */
+    uint8_t *buf;                   /* size * cluster_size, mapped */
+    uint64_t bytes;
     uint64_t *offset;               /* host offset of each entry, 0: free */
     uint64_t *lru;                  /* last use (tick) */
     bool *used;                     /* used since the last clean */

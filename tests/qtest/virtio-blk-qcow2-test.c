@@ -1,0 +1,375 @@
+/*
+ * qtest for qcow2 images under virtio-blk-pci (libqvirtio): the guest's
+ * writes allocate clusters (the format probed, no format=), partial
+ * writes copy the rest of the cluster from a backing file that stays
+ * unchanged, discard=unmap frees clusters, write-zeroes makes zero
+ * clusters, compressed images (qemu-img convert -c) read back, an image
+ * with the corrupt bit opens only read-only, and snapshot=on leaves the
+ * image as it was. After each run `qemu-img check` finds no error and
+ * `qemu-img compare` agrees with what the guest wrote. Needs qemu-img.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libqvirtio.h"
+#include "qemu-img.h"
+
+#define BLK_DEVICE_ID   0x1042
+#define DISK_SIZE       (4 << 20)
+#define REQ_BASE        0x200000ull
+#define DATA_BASE       0x300000ull
+#define CLUSTER         65536
+
+#define T_IN            0
+#define T_OUT           1
+#define T_FLUSH         4
+#define T_DISCARD       11
+#define T_WRITE_ZEROES  13
+
+#define F_FLUSH         (1ULL << 9)
+#define F_DISCARD       (1ULL << 13)
+#define F_WRITE_ZEROES  (1ULL << 14)
+
+typedef struct Disk {
+    QTestState *s;
+    QVirtioDev dev;
+    QVirtQueue vq;
+    QGuestAlloc alloc;
+} Disk;
+
+static char *dir;
+
+static char *path(const char *name)
+{
+    return g_build_filename(dir, name, NULL);
+}
+
+static void disk_start(Disk *d, const char *drive_opts)
+{
+    g_autofree char *args = g_strdup_printf(
+        "-nodefaults -drive %s,if=none,id=d "
+        "-device virtio-blk-pci,drive=d,disable-legacy=on", drive_opts);
+
+    memset(d, 0, sizeof(*d));
+    qpci_alloc_reset();
+    d->s = qtest_init(args);
+    qalloc_init(&d->alloc, 0x100000, 0x200000);
+    g_assert_true(qvirtio_pci_find(d->s, BLK_DEVICE_ID, &d->dev));
+    g_assert_true(qvirtio_negotiate(&d->dev, QVIRTIO_F_VERSION_1 | F_FLUSH |
+                                    F_DISCARD | F_WRITE_ZEROES));
+    qvirtqueue_setup(&d->dev, &d->vq, &d->alloc, 0, 0);
+    qvirtio_set_driver_ok(&d->dev);
+}
+
+/* One request of len bytes at DATA_BASE; returns its status. */
+static uint8_t disk_req(Disk *d, uint32_t type, uint64_t sector,
+                        uint32_t len)
+{
+    uint16_t head;
+    uint32_t ulen;
+
+    qtest_writel(d->s, REQ_BASE, type);
+    qtest_writel(d->s, REQ_BASE + 4, 0);
+    qtest_writeq(d->s, REQ_BASE + 8, sector);
+    qtest_writeb(d->s, REQ_BASE + 16, 0xee);
+    head = qvirtqueue_add(&d->dev, &d->vq, REQ_BASE, 16, false, true);
+    if (len) {
+        qvirtqueue_add(&d->dev, &d->vq, DATA_BASE, len, type == T_IN, true);
+    }
+    qvirtqueue_add(&d->dev, &d->vq, REQ_BASE + 16, 1, true, false);
+    qvirtqueue_kick(&d->dev, &d->vq, head);
+    for (int i = 0; i < 10000; i++) {
+        if (qvirtqueue_get_buf(&d->dev, &d->vq, NULL, &ulen)) {
+            return qtest_readb(d->s, REQ_BASE + 16);
+        }
+        g_usleep(1000);
+    }
+    g_assert_not_reached();
+}
+
+/* Write buf at byte offset (sectors) and mirror it into ref. */
+static void disk_write(Disk *d, uint8_t *ref, uint64_t offset,
+                       const uint8_t *buf, uint32_t len)
+{
+    qtest_memwrite(d->s, DATA_BASE, buf, len);
+    g_assert_cmpuint(disk_req(d, T_OUT, offset / 512, len), ==, 0);
+    memcpy(ref + offset, buf, len);
+}
+
+/* A discard or write-zeroes segment: sector, count, flags. */
+static void disk_range_req(Disk *d, uint32_t type, uint64_t offset,
+                           uint32_t len)
+{
+    qtest_writeq(d->s, DATA_BASE, offset / 512);
+    qtest_writel(d->s, DATA_BASE + 8, len / 512);
+    qtest_writel(d->s, DATA_BASE + 12, 0);
+    g_assert_cmpuint(disk_req(d, type, 0, 16), ==, 0);
+}
+
+/* The whole disk as the guest reads it equals ref. */
+static void disk_check(Disk *d, const uint8_t *ref)
+{
+    g_autofree uint8_t *buf = g_malloc(256 * 1024);
+
+    for (uint64_t off = 0; off < DISK_SIZE; off += 256 * 1024) {
+        g_assert_cmpuint(disk_req(d, T_IN, off / 512, 256 * 1024), ==, 0);
+        qtest_memread(d->s, DATA_BASE, buf, 256 * 1024);
+        g_assert_cmpmem(buf, 256 * 1024, ref + off, 256 * 1024);
+    }
+}
+
+static void disk_stop(Disk *d)
+{
+    g_assert_cmpuint(disk_req(d, T_FLUSH, 0, 0), ==, 0);
+    qtest_quit(d->s);
+}
+
+/* qemu-img check is clean and img holds what ref says. */
+static void image_check(const char *img, const uint8_t *ref)
+{
+    g_autofree char *raw = path("ref.raw");
+
+    g_assert_true(g_file_set_contents(raw, (const char *)ref, DISK_SIZE,
+                                      NULL));
+    g_assert_cmpint(qemu_img("check -q %s", img), ==, 0);
+    g_assert_cmpint(qemu_img("compare -q -F raw %s %s", img, raw), ==, 0);
+}
+
+static void fill(uint8_t *buf, size_t len, uint8_t seed)
+{
+    for (size_t i = 0; i < len; i++) {
+        buf[i] = seed + i * 3 + (i >> 9);
+    }
+}
+
+/* make_pattern: a raw image, compressible, no two clusters alike. */
+static void make_pattern(const char *file, uint8_t *ref)
+{
+    for (uint64_t i = 0; i < DISK_SIZE; i++) {
+        ref[i] = (i / 4096) % 3 ? (uint8_t)(i >> 12) : (uint8_t)(i * 13);
+    }
+    g_assert_true(g_file_set_contents(file, (const char *)ref, DISK_SIZE,
+                                      NULL));
+}
+
+static void test_allocate(void)
+{
+    g_autofree char *img = path("alloc.qcow2");
+    g_autofree char *opts = g_strdup_printf("file=%s", img);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    uint8_t buf[8192];
+    Disk d;
+
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", img), ==, 0);
+    disk_start(&d, opts);
+    fill(buf, sizeof(buf), 1);
+    disk_write(&d, ref, 0, buf, 512);
+    disk_write(&d, ref, 3 * CLUSTER - 4096, buf, 8192);   /* two clusters */
+    disk_write(&d, ref, DISK_SIZE - 512, buf, 512);
+    fill(buf, sizeof(buf), 9);
+    disk_write(&d, ref, 512, buf, 1024);                   /* in place */
+    disk_check(&d, ref);
+    disk_stop(&d);
+    image_check(img, ref);
+}
+
+static void test_cow_backing(void)
+{
+    g_autofree char *raw = path("base.raw");
+    g_autofree char *base = path("base.qcow2");
+    g_autofree char *top = path("top.qcow2");
+    g_autofree char *opts = g_strdup_printf("file=%s", top);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    uint8_t buf[1024];
+    Disk d;
+
+    make_pattern(raw, ref);
+    g_assert_cmpint(qemu_img("convert -O qcow2 %s %s", raw, base), ==, 0);
+    g_assert_cmpint(qemu_img("create -q -f qcow2 -b base.qcow2 -F qcow2 "
+                        "%s", top), ==, 0);
+    disk_start(&d, opts);
+    fill(buf, sizeof(buf), 5);
+    /* Mid-cluster: the rest of the cluster comes from the base. */
+    disk_write(&d, ref, 5 * CLUSTER + 3 * 512, buf, sizeof(buf));
+    disk_check(&d, ref);
+    disk_stop(&d);
+    image_check(top, ref);
+    /* The base is what it was. */
+    g_assert_cmpint(qemu_img("compare -q -F raw %s %s", base, raw), ==, 0);
+}
+
+/* The JSON of qemu-img map says [offset, offset + len) holds no data. */
+static bool unallocated(const char *img, uint64_t offset)
+{
+    g_autofree char *out = qemu_img_output("map --output=json %s", img);
+    g_auto(GStrv) lines = NULL;
+
+    g_assert_nonnull(out);
+    lines = g_strsplit(out, "\n", -1);
+    for (int i = 0; lines[i]; i++) {
+        uint64_t start, len;
+        const char *s = strstr(lines[i], "\"start\": ");
+        const char *l = strstr(lines[i], "\"length\": ");
+
+        if (!s || !l) {
+            continue;
+        }
+        start = g_ascii_strtoull(s + 9, NULL, 10);
+        len = g_ascii_strtoull(l + 10, NULL, 10);
+        if (offset >= start && offset < start + len) {
+            return strstr(lines[i], "\"data\": false") != NULL;
+        }
+    }
+    return false;
+}
+
+static void test_discard(void)
+{
+    g_autofree char *img = path("discard.qcow2");
+    g_autofree char *opts = g_strdup_printf("file=%s,discard=unmap", img);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    g_autofree uint8_t *buf = g_malloc(4 * CLUSTER);
+    Disk d;
+
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", img), ==, 0);
+    disk_start(&d, opts);
+    fill(buf, 4 * CLUSTER, 7);
+    disk_write(&d, ref, 8 * CLUSTER, buf, 4 * CLUSTER);
+    disk_range_req(&d, T_DISCARD, 9 * CLUSTER, 2 * CLUSTER);
+    memset(ref + 9 * CLUSTER, 0, 2 * CLUSTER);
+    disk_check(&d, ref);
+    disk_stop(&d);
+    image_check(img, ref);
+    g_assert_false(unallocated(img, 8 * CLUSTER));
+    g_assert_true(unallocated(img, 9 * CLUSTER));
+}
+
+static void test_write_zeroes(void)
+{
+    g_autofree char *raw = path("z.raw");
+    g_autofree char *img = path("z.qcow2");
+    g_autofree char *opts = g_strdup_printf("file=%s", img);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    g_autofree char *out = NULL;
+    Disk d;
+
+    make_pattern(raw, ref);
+    g_assert_cmpint(qemu_img("convert -O qcow2 %s %s", raw, img), ==, 0);
+    disk_start(&d, opts);
+    /* Whole clusters become zero clusters; the partial one is data. */
+    disk_range_req(&d, T_WRITE_ZEROES, 2 * CLUSTER, 3 * CLUSTER + 1024);
+    memset(ref + 2 * CLUSTER, 0, 3 * CLUSTER + 1024);
+    disk_check(&d, ref);
+    disk_stop(&d);
+    image_check(img, ref);
+    out = qemu_img_output("map --output=json %s", img);
+    g_assert_nonnull(out);
+    g_assert_nonnull(strstr(out, "\"start\": 131072, \"length\": 196608, "
+                                 "\"depth\": 0, \"present\": true, "
+                                 "\"zero\": true"));
+}
+
+static void test_compressed(const void *type)
+{
+    g_autofree char *raw = path("c.raw");
+    g_autofree char *img = path("c.qcow2");
+    g_autofree char *opts = g_strdup_printf("file=%s,format=qcow2", img);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    uint8_t buf[4096];
+    Disk d;
+
+    make_pattern(raw, ref);
+    g_assert_cmpint(qemu_img("convert -c -o compression_type=%s -O "
+                        "qcow2 %s %s", (const char *)type, raw, img), ==, 0);
+    disk_start(&d, opts);
+    disk_check(&d, ref);
+    /* A write into a compressed cluster keeps the rest of it. */
+    fill(buf, sizeof(buf), 3);
+    disk_write(&d, ref, 7 * CLUSTER + 8192, buf, sizeof(buf));
+    disk_check(&d, ref);
+    disk_stop(&d);
+    image_check(img, ref);
+}
+
+static void test_corrupt_bit(void)
+{
+    g_autofree char *img = path("corrupt.qcow2");
+    g_autofree char *args = g_strdup_printf(
+        "-nodefaults -drive file=%s,if=none,id=d", img);
+    g_autofree char *want = g_strdup_printf(
+        "qemu-system-x86_64: -drive file=%s,if=none,id=d: qcow2: Image is "
+        "corrupt; cannot be opened read/write\n", img);
+    g_autofree char *opts = g_strdup_printf("file=%s,readonly=on", img);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    static const uint8_t corrupt = 2;
+    QTestState *s;
+    int fd, status;
+    Disk d;
+
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", img), ==, 0);
+    fd = open(img, O_WRONLY);
+    g_assert_cmpint(pwrite(fd, &corrupt, 1, 79), ==, 1);
+    close(fd);
+    s = qtest_init_without_qmp_handshake(args);
+    status = qtest_wait_exit(s);
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_cmpstr(qtest_stderr(s), ==, want);
+    qtest_quit(s);
+    disk_start(&d, opts);
+    disk_check(&d, ref);
+    qtest_quit(d.s);
+}
+
+static void test_snapshot(void)
+{
+    g_autofree char *raw = path("s.raw");
+    g_autofree char *img = path("s.qcow2");
+    g_autofree char *opts = g_strdup_printf("file=%s,snapshot=on", img);
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    g_autofree char *before = NULL, *after = NULL;
+    gsize before_len, after_len;
+    uint8_t buf[4096];
+    Disk d;
+
+    make_pattern(raw, ref);
+    g_assert_cmpint(qemu_img("convert -O qcow2 %s %s", raw, img), ==, 0);
+    g_assert_true(g_file_get_contents(img, &before, &before_len, NULL));
+    disk_start(&d, opts);
+    fill(buf, sizeof(buf), 11);
+    disk_write(&d, ref, CLUSTER + 512, buf, sizeof(buf));
+    disk_range_req(&d, T_WRITE_ZEROES, 4 * CLUSTER, CLUSTER);
+    memset(ref + 4 * CLUSTER, 0, CLUSTER);
+    disk_check(&d, ref);
+    disk_stop(&d);
+    g_assert_true(g_file_get_contents(img, &after, &after_len, NULL));
+    g_assert_cmpmem(before, before_len, after, after_len);
+}
+
+int main(int argc, char **argv)
+{
+        int ret;
+
+    g_test_init(&argc, &argv, NULL);
+    if (!qemu_img_available()) {
+        g_test_skip("qemu-img is not installed");
+        return g_test_run();
+    }
+    dir = g_dir_make_tmp("virtio-blk-qcow2-XXXXXX", NULL);
+    qtest_add_func("virtio-blk-qcow2/allocate", test_allocate);
+    qtest_add_func("virtio-blk-qcow2/cow-backing", test_cow_backing);
+    qtest_add_func("virtio-blk-qcow2/discard", test_discard);
+    qtest_add_func("virtio-blk-qcow2/write-zeroes", test_write_zeroes);
+    qtest_add_data_func("virtio-blk-qcow2/compressed/zlib", "zlib",
+                        test_compressed);
+    qtest_add_data_func("virtio-blk-qcow2/compressed/zstd", "zstd",
+                        test_compressed);
+    qtest_add_func("virtio-blk-qcow2/corrupt-bit", test_corrupt_bit);
+    qtest_add_func("virtio-blk-qcow2/snapshot", test_snapshot);
+    ret = g_test_run();
+    g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
+    g_spawn_command_line_sync(rm, NULL, NULL, NULL, NULL);
+    return ret;
+}
