@@ -425,6 +425,15 @@ static int release_entry(Qcow2State *s, uint64_t l2e, bool punch)
     }
 }
 
+static bool reads_as_zero(BlockDriverState *bs, uint64_t l2e)
+{
+    Qcow2State *s = bs->opaque;
+    Qcow2ClusterType t = qcow2_cluster_type(s, l2e);
+
+    return t == QCOW2_CLUSTER_ZERO_PLAIN || t == QCOW2_CLUSTER_ZERO_ALLOC ||
+           (t == QCOW2_CLUSTER_UNALLOCATED && !bs->backing);
+}
+
 /* Can a write skip the zeroes of a fresh cluster (a hole in a file)? */
 static bool reads_zero_fresh(Qcow2State *s, uint64_t host,
                              uint64_t old_end)
@@ -433,9 +442,95 @@ static bool reads_zero_fresh(Qcow2State *s, uint64_t host,
 }
 
 /*
+ * Guest clusters whose new host clusters are being written with the
+ * lock dropped: other writes, zeroes and discards of them wait.
+ */
+typedef struct Qcow2Inflight {
+    uint64_t first, nb;             /* guest clusters */
+} Qcow2Inflight;
+
+static bool inflight_overlaps(Qcow2State *s, uint64_t first, uint64_t nb)
+{
+    for (guint i = 0; s->inflight && i < s->inflight->len; i++) {
+        Qcow2Inflight *f = &g_array_index(s->inflight, Qcow2Inflight, i);
+
+        if (first < f->first + f->nb && f->first < first + nb) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Wait (lock held) until no allocation covers [offset, offset + len). */
+static void inflight_wait(Qcow2State *s, uint64_t offset, uint64_t len)
+{
+    uint64_t first = offset >> s->cluster_bits;
+    uint64_t last = (offset + MAX(len, 1) - 1) >> s->cluster_bits;
+
+    while (inflight_overlaps(s, first, last - first + 1)) {
+        g_cond_wait(&s->inflight_cond, &s->lock);
+    }
+}
+
+static void inflight_remove(Qcow2State *s, uint64_t first)
+{
+    for (guint i = 0; i < s->inflight->len; i++) {
+        if (g_array_index(s->inflight, Qcow2Inflight, i).first == first) {
+            g_array_remove_index_fast(s->inflight, i);
+            break;
+        }
+    }
+    g_cond_broadcast(&s->inflight_cond);
+}
+
+/*
+ * The data of an allocating write with what the new clusters keep of
+ * the old content around it, at host (lock not held).
+ */
+static int write_cow_data(BlockDriverState *bs, uint64_t start,
+                          uint64_t host, uint64_t nb, uint64_t head,
+                          uint64_t tail, const uint64_t *old, bool fresh,
+                          const struct iovec *iov, int niov)
+{
+    Qcow2State *s = bs->opaque;
+    uint64_t cs = s->cluster_size;
+    g_autofree struct iovec *v = g_new(struct iovec, niov + 2);
+    uint8_t *hbuf = NULL, *tbuf = NULL;
+    int ret = 0, nv = 0;
+    /* Holes read as the zeroes the clusters would hold. */
+    bool head_zero = fresh && !bs->backing && reads_as_zero(bs, old[0]);
+    bool tail_zero = fresh && !bs->backing && reads_as_zero(bs, old[nb - 1]);
+
+    if (head && !head_zero) {
+        hbuf = qcow2_alloc_aligned(cs);
+        ret = hbuf ? read_old_cluster(bs, start, old[0], hbuf) : -ENOMEM;
+        v[nv].iov_base = hbuf;
+        v[nv++].iov_len = head;
+    }
+    for (int i = 0; i < niov; i++) {
+        v[nv++] = iov[i];
+    }
+    if (tail && !tail_zero && ret == 0) {
+        tbuf = qcow2_alloc_aligned(cs);
+        ret = tbuf ? read_old_cluster(bs, start + (nb - 1) * cs,
+                                      old[nb - 1], tbuf) : -ENOMEM;
+        v[nv].iov_base = tbuf + cs - tail;
+        v[nv++].iov_len = tail;
+    }
+    if (ret == 0) {
+        ret = s->file->drv->pwritev(s->file,
+                                    host + (head_zero ? head : 0), v, nv);
+    }
+    free(hbuf);
+    free(tbuf);
+    return ret;
+}
+
+/*
  * An allocating write of bytes [cur, cur + len) that stays within one
  * L2 table: new contiguous clusters hold the old content around the
- * data; then the L2 entries point there. Called with the lock held.
+ * data; then the L2 entries point there. Called with the lock held,
+ * which it drops while the data is written.
  */
 static int write_new_clusters(BlockDriverState *bs, uint64_t cur,
                               uint64_t len, const struct iovec *iov,
@@ -447,76 +542,50 @@ static int write_new_clusters(BlockDriverState *bs, uint64_t cur,
     uint64_t head = cur - start, tail = nb * cs - head - len;
     uint64_t i1 = cur >> (s->cluster_bits + s->l2_bits);
     uint64_t j = (cur >> s->cluster_bits) & ((1ull << s->l2_bits) - 1);
-    uint64_t old_end = s->file_end, l2_off, *old;
-    g_autofree struct iovec *v = g_new(struct iovec, niov + 2);
-    uint8_t *table, *hbuf = NULL, *tbuf = NULL;
+    uint64_t old_end = s->file_end, l2_off;
+    Qcow2Inflight me = { .first = start >> s->cluster_bits, .nb = nb };
+    g_autofree uint64_t *old = g_new(uint64_t, nb);
+    uint8_t *table;
     int64_t host;
-    int ret, nv = 0;
+    int ret;
 
     ret = l2_table_for_write(s, i1, &table, &l2_off);
     if (ret < 0) {
         return ret;
     }
-    old = g_new(uint64_t, nb);
     for (uint64_t k = 0; k < nb; k++) {
         old[k] = qcow2_be64(table + (j + k) * 8);
     }
     host = qcow2_alloc_clusters(s, nb);
     if (host < 0) {
-        g_free(old);
         return host;
     }
-    /* The table may have left the cache while clusters were found. */
-    ret = l2_table(s, i1, &table, &l2_off);
-    if (ret < 0) {
-        goto out;
+    if (!s->inflight) {
+        s->inflight = g_array_new(FALSE, FALSE, sizeof(Qcow2Inflight));
     }
-    if (head) {
-        hbuf = qcow2_alloc_aligned(cs);
-        ret = read_old_cluster(bs, start, old[0], hbuf);
-        if (ret < 0) {
-            goto out;
+    g_array_append_val(s->inflight, me);
+    g_mutex_unlock(&s->lock);
+    ret = write_cow_data(bs, start, host, nb, head, tail, old,
+                         reads_zero_fresh(s, host, old_end), iov, niov);
+    g_mutex_lock(&s->lock);
+    /* The table again: it may have left the cache meanwhile. */
+    if (ret == 0) {
+        ret = l2_table(s, i1, &table, &l2_off);
+    }
+    if (ret == 0 && table) {
+        for (uint64_t k = 0; k < nb; k++) {
+            qcow2_set_be64(table + (j + k) * 8,
+                           (host + k * cs) | QCOW2_OFLAG_COPIED);
         }
-        v[nv].iov_base = hbuf;
-        v[nv++].iov_len = head;
-    }
-    for (int i = 0; i < niov; i++) {
-        v[nv++] = iov[i];
-    }
-    if (tail) {
-        tbuf = qcow2_alloc_aligned(cs);
-        ret = read_old_cluster(bs, start + (nb - 1) * cs, old[nb - 1], tbuf);
-        if (ret < 0) {
-            goto out;
+        ret = qcow2_write_table_part(s, l2_off, table, cs, j * 8, nb * 8);
+        for (uint64_t k = 0; ret == 0 && k < nb; k++) {
+            ret = release_entry(s, old[k], false);
         }
-        v[nv].iov_base = tbuf + cs - tail;
-        v[nv++].iov_len = tail;
+    } else if (ret == 0) {
+        ret = -EIO;
     }
-    if (tail && reads_zero_fresh(s, host, old_end) &&
-        !qcow2_cluster_type(s, old[nb - 1]) && !bs->backing) {
-        nv--;       /* a hole reads as the zeroes it would have written */
-    }
-    ret = s->file->drv->pwritev(s->file, host, v, nv);
-    if (ret < 0) {
-        goto out;
-    }
-    /* The table again: reading the old content may have evicted it. */
-    ret = l2_table(s, i1, &table, &l2_off);
-    if (ret < 0) {
-        goto out;
-    }
-    for (uint64_t k = 0; k < nb; k++) {
-        qcow2_set_be64(table + (j + k) * 8,
-                       (host + k * cs) | QCOW2_OFLAG_COPIED);
-    }
-    ret = qcow2_write_table_part(s, l2_off, table, cs, j * 8, nb * 8);
-    for (uint64_t k = 0; ret == 0 && k < nb; k++) {
-        ret = release_entry(s, old[k], false);
-    }
-out:
-    free(hbuf);
-    free(tbuf);
-    g_free(old);
+    /* On failure the new clusters leak, as a crash would leave them. */
+    inflight_remove(s, me.first);
     return ret;
 }
 
@@ -536,6 +605,7 @@ int qcow2_co_write(BlockDriverState *bs, uint64_t offset,
             g_mutex_unlock(&s->lock);
             return -EIO;
         }
+        inflight_wait(s, cur, total - done);
         ret = qcow2_get_l2_entry(s, cur, &l2e);
         if (ret < 0) {
             g_mutex_unlock(&s->lock);
@@ -581,14 +651,6 @@ int qcow2_co_write(BlockDriverState *bs, uint64_t offset,
 
 /* --- write-zeroes and discard --- */
 
-static bool reads_as_zero(BlockDriverState *bs, uint64_t l2e)
-{
-    Qcow2State *s = bs->opaque;
-    Qcow2ClusterType t = qcow2_cluster_type(s, l2e);
-
-    return t == QCOW2_CLUSTER_ZERO_PLAIN || t == QCOW2_CLUSTER_ZERO_ALLOC ||
-           (t == QCOW2_CLUSTER_UNALLOCATED && !bs->backing);
-}
 
 /* Zeroes written as data: a partial cluster, or a v2 image. */
 static int write_zero_bytes(BlockDriverState *bs, uint64_t offset,
@@ -693,6 +755,7 @@ int qcow2_co_zero_or_discard(BlockDriverState *bs, uint64_t offset,
         uint64_t n = MIN(b, table_end) - a;
 
         g_mutex_lock(&s->lock);
+        inflight_wait(s, a, n);
         ret = s->read_only ? -EIO :
               zero_or_discard_clusters(bs, a, n >> s->cluster_bits,
                                        discard);

@@ -560,6 +560,10 @@ static void qcow2_state_free(Qcow2State *s)
     free(s->l1);
     free(s->reftable);
     g_mutex_clear(&s->lock);
+    g_cond_clear(&s->inflight_cond);
+    if (s->inflight) {
+        g_array_free(s->inflight, TRUE);
+    }
     g_free(s);
 }
 
@@ -665,6 +669,7 @@ BlockDriverState *bdrv_qcow2_open(BlockDriverState *file,
         opts = &defaults;
     }
     g_mutex_init(&s->lock);
+    g_cond_init(&s->inflight_cond);
     s->file = file;
     s->read_only = file->read_only;
     bs->drv = &bdrv_qcow2;

@@ -86,6 +86,8 @@ typedef struct Qcow2Cache {
 typedef struct Qcow2State {
     BlockDriverState *file;
     GMutex lock;
+    GCond inflight_cond;            /* an allocating write finished */
+    GArray *inflight;               /* of Qcow2Inflight (qcow2-cluster.c) */
 
     int version;
     unsigned cluster_bits;

@@ -171,6 +171,70 @@ static void test_fill(void)
     g_unlink(img);
 }
 
+/*
+ * Four threads write 512-byte sectors (thread t the sectors n with
+ * n % 4 == t) of the same clusters at once, as the worker threads of
+ * the block layer do: allocations race, none may lose another's data.
+ */
+typedef struct Racer {
+    BlockDriverState *bs;
+    uint8_t *ref;
+    unsigned t;
+} Racer;
+
+static gpointer racer(gpointer opaque)
+{
+    Racer *r = opaque;
+    uint8_t buf[512];
+    struct iovec v = { buf, sizeof(buf) };
+
+    for (uint64_t n = r->t; n < 4096; n += 4) {
+        uint64_t sector = (n * 97) % 4096;  /* scattered, still disjoint */
+
+        if (sector % 4 != r->t) {
+            sector = sector - sector % 4 + r->t;
+        }
+        memset(buf, (uint8_t)(sector + 1), sizeof(buf));
+        g_assert_cmpint(r->bs->drv->pwritev(r->bs, sector * 512, &v, 1), ==,
+                        0);
+        memcpy(r->ref + sector * 512, buf, sizeof(buf));
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    g_autofree char *img = path("threads.qcow2");
+    g_autofree char *raw = path("ref.raw");
+    uint64_t size = 2 << 20;
+    g_autofree uint8_t *ref = g_malloc0(size);
+    Racer r[4];
+    GThread *th[4];
+    Error *err = NULL;
+
+    g_assert_cmpint(qemu_img("create -q -f qcow2 -o cluster_size=4096 %s 2M",
+                             img), ==, 0);
+    for (unsigned round = 0; round < 2; round++) {
+        BlockDriverState *bs = open_image(img, "qcow2", false, &err);
+
+        no_error(err);
+        for (unsigned t = 0; t < 4; t++) {
+            r[t] = (Racer){ bs, ref, t };
+            th[t] = g_thread_new("racer", racer, &r[t]);
+        }
+        for (unsigned t = 0; t < 4; t++) {
+            g_thread_join(th[t]);
+        }
+        check_read(bs, ref, 0, size);
+        bdrv_close_all();
+    }
+    write_ref(raw, ref, size);
+    g_assert_cmpint(qemu_img("check %s", img), ==, 0);
+    g_assert_cmpint(qemu_img("compare -f qcow2 -F raw %s %s", img, raw), ==,
+                    0);
+    g_unlink(img);
+}
+
 /* A pattern file of size bytes, and the same in ref. */
 static void make_pattern(const char *file, uint8_t *ref, uint64_t size)
 {
@@ -443,6 +507,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/qcow2/rw/lazy-refcounts", "lazy_refcounts=on",
                          test_rw);
     g_test_add_func("/qcow2/fill-small-clusters", test_fill);
+    g_test_add_func("/qcow2/threads", test_threads);
     g_test_add_func("/qcow2/backing", test_backing);
     g_test_add_data_func("/qcow2/compressed/zlib", "zlib", test_compressed);
     g_test_add_data_func("/qcow2/compressed/zstd", "zstd", test_compressed);
