@@ -392,11 +392,16 @@ DEF("blockdev", HAS_ARG, QEMU_OPTION_blockdev,
     "       [,read-only=on|off][,cache.direct=on|off][,cache.no-flush=on|off]\n"
     "       [,locking=auto|on|off][,aio=threads|io_uring|native]\n"
     "-blockdev driver=raw,file=node,node-name=name[,read-only=on|off]\n"
+    "-blockdev driver=qcow2,file=node,node-name=name[,backing=node|null]\n"
+    "       [,read-only=on|off][,l2-cache-size=size][,cache-clean-interval=s]\n"
     "                add a block node\n")
 DOC
 Add a block node: a protocol node (`file`: a regular file,
-`host_device`: a block device) or a `raw` format node over one (`file=`
-names it, or `file.driver=...,file.filename=...` makes it). Devices take
+`host_device`: a block device) or a `raw` or `qcow2` format node over
+one (`file=` names it, or `file.driver=...,file.filename=...` makes it).
+A qcow2 node's `backing` names the node below it (JSON `null`: none, as
+libvirt gives it); without it the image's own backing file is opened,
+as with `-drive`. Devices take
 a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
 `locking=` is `-drive`'s `file.locking=`. QMP `blockdev-add` takes the
 same options as JSON (a nested `"file": {...}` object is `file.*`) and

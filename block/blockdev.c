@@ -436,11 +436,52 @@ static bool blockdev_check_keys(const QemuOpts *opts, Error **errp)
     return true;
 }
 
+/*
+ * -blockdev driver=qcow2: backing=NODE puts that node below it,
+ * backing= (JSON null) nothing; without it, the image's backing file
+ * is opened as -drive would.
+ */
+static BlockDriverState *blockdev_qcow2(const QemuOpts *opts,
+                                        BlockDriverState *file,
+                                        const char *node_name,
+                                        const BlockQcow2Options *qcow2,
+                                        Error **errp)
+{
+    const char *backing = qemu_opt_get(opts, "backing");
+    g_autofree char *name = NULL, *fmt = NULL;
+    BlockDriverState *bs, *below = NULL;
+
+    if (backing && *backing) {
+        below = bdrv_find_node(backing);
+        if (!below) {
+            error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                       backing, backing);
+            return NULL;
+        }
+    }
+    bs = bdrv_qcow2_open(file, qcow2, node_name, &name, &fmt, errp);
+    if (!bs) {
+        return NULL;
+    }
+    if (below) {
+        bs->backing = below;
+    } else if (!backing && name && *name &&
+               !bdrv_open_backing_chain(bs, name, fmt, errp)) {
+        bs->drv->close(bs);
+        g_free(bs->filename);
+        g_free(bs->node_name);
+        g_free(bs);
+        return NULL;
+    }
+    return bs;
+}
+
 bool blockdev_new(const QemuOpts *opts, Error **errp)
 {
     const char *driver = qemu_opt_get(opts, "driver");
     const char *node_name = qemu_opt_get(opts, "node-name");
     bool read_only = false;
+    BlockQcow2Options qcow2;
     BlockDriverState *file, *bs;
     const char *file_ref;
     DiscardOpts discard;
@@ -466,10 +507,11 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
         }
         return bs != NULL;
     }
-    if (strcmp(driver, "raw")) {
+    if (strcmp(driver, "raw") && strcmp(driver, "qcow2")) {
         return check_format(driver, errp);
     }
-    if (!parse_discard(opts, "", &discard, true, errp)) {
+    if (!parse_discard(opts, "", &discard, true, errp) ||
+        !parse_qcow2_options(opts, driver, &qcow2, errp)) {
         return false;
     }
     file_ref = qemu_opt_get(opts, "file");
@@ -499,11 +541,15 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
         /* QEMU reopens; here the node stays writable underneath. */
         file->read_only = false;
     }
-    bs = bdrv_raw_open(file, node_name, errp);
-    bs->read_only = read_only || file->read_only;
-    set_discard(bs, &discard);
-    if (!bdrv_add(bs, errp)) {
-        if (!file->monitor_owned) {
+    bs = strcmp(driver, "qcow2") ? bdrv_raw_open(file, node_name, errp)
+                                 : blockdev_qcow2(opts, file, node_name,
+                                                  &qcow2, errp);
+    if (bs) {
+        bs->read_only = read_only || file->read_only;
+        set_discard(bs, &discard);
+    }
+    if (!bs || !bdrv_add(bs, errp)) {
+        if (!file->monitor_owned && !file->parents) {
             /* The nested file node was made for this one. */
             bdrv_remove(file);
         }

@@ -82,6 +82,52 @@ static bool chain_add(Chain *c, BlockDriverState *proto, Error **errp)
 }
 
 static BlockDriverState *open_chain(const BlockImageOptions *o, Chain *chain,
+                                    bool warn_probe, Error **errp);
+
+/* The image bs names as its backing file, read-only, and what it names. */
+static BlockDriverState *open_backing(BlockDriverState *bs,
+                                      const BlockImageOptions *o,
+                                      const char *name, const char *fmt,
+                                      Chain *chain, Error **errp)
+{
+    g_autofree char *path = backing_path(bs->filename, name);
+    BlockImageOptions bo = *o;
+    BlockDriverState *backing;
+
+    bo.filename = path;
+    bo.format = fmt;
+    bo.node_name = NULL;
+    bo.read_only = true;
+    bo.aio = BLOCK_AIO_THREADS;
+    backing = open_chain(&bo, chain, false, errp);
+    if (!backing) {
+        error_prepend(errp, "Could not open backing file: ");
+        return NULL;
+    }
+    bs->backing = backing;
+    return backing;
+}
+
+bool bdrv_open_backing_chain(BlockDriverState *bs, const char *name,
+                             const char *fmt, Error **errp)
+{
+    Chain *chain = g_new0(Chain, 1);
+    BlockDriverState *proto = bs;
+    BlockImageOptions o = { .qcow2 = BLOCK_QCOW2_OPTIONS_DEFAULT };
+    bool ok;
+
+    while (proto->file) {
+        proto = proto->file;
+    }
+    o.direct = proto->direct;
+    o.locking = proto->locking;
+    ok = chain_add(chain, proto, errp) &&
+         open_backing(bs, &o, name, fmt, chain, errp);
+    g_free(chain);
+    return ok;
+}
+
+static BlockDriverState *open_chain(const BlockImageOptions *o, Chain *chain,
                                     bool warn_probe, Error **errp)
 {
     BlockDriverState *proto, *bs, *backing = NULL;
@@ -127,24 +173,15 @@ static BlockDriverState *open_chain(const BlockImageOptions *o, Chain *chain,
         goto fail;
     }
     if (backing_name && *backing_name) {
-        g_autofree char *path = backing_path(o->filename, backing_name);
-        BlockImageOptions bo = *o;
-
-        bo.filename = path;
-        bo.format = backing_fmt;
-        bo.node_name = NULL;
-        bo.read_only = true;
-        bo.aio = BLOCK_AIO_THREADS;
-        backing = open_chain(&bo, chain, false, errp);
+        backing = open_backing(bs, o, backing_name, backing_fmt, chain,
+                               errp);
         if (!backing) {
-            error_prepend(errp, "Could not open backing file: ");
             bs->drv->close(bs);
             g_free(bs->filename);
             g_free(bs->node_name);
             g_free(bs);
             goto fail;
         }
-        bs->backing = backing;
     }
     if (!bdrv_add(bs, errp)) {
         /* bdrv_add closed bs; what it would have held goes too. */

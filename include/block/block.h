@@ -162,6 +162,13 @@ typedef struct BlockImageOptions {
 
 BlockDriverState *bdrv_open_image(const BlockImageOptions *o, Error **errp);
 /*
+ * The backing chain of the format node bs (not yet in the graph), from
+ * the name (and format, NULL: probed) its image gives: -blockdev's
+ * qcow2 without "backing".
+ */
+bool bdrv_open_backing_chain(BlockDriverState *bs, const char *name,
+                             const char *fmt, Error **errp);
+/*
  * snapshot=on, -snapshot: a temporary qcow2 overlay above bs (whose
  * writes it takes from now on), in an unlinked file of $TMPDIR whose
  * page cache is dropped, not written back, when it closes.

@@ -46,11 +46,12 @@ static char *path(const char *name)
     return g_build_filename(dir, name, NULL);
 }
 
-static void disk_start(Disk *d, const char *drive_opts)
+/* The emulator with args and a virtio-blk-pci on drive (or node) d. */
+static void disk_start_args(Disk *d, const char *extra)
 {
     g_autofree char *args = g_strdup_printf(
-        "-nodefaults -drive %s,if=none,id=d "
-        "-device virtio-blk-pci,drive=d,disable-legacy=on", drive_opts);
+        "-nodefaults %s -device virtio-blk-pci,drive=d,disable-legacy=on",
+        extra);
 
     memset(d, 0, sizeof(*d));
     qpci_alloc_reset();
@@ -61,6 +62,14 @@ static void disk_start(Disk *d, const char *drive_opts)
                                     F_DISCARD | F_WRITE_ZEROES));
     qvirtqueue_setup(&d->dev, &d->vq, &d->alloc, 0, 0);
     qvirtio_set_driver_ok(&d->dev);
+}
+
+static void disk_start(Disk *d, const char *drive_opts)
+{
+    g_autofree char *args = g_strdup_printf("-drive %s,if=none,id=d",
+                                            drive_opts);
+
+    disk_start_args(d, args);
 }
 
 /* One request of len bytes at DATA_BASE; returns its status. */
@@ -323,6 +332,43 @@ static void test_corrupt_bit(void)
     qtest_quit(d.s);
 }
 
+/* -blockdev as libvirt gives it: qcow2 over file nodes, backing named. */
+static void test_blockdev(void)
+{
+    g_autofree char *raw = path("bd.raw");
+    g_autofree char *base = path("bd-base.qcow2");
+    g_autofree char *top = path("bd-top.qcow2");
+    g_autofree char *args = NULL, *base_sum = NULL, *sum = NULL;
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    uint8_t buf[4096];
+    Disk d;
+
+    make_pattern(raw, ref);
+    g_assert_cmpint(qemu_img("convert -O qcow2 %s %s", raw, base), ==, 0);
+    /* The overlay names no backing file: -blockdev gives it. */
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", top), ==, 0);
+    args = g_strdup_printf(
+        "-blockdev {\"driver\":\"file\",\"filename\":\"%s\","
+        "\"node-name\":\"bf\",\"read-only\":true} "
+        "-blockdev {\"driver\":\"qcow2\",\"file\":\"bf\",\"backing\":null,"
+        "\"node-name\":\"b\",\"read-only\":true} "
+        "-blockdev driver=file,filename=%s,node-name=tf "
+        "-blockdev driver=qcow2,file=tf,backing=b,node-name=d,"
+        "l2-cache-size=65536,cache-clean-interval=1", base, top);
+    disk_start_args(&d, args);
+    disk_check(&d, ref);
+    fill(buf, sizeof(buf), 13);
+    disk_write(&d, ref, 2 * CLUSTER + 1536, buf, sizeof(buf));
+    disk_check(&d, ref);
+    disk_stop(&d);
+    g_assert_cmpint(qemu_img("check -q %s", top), ==, 0);
+    g_assert_cmpint(qemu_img("compare -q -F raw %s %s", base, raw), ==, 0);
+    /* What the overlay holds, over the base it was given. */
+    g_assert_cmpint(qemu_img("rebase -u -b bd-base.qcow2 -F qcow2 %s", top),
+                    ==, 0);
+    image_check(top, ref);
+}
+
 static void test_snapshot(void)
 {
     g_autofree char *raw = path("s.raw");
@@ -368,6 +414,7 @@ int main(int argc, char **argv)
                         test_compressed);
     qtest_add_func("virtio-blk-qcow2/corrupt-bit", test_corrupt_bit);
     qtest_add_func("virtio-blk-qcow2/snapshot", test_snapshot);
+    qtest_add_func("virtio-blk-qcow2/blockdev", test_blockdev);
     ret = g_test_run();
     g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
     g_spawn_command_line_sync(rm, NULL, NULL, NULL, NULL);
