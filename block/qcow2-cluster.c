@@ -625,7 +625,16 @@ int qcow2_co_write(BlockDriverState *bs, uint64_t offset,
                                   1) << (s->cluster_bits + s->l2_bits);
             uint64_t next = (cur & ~(cs - 1)) + cs;
 
+            /*
+             * At most half a refcount block's clusters at once: a run
+             * that long is free in any new block's range (its first
+             * cluster holds the block itself).
+             */
+            uint64_t max_run = MAX(1, (1ull << s->refblock_bits) / 2) <<
+                               s->cluster_bits;
+
             n = MIN(total - done, table_end - cur);
+            n = MIN(n, max_run - (cur & (cs - 1)));
             while (next < cur + n) {
                 uint64_t e;
 

@@ -376,7 +376,7 @@ static int cluster_free(Qcow2State *s, uint64_t c, bool *is_free)
     }
     if (!rb) {
         /* Nothing in its range is counted: c holds the new block. */
-        return new_refblock(s, b, c);
+        return cluster_is_metadata(s, c) ? 0 : new_refblock(s, b, c);
     }
     ref = entry_get(s, rb, c & ((1ull << s->refblock_bits) - 1));
     *is_free = ref == 0 && !cluster_is_metadata(s, c);

@@ -707,6 +707,17 @@ BlockDriverState *bdrv_qcow2_open(BlockDriverState *file,
     s->io_align = file->direct ? MIN(4096, s->cluster_size) : 1;
     s->file_end = (file->size + s->cluster_size - 1) &
                   ~(s->cluster_size - 1);
+    /* Entries are written in place: the tables must be in the file. */
+    if (!s->read_only &&
+        s->l1_offset + (uint64_t)s->l1_size * 8 > s->file_end) {
+        error_setg(errp, "Invalid L1 table offset");
+        goto fail;
+    }
+    if (!s->read_only && s->reftable_offset +
+        ((uint64_t)s->reftable_clusters << s->cluster_bits) > s->file_end) {
+        error_setg(errp, "Invalid reference count table offset");
+        goto fail;
+    }
     s->free_hint = 0;
     s->clean_interval_ns = (opts->cache_clean_interval >= 0 ?
                             opts->cache_clean_interval :

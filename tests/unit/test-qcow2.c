@@ -143,11 +143,19 @@ static void test_rw(gconstpointer opts)
 }
 
 /*
- * Every cluster of a small-cluster image written: the refcount table
- * (64 entries of 128 KiB each) must grow several times.
+ * Every cluster of a small-cluster image written in large chunks: the
+ * refcount table (64 entries of 128 KiB each with 512-byte clusters)
+ * must grow several times; with 1 KiB clusters and 64-bit refcounts a
+ * refcount block covers 128 clusters, fewer than one write needs.
  */
-static void test_fill(void)
+typedef struct FillCase {
+    const char *opts;
+    uint64_t chunk;
+} FillCase;
+
+static void test_fill(gconstpointer data)
 {
+    const FillCase *fc = data;
     g_autofree char *img = path("fill.qcow2");
     g_autofree char *raw = path("ref.raw");
     uint64_t size = 16 << 20;
@@ -155,21 +163,26 @@ static void test_fill(void)
     Error *err = NULL;
     BlockDriverState *bs;
 
-    g_assert_cmpint(qemu_img("create -q -f qcow2 -o cluster_size=512 "
-                        "%s 16M", img), ==, 0);
+    g_assert_cmpint(qemu_img("create -q -f qcow2 -o %s %s 16M", fc->opts,
+                             img), ==, 0);
     bs = open_image(img, "qcow2", false, &err);
     no_error(err);
-    for (uint64_t off = 0; off < size; off += 65536) {
-        do_write(bs, ref, off, 65536, off >> 16);
+    for (uint64_t off = 0; off < size; off += fc->chunk) {
+        do_write(bs, ref, off, fc->chunk, off / fc->chunk);
     }
     check_read(bs, ref, 0, size);
     bdrv_close_all();
     write_ref(raw, ref, size);
     g_assert_cmpint(qemu_img("check %s", img), ==, 0);
-    g_assert_cmpint(qemu_img("compare -f qcow2 -F raw %s %s", img, raw),
-                    ==, 0);
+    g_assert_cmpint(qemu_img("compare -f qcow2 -F raw %s %s", img, raw), ==,
+                    0);
     g_unlink(img);
 }
+
+static const FillCase fill_cases[] = {
+    { "cluster_size=512", 65536 },
+    { "cluster_size=1024,refcount_bits=64", 262144 },
+};
 
 /*
  * Four threads write 512-byte sectors (thread t the sectors n with
@@ -437,6 +450,10 @@ static const BadHeader bad_headers[] = {
       "Reference count entry width too large; may not exceed 64 bits" },
     { 72, { 0, 0, 0, 0, 0, 0, 0, 0x10 }, 8,
       "Unsupported qcow2 feature(s): extended L2 entries" },
+    /* Aligned, but past the end of the file: entries are written there. */
+    { 40, { 0, 0, 0x10, 0, 0, 0, 0, 0 }, 8, "Invalid L1 table offset" },
+    { 48, { 0, 0, 0x10, 0, 0, 0, 0, 0 }, 8,
+      "Invalid reference count table offset" },
 };
 
 static void test_bad_headers(void)
@@ -506,7 +523,9 @@ int main(int argc, char **argv)
                          "refcount_bits=64,cluster_size=4096", test_rw);
     g_test_add_data_func("/qcow2/rw/lazy-refcounts", "lazy_refcounts=on",
                          test_rw);
-    g_test_add_func("/qcow2/fill-small-clusters", test_fill);
+    g_test_add_data_func("/qcow2/fill/512", &fill_cases[0], test_fill);
+    g_test_add_data_func("/qcow2/fill/1k-refcount-64", &fill_cases[1],
+                         test_fill);
     g_test_add_func("/qcow2/threads", test_threads);
     g_test_add_func("/qcow2/backing", test_backing);
     g_test_add_data_func("/qcow2/compressed/zlib", "zlib", test_compressed);
