@@ -40,6 +40,7 @@ static void bdrv_free(BlockDriverState *bs)
     }
     g_free(bs->node_name);
     g_free(bs->filename);
+    g_free(bs->backing_file);
     g_free(bs);
 }
 

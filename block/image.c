@@ -105,6 +105,7 @@ static BlockDriverState *open_backing(BlockDriverState *bs,
         return NULL;
     }
     bs->backing = backing;
+    bs->backing_file = g_strdup(name);
     return backing;
 }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "block/qcow2.h"
 #include "qemu/error.h"
 
@@ -605,6 +607,35 @@ static void qcow2_close(BlockDriverState *bs)
     }
 }
 
+static void qcow2_image_info(BlockDriverState *bs, JsonObject *image)
+{
+    Qcow2State *s = bs->opaque;
+    JsonObject *fs = json_object_new(), *data = json_object_new();
+
+    json_object_set_int_member(image, "cluster-size", s->cluster_size);
+    json_object_set_boolean_member(image, "dirty-flag",
+                                   !!(s->incompat & QCOW2_INCOMPAT_DIRTY));
+    json_object_set_string_member(data, "compat",
+                                  s->version == 2 ? "0.10" : "1.1");
+    if (s->version >= 3) {
+        json_object_set_string_member(data, "compression-type",
+                                      s->compression_type ? "zstd" : "zlib");
+        json_object_set_boolean_member(data, "lazy-refcounts",
+                                       !!(s->compat &
+                                          QCOW2_COMPAT_LAZY_REFCOUNTS));
+    }
+    json_object_set_int_member(data, "refcount-bits", s->refcount_bits);
+    if (s->version >= 3) {
+        json_object_set_boolean_member(data, "corrupt",
+                                       !!(s->incompat &
+                                          QCOW2_INCOMPAT_CORRUPT));
+        json_object_set_boolean_member(data, "extended-l2", false);
+    }
+    json_object_set_string_member(fs, "type", "qcow2");
+    json_object_set_object_member(fs, "data", data);
+    json_object_set_object_member(image, "format-specific", fs);
+}
+
 static const BlockDriver bdrv_qcow2 = {
     .name = "qcow2",
     .preadv = qcow2_preadv,
@@ -613,6 +644,7 @@ static const BlockDriver bdrv_qcow2 = {
     .discard = qcow2_discard,
     .write_zeroes = qcow2_write_zeroes,
     .close = qcow2_close,
+    .image_info = qcow2_image_info,
 };
 
 bool bdrv_qcow2_probe(const uint8_t *buf, size_t len)

@@ -43,14 +43,40 @@ static JsonObject *image_info(const BlockDriverState *bs)
     json_object_set_int_member(o, "virtual-size", bs->size);
     json_object_set_int_member(o, "actual-size", actual);
     json_object_set_boolean_member(o, "dirty-flag", false);
+    if (bs->drv->image_info) {
+        bs->drv->image_info((BlockDriverState *)bs, o);
+    }
+    if (bs->backing) {
+        if (bs->backing_file) {
+            json_object_set_string_member(o, "backing-filename",
+                                          bs->backing_file);
+        }
+        json_object_set_string_member(o, "full-backing-filename",
+                                      bs->backing->filename);
+        json_object_set_string_member(o, "backing-filename-format",
+                                      bs->backing->drv->name);
+        json_object_set_object_member(o, "backing-image",
+                                      image_info(bs->backing));
+    }
     return o;
+}
+
+/* How many images lie below bs. */
+static int backing_depth(const BlockDriverState *bs)
+{
+    int n = 0;
+
+    for (bs = bs->backing; bs; bs = bs->backing) {
+        n++;
+    }
+    return n;
 }
 
 static JsonObject *inserted_info(const BlockDriverState *bs)
 {
     static const char *const zero_limits[] = {
         "bps", "bps_rd", "bps_wr", "iops", "iops_rd", "iops_wr",
-        "write_threshold", "backing_file_depth",
+        "write_threshold",
     };
     JsonObject *o = json_object_new(), *cache = json_object_new();
     bool no_flush = false, direct = protocol_of(bs)->direct;
@@ -69,6 +95,11 @@ static JsonObject *inserted_info(const BlockDriverState *bs)
                                                              : "off");
     for (size_t i = 0; i < G_N_ELEMENTS(zero_limits); i++) {
         json_object_set_int_member(o, zero_limits[i], 0);
+    }
+    json_object_set_int_member(o, "backing_file_depth", backing_depth(bs));
+    if (bs->backing) {
+        json_object_set_string_member(o, "backing_file",
+                                      bs->backing->filename);
     }
     json_object_set_boolean_member(cache, "writeback", !bs->writethrough);
     json_object_set_boolean_member(cache, "direct", direct);

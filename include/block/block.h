@@ -17,6 +17,7 @@
 #include "qemu/error.h"
 
 typedef struct BlockDriverState BlockDriverState;
+typedef struct _JsonObject JsonObject;
 
 /*
  * What a user of a node does with it (perm) and lets others do
@@ -58,6 +59,11 @@ typedef struct BlockDriver {
     /* Publish perm and shared (image locking); NULL: nothing to do. */
     bool (*set_perm)(BlockDriverState *bs, unsigned perm, unsigned shared,
                      Error **errp);
+    /*
+     * query-block's image members of the format (cluster-size,
+     * format-specific, dirty-flag); NULL: none.
+     */
+    void (*image_info)(BlockDriverState *bs, JsonObject *image);
 } BlockDriver;
 
 struct BlockDriverState {
@@ -65,6 +71,7 @@ struct BlockDriverState {
     const BlockDriver *drv;
     BlockDriverState *file;         /* a format node's child */
     BlockDriverState *backing;      /* qcow2: the image below, or NULL */
+    char *backing_file;             /* its name as the image gives it */
     void *opaque;                   /* the driver's state */
     char *filename;
     int fd;                         /* protocol nodes */

@@ -185,6 +185,38 @@ static void test_allocate(void)
     image_check(img, ref);
 }
 
+/* query-block shows the chain as QEMU 7.2 does. */
+static void check_query_block(Disk *d, const char *top, const char *base)
+{
+    JsonNode *reply = qtest_qmp(d->s, "{\"execute\": \"query-block\"}");
+    JsonArray *list = json_object_get_array_member(
+        json_node_get_object(reply), "return");
+    JsonObject *ins = json_object_get_object_member(
+        json_array_get_object_element(list, 0), "inserted");
+    JsonObject *img = json_object_get_object_member(ins, "image");
+    JsonObject *bimg = json_object_get_object_member(img, "backing-image");
+    JsonObject *fs = json_object_get_object_member(img, "format-specific");
+
+    g_assert_cmpstr(json_object_get_string_member(ins, "drv"), ==, "qcow2");
+    g_assert_cmpint(json_object_get_int_member(ins, "backing_file_depth"),
+                    ==, 1);
+    g_assert_cmpstr(json_object_get_string_member(ins, "backing_file"), ==,
+                    base);
+    g_assert_cmpstr(json_object_get_string_member(img, "filename"), ==, top);
+    g_assert_cmpint(json_object_get_int_member(img, "cluster-size"), ==,
+                    CLUSTER);
+    g_assert_cmpstr(json_object_get_string_member(img, "backing-filename"),
+                    ==, "base.qcow2");
+    g_assert_cmpstr(json_object_get_string_member(img,
+                    "backing-filename-format"), ==, "qcow2");
+    g_assert_cmpstr(json_object_get_string_member(bimg, "filename"), ==,
+                    base);
+    g_assert_cmpstr(json_object_get_string_member(fs, "type"), ==, "qcow2");
+    g_assert_cmpstr(json_object_get_string_member(
+        json_object_get_object_member(fs, "data"), "compat"), ==, "1.1");
+    json_node_unref(reply);
+}
+
 static void test_cow_backing(void)
 {
     g_autofree char *raw = path("base.raw");
@@ -200,6 +232,7 @@ static void test_cow_backing(void)
     g_assert_cmpint(qemu_img("create -q -f qcow2 -b base.qcow2 -F qcow2 "
                         "%s", top), ==, 0);
     disk_start(&d, opts);
+    check_query_block(&d, top, base);
     fill(buf, sizeof(buf), 5);
     /* Mid-cluster: the rest of the cluster comes from the base. */
     disk_write(&d, ref, 5 * CLUSTER + 3 * 512, buf, sizeof(buf));
