@@ -319,7 +319,9 @@ unreadable image, a directory or an unknown format is one error line
 and exit status 1.
 
 Without `format=`, the format is probed as QEMU probes it: a qcow2 image
-is found by its magic; anything else is raw, with QEMU's warning. A
+is found by its magic; anything else is raw, with QEMU's warning, and
+the guest may not write a first sector that would probe as qcow2 (the
+write fails, as in QEMU; `format=raw` lifts it). A
 qcow2 image (version 2 or 3, as `qemu-img` makes them) may have a
 backing file (qcow2 or raw, its `backing_fmt` or probed), opened
 read-only below it, a name that is not absolute being relative to the

@@ -554,8 +554,12 @@ static bool engine_submit(BlockRequest *r)
     BlockDriverState *proto = protocol_node(r->bs);
     const BlockAioEngine *e = block_aio_engine(proto->aio);
 
-    /* A format that maps offsets (qcow2) runs in the thread pool. */
-    if (!e || !passthrough(r->bs)) {
+    /*
+     * A format that maps offsets (qcow2) runs in the thread pool, and
+     * so does a write of a probed raw image's first sector (checked).
+     */
+    if (!e || !passthrough(r->bs) ||
+        (r->bs->probed && r->type == BLOCK_WRITE && r->offset < 512)) {
         return false;
     }
     switch (r->type) {

@@ -163,6 +163,7 @@ static BlockDriverState *open_chain(const BlockImageOptions *o, Chain *chain,
     }
     if (!strcmp(format, "raw")) {
         bs = bdrv_raw_open(proto, o->node_name, errp);
+        bs->probed = !o->format;
     } else if (!strcmp(format, "qcow2")) {
         bs = bdrv_qcow2_open(proto, &o->qcow2, o->node_name, &backing_name,
                              &backing_fmt, errp);

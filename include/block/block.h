@@ -92,6 +92,8 @@ struct BlockDriverState {
      * closed, so its dirty page cache is dropped, never written back.
      */
     bool temporary;
+    /* raw found by probing: sector 0 may not become another format's. */
+    bool probed;
 };
 
 /*

@@ -350,6 +350,9 @@ static void test_probe(void)
 {
     g_autofree char *img = path("p.qcow2");
     g_autofree char *raw = path("p.raw");
+    static const uint8_t zero[4096];
+    uint8_t sector[512] = { 0 };
+    struct iovec v = { sector, sizeof(sector) };
     Error *err = NULL;
     BlockDriverState *bs;
 
@@ -359,9 +362,23 @@ static void test_probe(void)
     no_error(err);
     g_assert_cmpstr(bs->drv->name, ==, "qcow2");
     g_assert_cmpuint(bs->size, ==, 1 << 20);
-    bs = open_image(raw, NULL, true, &err);
+    bdrv_close_all();
+    /* Probed raw: sector 0 may not become a qcow2 header (QEMU's rule). */
+    g_assert_true(g_file_set_contents(raw, (const char *)zero, 4096, NULL));
+    bs = open_image(raw, NULL, false, &err);
     no_error(err);
     g_assert_cmpstr(bs->drv->name, ==, "raw");
+    memcpy(sector, "QFI\xfb", 4);
+    g_assert_cmpint(bs->drv->pwritev(bs, 0, &v, 1), ==, -EPERM);
+    g_assert_cmpint(bs->drv->pwritev(bs, 512, &v, 1), ==, 0);
+    sector[0] = 'X';
+    g_assert_cmpint(bs->drv->pwritev(bs, 0, &v, 1), ==, 0);
+    bdrv_close_all();
+    /* format=raw: the guest's bytes are its own. */
+    bs = open_image(raw, "raw", false, &err);
+    no_error(err);
+    sector[0] = 'Q';
+    g_assert_cmpint(bs->drv->pwritev(bs, 0, &v, 1), ==, 0);
     bdrv_close_all();
     g_unlink(img);
     g_unlink(raw);
