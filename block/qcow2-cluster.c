@@ -572,6 +572,10 @@ static int write_new_clusters(BlockDriverState *bs, uint64_t cur,
     if (ret == 0) {
         ret = l2_table(s, i1, &table, &l2_off);
     }
+    if (ret < 0 || !table) {
+        /* Not mapped (a full disk, say): give them back, best effort. */
+        qcow2_free_clusters(s, host, nb, false);
+    }
     if (ret == 0 && table) {
         for (uint64_t k = 0; k < nb; k++) {
             qcow2_set_be64(table + (j + k) * 8,
@@ -584,7 +588,6 @@ static int write_new_clusters(BlockDriverState *bs, uint64_t cur,
     } else if (ret == 0) {
         ret = -EIO;
     }
-    /* On failure the new clusters leak, as a crash would leave them. */
     inflight_remove(s, me.first);
     return ret;
 }
