@@ -374,6 +374,10 @@ static int l2_table_for_write(Qcow2State *s, uint64_t i, uint8_t **table,
     }
     if (ret < 0) {
         qcow2_cache_forget(&s->l2_cache, off);
+        if (!(l1_entry(s, i) & QCOW2_OFFSET_MASK) ||
+            (l1_entry(s, i) & QCOW2_OFFSET_MASK) != (uint64_t)off) {
+            qcow2_free_clusters(s, off, 1, false);
+        }
         return ret;
     }
     if (old & QCOW2_OFFSET_MASK) {

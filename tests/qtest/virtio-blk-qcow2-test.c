@@ -8,9 +8,12 @@
  * image as it was. After each run `qemu-img check` finds no error and
  * `qemu-img compare` agrees with what the guest wrote. Needs qemu-img.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -447,6 +450,70 @@ static void test_sigkill(void)
     }
 }
 
+/*
+ * A full disk while clusters are allocated, werror=stop: the VM stops in
+ * io-error with a nospace event; with space again, cont completes the
+ * write, and the image has neither errors nor leaks.
+ */
+static void test_enospc(void)
+{
+    g_autofree char *mnt = g_strdup("/tmp/qcow2-enospc-XXXXXX");
+    g_autofree char *img = NULL, *filler = NULL, *opts = NULL;
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    static const uint8_t chunk[4096];
+    uint8_t buf[4096];
+    uint16_t head;
+    uint32_t len;
+    Disk d;
+    int fd;
+
+    g_assert_nonnull(g_mkdtemp(mnt));
+    /* A tmpfs of the test's own mount namespace: gone with the test. */
+    if (unshare(CLONE_NEWNS) < 0 ||
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount("tmpfs", mnt, "tmpfs", 0, "size=1m") < 0) {
+        g_test_skip("cannot mount a tmpfs");
+        rmdir(mnt);
+        return;
+    }
+    img = g_build_filename(mnt, "img.qcow2", NULL);
+    filler = g_build_filename(mnt, "filler", NULL);
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", img), ==, 0);
+    fd = open(filler, O_CREAT | O_WRONLY, 0644);
+    g_assert_cmpint(fd, >=, 0);
+    while (write(fd, chunk, sizeof(chunk)) == sizeof(chunk)) {
+    }
+    close(fd);
+    opts = g_strdup_printf("file=%s,werror=stop", img);
+    disk_start(&d, opts);
+    fill(buf, sizeof(buf), 17);
+    qtest_memwrite(d.s, DATA_BASE, buf, sizeof(buf));
+    qtest_writel(d.s, REQ_BASE, T_OUT);
+    qtest_writel(d.s, REQ_BASE + 4, 0);
+    qtest_writeq(d.s, REQ_BASE + 8, (3 * CLUSTER + 1024) / 512);
+    qtest_writeb(d.s, REQ_BASE + 16, 0xee);
+    head = qvirtqueue_add(&d.dev, &d.vq, REQ_BASE, 16, false, true);
+    qvirtqueue_add(&d.dev, &d.vq, DATA_BASE, sizeof(buf), false, true);
+    qvirtqueue_add(&d.dev, &d.vq, REQ_BASE + 16, 1, true, false);
+    qvirtqueue_kick(&d.dev, &d.vq, head);
+    qtest_qmp_eventwait(d.s, "STOP");
+    g_assert_false(qvirtqueue_get_buf(&d.dev, &d.vq, NULL, &len));
+    g_assert_cmpint(unlink(filler), ==, 0);
+    json_node_unref(qtest_qmp(d.s, "{\"execute\": \"cont\"}"));
+    for (int i = 0; i < 5000 && !qvirtqueue_get_buf(&d.dev, &d.vq, NULL,
+                                                     &len); i++) {
+        g_usleep(1000);
+    }
+    g_assert_cmpuint(qtest_readb(d.s, REQ_BASE + 16), ==, 0);
+    memcpy(ref + 3 * CLUSTER + 1024, buf, sizeof(buf));
+    disk_check(&d, ref);
+    disk_stop(&d);
+    image_check(img, ref);
+    unlink(img);
+    umount2(mnt, MNT_DETACH);
+    rmdir(mnt);
+}
+
 static void test_snapshot(void)
 {
     g_autofree char *raw = path("s.raw");
@@ -494,6 +561,7 @@ int main(int argc, char **argv)
     qtest_add_func("virtio-blk-qcow2/snapshot", test_snapshot);
     qtest_add_func("virtio-blk-qcow2/blockdev", test_blockdev);
     qtest_add_func("virtio-blk-qcow2/sigkill", test_sigkill);
+    qtest_add_func("virtio-blk-qcow2/enospc", test_enospc);
     ret = g_test_run();
     g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
     g_spawn_command_line_sync(rm, NULL, NULL, NULL, NULL);
