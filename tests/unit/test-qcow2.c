@@ -314,6 +314,31 @@ static void test_compressed(gconstpointer type)
     g_unlink(raw);
 }
 
+/*
+ * An image with an internal snapshot (qemu-img snapshot -c): our writes
+ * copy the clusters and L2 tables the snapshot shares, so the image
+ * checks clean and the snapshot still holds what it held.
+ */
+static void test_internal_snapshot(void)
+{
+    g_autofree char *raw = path("is.raw");
+    g_autofree char *img = path("is.qcow2");
+    uint64_t size = 4 << 20;
+    g_autofree uint8_t *ref = g_malloc0(size);
+
+    make_pattern(raw, ref, size);
+    g_assert_cmpint(qemu_img("convert -O qcow2 %s %s", raw, img), ==, 0);
+    g_assert_cmpint(qemu_img("snapshot -c s1 %s", img), ==, 0);
+    exercise(img, ref, size, 65536, 100, true);
+    /* Back to the snapshot: the original pattern. */
+    g_assert_cmpint(qemu_img("snapshot -a s1 %s", img), ==, 0);
+    g_assert_cmpint(qemu_img("check %s", img), ==, 0);
+    g_assert_cmpint(qemu_img("compare -f qcow2 -F raw %s %s", img, raw), ==,
+                    0);
+    g_unlink(img);
+    g_unlink(raw);
+}
+
 static void set_header_bytes(const char *img, off_t at, const void *bytes,
                              size_t len)
 {
@@ -548,6 +573,7 @@ int main(int argc, char **argv)
     g_test_add_data_func("/qcow2/compressed/zlib", "zlib", test_compressed);
     g_test_add_data_func("/qcow2/compressed/zstd", "zstd", test_compressed);
     g_test_add_func("/qcow2/corrupt-bit", test_corrupt_bit);
+    g_test_add_func("/qcow2/internal-snapshot", test_internal_snapshot);
     g_test_add_func("/qcow2/temp-overlay", test_temp_overlay);
     g_test_add_func("/qcow2/probe", test_probe);
     g_test_add_func("/qcow2/backing-loop", test_backing_loop);
