@@ -53,7 +53,8 @@ static void maybe_clean(Qcow2State *s, Qcow2Cache *c)
 {
     int64_t now;
 
-    if (!s->clean_interval_ns) {
+    /* The clock is read once every 256 uses, not on every lookup. */
+    if (!s->clean_interval_ns || (c->tick & 255)) {
         return;
     }
     now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);

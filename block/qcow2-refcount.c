@@ -385,12 +385,15 @@ static int cluster_free(Qcow2State *s, uint64_t c, bool *is_free)
 
 int64_t qcow2_alloc_clusters(Qcow2State *s, uint64_t nb)
 {
-    uint64_t start = MAX(s->free_hint, 1), c = start, run = 0;
+    uint64_t start, c, run = 0;
     uint64_t limit = (1ull << 56) >> s->cluster_bits;
     int ret;
 
     uint64_t used_past_end = 0;
 
+    /* Cluster 0 is the header's: the hint starts past it. */
+    s->free_hint = MAX(s->free_hint, 1);
+    start = c = s->free_hint;
     while (run < nb) {
         bool is_free;
 
