@@ -124,11 +124,19 @@ static int write_reftable_entry(Qcow2State *s, uint64_t b)
 
 /*
  * Clusters the allocator must never hand out even when their refcount
- * says free: the header, the tables, cached L2 tables and refblocks.
+ * says free (a damaged image): the header, the tables, the active L2
+ * tables and the cached refcount blocks, as QEMU's default overlap
+ * check.
  */
 static bool cluster_is_metadata(Qcow2State *s, uint64_t c)
 {
     uint64_t off = c << s->cluster_bits;
+
+    for (uint32_t i = 0; i < s->l1_size; i++) {
+        if ((GUINT64_FROM_BE(s->l1[i]) & QCOW2_OFFSET_MASK) == off) {
+            return true;
+        }
+    }
 
     for (unsigned i = 0; i < s->l2_cache.size; i++) {
         if (s->l2_cache.offset[i] == off) {

@@ -545,6 +545,35 @@ static void test_bad_l2_entry(void)
     g_unlink(img);
 }
 
+/*
+ * Refcount 0 on an active L2 table (a damaged image) that is not in the
+ * cache: the allocator must not hand its cluster out for a new table.
+ */
+static void test_refcount_zero_in_use(void)
+{
+    g_autofree char *img = path("rc0.qcow2");
+    static const uint8_t zero16[2];
+    uint64_t second = 512 << 20;        /* the next L1 entry's range */
+    g_autofree uint8_t *ref = g_malloc0(second + 65536);
+    Error *err = NULL;
+    BlockDriverState *bs;
+
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 1G", img), ==, 0);
+    bs = open_image(img, "qcow2", false, &err);
+    no_error(err);
+    do_write(bs, ref, 0, 65536, 1);     /* L2 table in cluster 4 */
+    bdrv_close_all();
+    /* The refcount block is cluster 2: entry 4 says 0. */
+    set_header_bytes(img, 2 * 65536 + 4 * 2, zero16, sizeof(zero16));
+    bs = open_image(img, "qcow2", false, &err);
+    no_error(err);
+    do_write(bs, ref, second, 65536, 2);  /* a new L2 table */
+    check_read(bs, ref, 0, 65536);
+    check_read(bs, ref, second, 65536);
+    bdrv_close_all();
+    g_unlink(img);
+}
+
 int main(int argc, char **argv)
 {
         int ret;
@@ -579,6 +608,8 @@ int main(int argc, char **argv)
     g_test_add_func("/qcow2/backing-loop", test_backing_loop);
     g_test_add_func("/qcow2/bad-headers", test_bad_headers);
     g_test_add_func("/qcow2/bad-l2-entry", test_bad_l2_entry);
+    g_test_add_func("/qcow2/refcount-zero-in-use",
+                    test_refcount_zero_in_use);
     ret = g_test_run();
     g_rmdir(dir);
     return ret;
