@@ -723,6 +723,32 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
     return true;
 }
 
+bool blk_insert_overlay(BlockBackend *blk, BlockDriverState *overlay,
+                        Error **errp)
+{
+    BlockDriverState *top = blk->root;
+
+    /* Requests in flight went to the old top; new ones go above it. */
+    blk_drain_all();
+    if (blk->dev && !images_inactive &&
+        !bdrv_set_perm(overlay, blk->perm, blk->shared, errp)) {
+        return false;
+    }
+    if (blk->dev && !images_inactive) {
+        /* A backing file is read, and not written by anyone else. */
+        bdrv_set_perm(top, BLK_PERM_CONSISTENT_READ,
+                      BLK_PERM_ALL & ~(BLK_PERM_WRITE | BLK_PERM_RESIZE),
+                      NULL);
+    }
+    overlay->discard_unmap = top->discard_unmap;
+    overlay->detect_zeroes = top->detect_zeroes;
+    overlay->writethrough = top->writethrough;
+    overlay->no_flush = top->no_flush;
+    top->read_only = true;
+    blk->root = overlay;
+    return true;
+}
+
 void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
                        void *opaque)
 {

@@ -258,3 +258,71 @@ BlockDriverState *bdrv_temp_overlay(BlockDriverState *base, Error **errp)
     }
     return bs;
 }
+
+bool bdrv_set_backing(BlockDriverState *overlay, BlockDriverState *top,
+                      Error **errp)
+{
+    if (strcmp(overlay->drv->name, "qcow2")) {
+        error_setg(errp, "The overlay does not support backing images");
+        return false;
+    }
+    if (overlay->backing) {
+        error_setg(errp, "The overlay already has a backing image");
+        return false;
+    }
+    if (overlay->size < top->size) {
+        error_setg(errp, "The overlay is smaller than its backing image");
+        return false;
+    }
+    overlay->backing = top;
+    top->parents++;
+    g_free(overlay->backing_file);
+    overlay->backing_file = g_strdup(top->filename);
+    return true;
+}
+
+BlockDriverState *bdrv_snapshot_overlay(BlockDriverState *top,
+                                        const char *file,
+                                        const char *node_name, bool existing,
+                                        Error **errp)
+{
+    g_autofree char *bname = NULL, *bfmt = NULL;
+    BlockDriverState *proto = top, *fp, *bs;
+
+    while (proto->file) {
+        proto = proto->file;
+    }
+    if (!existing) {
+        g_autofree char *abs = g_canonicalize_filename(top->filename, NULL);
+        int fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        bool ok;
+
+        if (fd < 0) {
+            error_setg_errno(errp, errno, "Could not create '%s'", file);
+            return NULL;
+        }
+        ok = bdrv_qcow2_create(fd, top->size, abs, top->drv->name, errp);
+        close(fd);
+        if (!ok) {
+            return NULL;
+        }
+    }
+    fp = bdrv_file_open("file", file, NULL, false, proto->direct,
+                        proto->locking, errp);
+    if (!fp || !bdrv_add(fp, errp)) {
+        return NULL;
+    }
+    bs = bdrv_qcow2_open(fp, NULL, node_name, &bname, &bfmt, errp);
+    if (!bs) {
+        bdrv_remove(fp);
+        return NULL;
+    }
+    bs->backing = top;
+    bs->backing_file = g_strdup(bname ? bname : top->filename);
+    if (!bdrv_add(bs, errp)) {
+        /* bdrv_add closed bs; top stays where it was. */
+        bdrv_remove(fp);
+        return NULL;
+    }
+    return bs;
+}

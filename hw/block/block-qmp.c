@@ -360,6 +360,102 @@ bool qmp_blockdev_add(const BlockdevOptions *args, JsonNode **ret,
     return ok;
 }
 
+/* The backend a device uses whose top node is name (or named name). */
+static BlockBackend *backend_of_top(const char *device, const char *node,
+                                    Error **errp)
+{
+    BlockBackend *blk = NULL;
+
+    if (device) {
+        FindUser f = { NULL, NULL, device };
+
+        blk_foreach(find_named, &f);
+        blk = f.blk;
+    } else if (node && bdrv_find_node(node)) {
+        blk = blk_by_root(bdrv_find_node(node));
+    }
+    if (!blk) {
+        error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                   device ? device : "", node ? node : "");
+    }
+    return blk;
+}
+
+bool qmp_blockdev_snapshot_sync(const q_obj_blockdev_snapshot_sync_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    BlockBackend *blk = backend_of_top(args->device, args->node_name, errp);
+    BlockDriverState *overlay;
+    bool existing = args->mode && !strcmp(args->mode, "existing");
+
+    if (!blk) {
+        return false;
+    }
+    if (args->format && strcmp(args->format, "qcow2")) {
+        error_setg(errp, "Unknown driver '%s'", args->format);
+        return false;
+    }
+    if (args->mode && !existing && strcmp(args->mode, "absolute-paths")) {
+        error_setg(errp, "Parameter 'mode' does not accept value '%s'",
+                   args->mode);
+        return false;
+    }
+    if (args->snapshot_node_name &&
+        bdrv_find_node(args->snapshot_node_name)) {
+        error_setg(errp, "New overlay node-name already in use");
+        return false;
+    }
+    if (blk_is_read_only(blk)) {
+        error_setg(errp, "Device '%s' is read only", blk_name(blk));
+        return false;
+    }
+    overlay = bdrv_snapshot_overlay(blk_root(blk), args->snapshot_file,
+                                    args->snapshot_node_name, existing,
+                                    errp);
+    if (!overlay) {
+        return false;
+    }
+    if (!blk_insert_overlay(blk, overlay, errp)) {
+        bdrv_remove(overlay);
+        return false;
+    }
+    *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    return true;
+}
+
+bool qmp_blockdev_snapshot(const q_obj_blockdev_snapshot_arg *args,
+                           JsonNode **ret, Error **errp)
+{
+    BlockBackend *blk = backend_of_top(NULL, args->node, NULL);
+    BlockDriverState *overlay = bdrv_find_node(args->overlay);
+
+    if (!blk) {
+        blk = backend_of_top(args->node, NULL, errp);
+        if (!blk) {
+            return false;
+        }
+    }
+    if (!overlay) {
+        error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                   args->overlay, args->overlay);
+        return false;
+    }
+    if (blk_by_root(overlay)) {
+        error_setg(errp, "The overlay is already in use");
+        return false;
+    }
+    if (!bdrv_set_backing(overlay, blk_root(blk), errp)) {
+        return false;
+    }
+    if (!blk_insert_overlay(blk, overlay, errp)) {
+        overlay->backing->parents--;
+        overlay->backing = NULL;
+        return false;
+    }
+    *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    return true;
+}
+
 bool qmp_blockdev_del(const q_obj_blockdev_del_arg *args, JsonNode **ret,
                       Error **errp)
 {

@@ -298,6 +298,21 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp);
 void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
                        void *opaque);
 BlockBackend *blk_by_root(const BlockDriverState *bs);
+/*
+ * External snapshots: a qcow2 image in file (made over top with top's
+ * absolute name as its backing file, unless existing) opened as a new
+ * node, top below it as backing; then blk_insert_overlay() moves the
+ * backend (and its device's permissions) to it, top becoming
+ * read-only. bdrv_set_backing() is blockdev-snapshot's half.
+ */
+BlockDriverState *bdrv_snapshot_overlay(BlockDriverState *top,
+                                        const char *file,
+                                        const char *node_name, bool existing,
+                                        Error **errp);
+bool bdrv_set_backing(BlockDriverState *overlay, BlockDriverState *top,
+                      Error **errp);
+bool blk_insert_overlay(BlockBackend *blk, BlockDriverState *overlay,
+                        Error **errp);
 void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
                   void *opaque);
 

@@ -514,6 +514,85 @@ static void test_enospc(void)
     rmdir(mnt);
 }
 
+static void qmp_ok(Disk *d, const char *cmd)
+{
+    JsonNode *reply = qtest_qmp(d->s, "%s", cmd);
+
+    if (qtest_qmp_has_error(reply)) {
+        g_autofree char *text = json_to_string(reply, FALSE);
+
+        g_error("%s: %s", cmd, text);
+    }
+    json_node_unref(reply);
+}
+
+/*
+ * External snapshots on a running drive, as libvirt takes them: the
+ * guest writes, blockdev-snapshot-sync puts a new image on top, the
+ * guest writes again; then blockdev-add of a pre-made overlay and
+ * blockdev-snapshot put a third on top. Each image below holds what
+ * was written before its snapshot, the chain all of it.
+ */
+static void test_external_snapshots(void)
+{
+    g_autofree char *base = path("ext-base.qcow2");
+    g_autofree char *mid = path("ext-mid.qcow2");
+    g_autofree char *top = path("ext-top.qcow2");
+    g_autofree char *raw = path("ext.raw");
+    g_autofree char *opts = g_strdup_printf("file=%s,format=qcow2", base);
+    g_autofree char *cmd = NULL;
+    g_autofree uint8_t *ref = g_malloc0(DISK_SIZE);
+    uint8_t buf[8192];
+    JsonNode *reply;
+    JsonObject *ins;
+    Disk d;
+
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", base), ==, 0);
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 4M", top), ==, 0);
+    disk_start(&d, opts);
+    fill(buf, sizeof(buf), 21);
+    disk_write(&d, ref, CLUSTER - 4096, buf, sizeof(buf));
+    g_assert_true(g_file_set_contents(raw, (const char *)ref, DISK_SIZE,
+                                      NULL));
+    cmd = g_strdup_printf("{\"execute\": \"blockdev-snapshot-sync\", "
+                          "\"arguments\": {\"device\": \"d\", "
+                          "\"snapshot-file\": \"%s\", "
+                          "\"snapshot-node-name\": \"mid\"}}", mid);
+    qmp_ok(&d, cmd);
+    fill(buf, sizeof(buf), 22);
+    disk_write(&d, ref, CLUSTER + 512, buf, sizeof(buf));
+    disk_check(&d, ref);
+    g_free(cmd);
+    cmd = g_strdup_printf("{\"execute\": \"blockdev-add\", \"arguments\": "
+                          "{\"driver\": \"qcow2\", \"node-name\": \"top\", "
+                          "\"backing\": null, \"file\": {\"driver\": "
+                          "\"file\", \"filename\": \"%s\"}}}", top);
+    qmp_ok(&d, cmd);
+    qmp_ok(&d, "{\"execute\": \"blockdev-snapshot\", \"arguments\": "
+           "{\"node\": \"mid\", \"overlay\": \"top\"}}");
+    fill(buf, sizeof(buf), 23);
+    disk_write(&d, ref, 7 * CLUSTER, buf, sizeof(buf));
+    disk_check(&d, ref);
+    reply = qtest_qmp(d.s, "{\"execute\": \"query-block\"}");
+    ins = json_object_get_object_member(json_array_get_object_element(
+        json_object_get_array_member(json_node_get_object(reply), "return"),
+        0), "inserted");
+    g_assert_cmpstr(json_object_get_string_member(ins, "node-name"), ==,
+                    "top");
+    g_assert_cmpint(json_object_get_int_member(ins, "backing_file_depth"),
+                    ==, 2);
+    json_node_unref(reply);
+    disk_stop(&d);
+
+    /* The base has only the first write; the chain has all three. */
+    g_assert_cmpint(qemu_img("check -q %s", base), ==, 0);
+    g_assert_cmpint(qemu_img("compare -q -F raw %s %s", base, raw), ==, 0);
+    g_assert_cmpint(qemu_img("check -q %s", mid), ==, 0);
+    g_assert_cmpint(qemu_img("rebase -u -b ext-mid.qcow2 -F qcow2 %s", top),
+                    ==, 0);
+    image_check(top, ref);
+}
+
 static void test_snapshot(void)
 {
     g_autofree char *raw = path("s.raw");
@@ -562,6 +641,8 @@ int main(int argc, char **argv)
     qtest_add_func("virtio-blk-qcow2/blockdev", test_blockdev);
     qtest_add_func("virtio-blk-qcow2/sigkill", test_sigkill);
     qtest_add_func("virtio-blk-qcow2/enospc", test_enospc);
+    qtest_add_func("virtio-blk-qcow2/external-snapshots",
+                   test_external_snapshots);
     ret = g_test_run();
     g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
     g_spawn_command_line_sync(rm, NULL, NULL, NULL, NULL);
