@@ -19,6 +19,11 @@ struct BlockBackend {
     unsigned perm, shared;          /* what the device took (BLK_PERM_*) */
     bool anonymous;                 /* made for a -blockdev node */
     bool virtio;                    /* -drive if=virtio */
+    bool ide;                       /* -drive if=ide: at ide_bus, ide_unit */
+    int ide_bus, ide_unit;
+    bool cdrom;                     /* media=cdrom */
+    const BlockDevOps *dev_ops;     /* removable media, or NULL */
+    void *dev_opaque;
     BlockdevOnError on_read_error;  /* rerror: report by default */
     BlockdevOnError on_write_error; /* werror: enospc by default */
     bool iostatus_enabled;          /* a device keeps an io-status */
@@ -217,7 +222,8 @@ bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
                    blk->name);
         return false;
     }
-    if (!images_inactive && !bdrv_set_perm(blk->root, perm, shared, errp)) {
+    if (!images_inactive && blk->root &&
+        !bdrv_set_perm(blk->root, perm, shared, errp)) {
         return false;
     }
     blk->dev = dev;
@@ -228,10 +234,12 @@ bool blk_attach(BlockBackend *blk, void *dev, unsigned perm,
 
 void blk_detach(BlockBackend *blk)
 {
-    if (blk->dev && !images_inactive) {
+    if (blk->dev && !images_inactive && blk->root) {
         bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
     }
     blk->dev = NULL;
+    blk->dev_ops = NULL;
+    blk->dev_opaque = NULL;
 }
 
 void bdrv_inactivate_all(void)
@@ -240,7 +248,7 @@ void bdrv_inactivate_all(void)
          i++) {
         BlockBackend *blk = g_ptr_array_index(backends, i);
 
-        if (blk->dev) {
+        if (blk->dev && blk->root) {
             bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
         }
     }
@@ -254,12 +262,12 @@ bool bdrv_activate_all(Error **errp)
     for (i = 0; images_inactive && backends && i < backends->len; i++) {
         BlockBackend *blk = g_ptr_array_index(backends, i);
 
-        if (blk->dev &&
+        if (blk->dev && blk->root &&
             !bdrv_set_perm(blk->root, blk->perm, blk->shared, errp)) {
             /* All or nothing: drop what this call took. */
             while (i--) {
                 blk = g_ptr_array_index(backends, i);
-                if (blk->dev) {
+                if (blk->dev && blk->root) {
                     bdrv_set_perm(blk->root, 0, BLK_PERM_ALL, NULL);
                 }
             }
@@ -289,12 +297,13 @@ void blk_foreach(void (*fn)(BlockBackend *blk, void *opaque), void *opaque)
 
 uint64_t blk_size(const BlockBackend *blk)
 {
-    return blk->root->size;
+    return blk->root ? blk->root->size : 0;
 }
 
 bool blk_is_read_only(const BlockBackend *blk)
 {
-    return blk->root->read_only;
+    /* An empty drive is a CD-ROM's: read-only whatever comes in. */
+    return blk->root ? blk->root->read_only : true;
 }
 
 const char *blk_name(const BlockBackend *blk)
@@ -305,6 +314,125 @@ const char *blk_name(const BlockBackend *blk)
 void blk_set_virtio(BlockBackend *blk)
 {
     blk->virtio = true;
+}
+
+void blk_set_ide(BlockBackend *blk, int bus, int unit, bool cdrom)
+{
+    blk->ide = true;
+    blk->ide_bus = bus;
+    blk->ide_unit = unit;
+    blk->cdrom = cdrom;
+}
+
+BlockBackend *blk_find_ide(int bus, int unit)
+{
+    for (guint i = 0; backends && i < backends->len; i++) {
+        BlockBackend *blk = g_ptr_array_index(backends, i);
+
+        if (blk->ide && blk->ide_bus == bus && blk->ide_unit == unit) {
+            return blk;
+        }
+    }
+    return NULL;
+}
+
+bool blk_is_ide(const BlockBackend *blk, int *bus, int *unit, bool *cdrom)
+{
+    if (blk->ide) {
+        *bus = blk->ide_bus;
+        *unit = blk->ide_unit;
+        *cdrom = blk->cdrom;
+    }
+    return blk->ide;
+}
+
+BlockBackend *blk_new_empty(const char *name, Error **errp)
+{
+    static unsigned anonymous_empty;
+    g_autofree char *auto_name = NULL;
+    BlockBackend *blk;
+
+    if (!name) {
+        name = auto_name = g_strdup_printf("#empty%u", anonymous_empty++);
+    }
+    blk = blk_new(name, NULL, errp);
+    if (blk && auto_name) {
+        blk->anonymous = true;
+    }
+    return blk;
+}
+
+bool blk_is_inserted(const BlockBackend *blk)
+{
+    return blk->root != NULL;
+}
+
+void blk_insert_bs(BlockBackend *blk, BlockDriverState *bs)
+{
+    g_assert(!blk->root);
+    blk->root = bs;
+    if (blk->dev && !images_inactive) {
+        bdrv_set_perm(bs, blk->perm & ~(bs->read_only ? BLK_PERM_WRITE : 0),
+                      blk->shared, NULL);
+    }
+}
+
+void blk_remove_bs(BlockBackend *blk)
+{
+    BlockDriverState *bs = blk->root;
+
+    if (!bs) {
+        return;
+    }
+    blk_drain_all();
+    if (blk->dev && !images_inactive) {
+        bdrv_set_perm(bs, 0, BLK_PERM_ALL, NULL);
+    }
+    blk->root = NULL;
+    /* A node made for this drive goes with it; a -blockdev node stays. */
+    if (!bs->monitor_owned) {
+        bdrv_remove(bs);
+    }
+}
+
+void blk_set_dev_ops(BlockBackend *blk, const BlockDevOps *ops, void *opaque)
+{
+    blk->dev_ops = ops;
+    blk->dev_opaque = opaque;
+}
+
+bool blk_dev_has_removable_media(const BlockBackend *blk)
+{
+    return !blk->dev || (blk->dev_ops && blk->dev_ops->change_media_cb);
+}
+
+bool blk_dev_is_tray_open(const BlockBackend *blk)
+{
+    return blk->dev_ops && blk->dev_ops->is_tray_open &&
+           blk->dev_ops->is_tray_open(blk->dev_opaque);
+}
+
+bool blk_dev_is_medium_locked(const BlockBackend *blk)
+{
+    return blk->dev_ops && blk->dev_ops->is_medium_locked &&
+           blk->dev_ops->is_medium_locked(blk->dev_opaque);
+}
+
+void blk_dev_eject_request(BlockBackend *blk, bool force)
+{
+    if (blk->dev_ops && blk->dev_ops->eject_request_cb) {
+        blk->dev_ops->eject_request_cb(blk->dev_opaque, force);
+    }
+}
+
+bool blk_dev_change_media(BlockBackend *blk, bool load)
+{
+    bool was_open = blk_dev_is_tray_open(blk);
+
+    if (blk->dev_ops && blk->dev_ops->change_media_cb) {
+        blk->dev_ops->change_media_cb(blk->dev_opaque, load);
+    }
+    return was_open != blk_dev_is_tray_open(blk);
 }
 
 void blk_foreach_virtio(void (*fn)(BlockBackend *blk, void *opaque),
@@ -636,7 +764,8 @@ void blk_aio_merged(BlockBackend *blk, BlockRequestType type,
                     int niov, unsigned nreqs, BlockCompletion *done,
                     void *opaque)
 {
-    int ret = request_check(blk->root, type, offset, len);
+    int ret = blk->root ? request_check(blk->root, type, offset, len)
+                        : -ENOMEDIUM;
     BlockAcctType acct = acct_type[type];
     BlockRequest *r;
 
@@ -692,6 +821,10 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
     BlockDriverState *proto = blk->root;
     int r;
 
+    if (!proto) {
+        error_setg(errp, "No medium inserted");
+        return false;
+    }
     while (proto->file) {
         proto = proto->file;
     }

@@ -2,7 +2,8 @@
  * -drive and -blockdev: parsed options into block nodes and backends,
  * with QEMU's messages.
  *
- *   -drive file=PATH[,format=raw|qcow2][,if=none|virtio][,id=ID]
+ *   -drive file=PATH[,format=raw|qcow2][,if=ide|none|virtio][,id=ID]
+ *          [,index=N][,bus=B,unit=U][,media=disk|cdrom]
  *          [,cache=writeback|none|writethrough|directsync|unsafe]
  *          [,readonly=on][,aio=threads|io_uring|native][,discard=..]
  *          [,detect-zeroes=off][,werror=enospc|stop|report|ignore]
@@ -13,8 +14,10 @@
  *     a format node (given, or probed) over a file node, with a qcow2
  *     image's backing chain below it (block/image.c); snapshot=on puts
  *     a temporary overlay on top. A backend named ID (default
- *     IF + index: "none0", "virtio0"); if=virtio also asks for a
- *     virtio-blk-pci device on it.
+ *     IF + index: "none0", "virtio0"; if=ide: "ide0-hd0", "ide1-cd0");
+ *     if=virtio also asks for a virtio-blk-pci device on it, if=ide
+ *     tells the board its slot (an empty one for media=cdrom without
+ *     file=).
  *   -blockdev driver=file|host_device,filename=PATH,node-name=NAME
  *             [,read-only=on][,cache.direct=on][,cache.no-flush=on]
  *             [,aio=threads|io_uring|native][,locking=auto|on|off]
@@ -24,6 +27,8 @@
  *   QMP blockdev-add takes -blockdev's options as JSON ({"file": {...}}
  *   is file.*) and comes here through the same blockdev_new().
  */
+#include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 #include "block/blockdev.h"
@@ -47,7 +52,7 @@ static const char *const drive_keys[] = {
     "file", "format", "if", "id", "cache", "readonly", "aio", "discard",
     "detect-zeroes", "index", "media", "file.locking", "werror", "rerror",
     "snapshot", "l2-cache-size", "refcount-cache-size", "cache-size",
-    "cache-clean-interval",
+    "cache-clean-interval", "bus", "unit",
     NULL,
 };
 
@@ -238,6 +243,79 @@ static bool check_format(const char *format, Error **errp)
     return false;
 }
 
+/* media=disk|cdrom */
+static bool parse_media(const QemuOpts *opts, bool *cdrom, Error **errp)
+{
+    const char *media = qemu_opt_get(opts, "media");
+
+    *cdrom = media && !strcmp(media, "cdrom");
+    if (media && !*cdrom && strcmp(media, "disk")) {
+        error_setg(errp, "'%s' invalid media", media);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Where an if=ide drive goes: index=N (bus N / 2, unit N % 2), or bus=
+ * and unit=, or the first free slot from bus= (0) on; QEMU's messages.
+ */
+static bool ide_slot(const QemuOpts *opts, int *bus, int *unit,
+                     Error **errp)
+{
+    uint64_t index = UINT64_MAX, b = 0, u = UINT64_MAX;
+
+    if (!qemu_opt_get_number(opts, "index", &index, errp) ||
+        !qemu_opt_get_number(opts, "bus", &b, errp) ||
+        !qemu_opt_get_number(opts, "unit", &u, errp)) {
+        return false;
+    }
+    if (index != UINT64_MAX) {
+        if (qemu_opt_get(opts, "bus") || u != UINT64_MAX) {
+            error_setg(errp, "index cannot be used with bus and unit");
+            return false;
+        }
+        if (index > INT_MAX) {
+            error_setg(errp, "Parameter 'index' expects a non-negative "
+                       "number below 2^31");
+            return false;
+        }
+        b = index / 2;
+        u = index % 2;
+    } else if (b > INT_MAX) {
+        error_setg(errp, "Parameter 'bus' expects a non-negative number "
+                   "below 2^31");
+        return false;
+    }
+    if (u == UINT64_MAX) {
+        for (u = 0; blk_find_ide(b, u); ) {
+            if (++u == 2) {
+                u = 0;
+                b++;
+            }
+        }
+    }
+    if (u >= 2) {
+        error_setg(errp, "unit %" PRIu64 " too big (max is 1)", u);
+        return false;
+    }
+    /* The pc's two channels (the board checks again when it has none). */
+    if (b >= 2) {
+        error_setg(errp, "machine type does not support if=ide,bus=%" PRIu64
+                   ",unit=%" PRIu64, b, u);
+        return false;
+    }
+    if (blk_find_ide(b, u)) {
+        error_setg(errp, "drive with bus=%" PRIu64 ", unit=%" PRIu64
+                   " (index=%d) exists", b, u,
+                   index == UINT64_MAX ? -1 : (int)index);
+        return false;
+    }
+    *bus = b;
+    *unit = u;
+    return true;
+}
+
 bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
                Error **errp)
 {
@@ -249,7 +327,8 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     g_autofree char *auto_id = NULL;
     BlockImageOptions img = { 0 };
     BlockDriverState *fmt;
-    bool readonly = false, locking, snapshot = false;
+    bool readonly = false, locking, snapshot = false, cdrom = false;
+    int bus = -1, unit = -1;
     BlockdevOnError rerror, werror;
     DiscardOpts discard;
     size_t c = 0;
@@ -268,17 +347,22 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     if (!iface) {
         iface = "ide";
     }
-    if (strcmp(iface, "none") && strcmp(iface, "virtio")) {
+    if (strcmp(iface, "none") && strcmp(iface, "virtio") &&
+        strcmp(iface, "ide")) {
         static const char *const known[] = {
-            "ide", "scsi", "floppy", "pflash", "mtd", "sd", "xen", NULL,
+            "scsi", "floppy", "pflash", "mtd", "sd", "xen", NULL,
         };
 
         if (key_known(known, iface)) {
-            error_setg(errp, "if=%s is not supported yet; use if=virtio or "
-                       "if=none with -device virtio-blk-pci", iface);
+            error_setg(errp, "if=%s is not supported yet; use if=ide, "
+                       "if=virtio or if=none with -device", iface);
         } else {
             error_setg(errp, "unsupported bus type '%s'", iface);
         }
+        return false;
+    }
+    if (!parse_media(opts, &cdrom, errp) ||
+        (!strcmp(iface, "ide") && !ide_slot(opts, &bus, &unit, errp))) {
         return false;
     }
     if (cache) {
@@ -292,6 +376,8 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
             return false;
         }
     }
+    /* A CD-ROM is read-only unless asked otherwise. */
+    readonly = cdrom;
     if (!qemu_opt_get_bool(opts, "readonly", &readonly, NULL)) {
         error_setg(errp, "Parameter 'read-only' expects 'on' or 'off'");
         return false;
@@ -311,11 +397,15 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         error_setg(errp, "Parameter 'snapshot' expects 'on' or 'off'");
         return false;
     }
-    if (!file || !*file) {
+    if ((!file || !*file) && !cdrom) {
         error_setg(errp, "A block device must be specified for \"file\"");
         return false;
     }
-    if (!id) {
+    if (!id && bus >= 0) {
+        /* QEMU's names: ide0-hd0, ide1-cd0, ... */
+        id = auto_id = g_strdup_printf("ide%d-%s%d", bus,
+                                       cdrom ? "cd" : "hd", unit);
+    } else if (!id) {
         id = auto_id = g_strdup_printf("%s%u", iface, (*index)++);
     } else if (!id_wellformed(id)) {
         error_setg(errp, "Parameter 'id' expects an identifier");
@@ -325,6 +415,15 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         error_setg(errp, "Duplicate ID '%s' for drive", id);
         return false;
     }
+    if (!file || !*file) {
+        /* An empty CD-ROM drive. */
+        BlockBackend *blk = blk_new_empty(id, errp);
+
+        if (blk && bus >= 0) {
+            blk_set_ide(blk, bus, unit, cdrom);
+        }
+        return blk != NULL;
+    }
     img.filename = file;
     img.format = format;
     /* snapshot=on: the image itself is only read. */
@@ -332,6 +431,7 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     img.direct = cache_modes[c].direct;
     img.locking = locking;
     img.aio = aio;
+    /* As QEMU: the probe (and its warning) follows a successful open. */
     fmt = bdrv_open_image(&img, errp);
     if (!fmt) {
         return false;
@@ -349,6 +449,9 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         return false;
     }
     blk_set_on_error(blk_find(id), rerror, werror);
+    if (bus >= 0) {
+        blk_set_ide(blk_find(id), bus, unit, cdrom);
+    }
     if (!strcmp(iface, "virtio")) {
         blk_set_virtio(blk_find(id));
         *virtio_id = g_strdup(id);

@@ -418,17 +418,36 @@ bool netdev_add(const QemuOpts *opts, Error **errp)
     return netdev_create(opts, qemu_opt_get(opts, "id"), NULL, errp) != NULL;
 }
 
+/* The NIC models -nic and -net nic know, sorted, as model=help lists them. */
+static const char *const nic_models[] = { "e1000", "virtio-net-pci", NULL };
+static const char *default_nic_model = "virtio-net-pci";
+
 void nic_print_models(void)
 {
-    printf("Available NIC models:\nvirtio-net-pci\n");
+    printf("Supported NIC models:\n");
+    for (int i = 0; nic_models[i]; i++) {
+        printf("%s\n", nic_models[i]);
+    }
 }
 
-/* The NIC models -nic and -net nic know (aliases first). */
+void net_set_default_nic_model(const char *model)
+{
+    default_nic_model = model;
+}
+
+/* model= of -nic and -net nic: the machine's default when absent. */
 static const char *nic_model(const char *model, Error **errp)
 {
-    if (!model || !strcmp(model, "virtio") ||
-        !strcmp(model, "virtio-net-pci")) {
+    if (!model) {
+        return default_nic_model;
+    }
+    if (!strcmp(model, "virtio")) {
         return "virtio-net-pci";
+    }
+    for (int i = 0; nic_models[i]; i++) {
+        if (!strcmp(model, nic_models[i])) {
+            return nic_models[i];
+        }
     }
     error_setg(errp, "Unsupported NIC model: %s", model);
     return NULL;
@@ -546,13 +565,32 @@ bool net_legacy_add(const QemuOpts *opts, unsigned index, QemuOpts **dev,
 
 void net_check_clients(void)
 {
+    bool hub_nic = false, hub_host = false;
+
+    /* QEMU's warnings: a hub with NICs only, or backends only. */
+    for (guint i = 0; hub_ports && i < hub_ports->len; i++) {
+        NetClientState *peer = ((NetClientState *)
+                                g_ptr_array_index(hub_ports, i))->peer;
+
+        if (peer && peer->info->is_nic) {
+            hub_nic = true;
+        } else if (peer) {
+            hub_host = true;
+        }
+    }
+    if (hub_nic && !hub_host) {
+        warn_report("hub 0 is not connected to host network");
+    } else if (hub_host && !hub_nic) {
+        warn_report("hub 0 with no nics");
+    }
     for (guint i = 0; net_clients && i < net_clients->len; i++) {
         NetClientState *nc = g_ptr_array_index(net_clients, i);
 
         /* Claimed without a peer: a tap queue a NIC without mq leaves. */
-        if (!nc->peer && !nc->claimed && !nc->info->is_nic &&
-            nc->info != &hub_port_info) {
-            warn_report("netdev %s has no peer", nc->name);
+        if (!nc->peer && !nc->claimed && nc->info != &hub_port_info) {
+            warn_report("%s %s has no peer", nc->info->is_nic ? "nic"
+                                                              : "netdev",
+                        nc->name);
         }
     }
 }

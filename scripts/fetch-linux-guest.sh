@@ -6,8 +6,9 @@
 #   build/guest-linux/initramfs.cpio  busybox, /init printing markers
 #   build/guest-linux/busybox         busybox-static's binary (to remake
 #                                     the initramfs when its script changes)
-#   build/guest-linux/modules.cpio    the kernel's virtio, ext4, ACPI button,
-#                                     evdev and pvpanic modules, to append
+#   build/guest-linux/modules.cpio    the kernel's virtio, e1000, ext4, ACPI
+#                                     button, evdev, pvpanic and IDE
+#                                     (ata_piix, sd, sr) modules, to append
 #                                     to the initramfs
 #   build/guest-linux/MODULES         the module list modules.cpio was made
 #                                     from
@@ -24,11 +25,14 @@ out=$(cd "$out" && pwd)
 
 # The kernel's own modules the tests load (with what they need), as an
 # archive to append to the initramfs: virtio over PCI, its disk, network,
-# console, rng and balloon drivers, ext4 and the crc32c it asks for, the
-# ACPI power button and evdev (its /dev/input/event* for /init's handler),
-# pvpanic's ACPI (pvpanic-mmio) and PCI drivers.
+# console, rng and balloon drivers, the e1000 (the pc's default NIC), ext4
+# and the crc32c it asks for, the ACPI power button and evdev (its
+# /dev/input/event* for /init's handler), pvpanic's ACPI (pvpanic-mmio)
+# and PCI drivers, the PIIX IDE controller (ata_piix, with libata and
+# SCSI) and its disks (sd_mod) and CD-ROMs (sr_mod).
 MODULES="virtio_pci virtio_blk virtio_net virtio_console virtio_rng
-virtio_balloon ext4 crc32c_generic button evdev pvpanic_mmio pvpanic_pci"
+virtio_balloon e1000 ext4 crc32c_generic button evdev pvpanic_mmio
+pvpanic_pci ata_piix sd_mod sr_mod"
 
 if [ -s "$out/vmlinux" ] && [ -s "$out/bzImage" ] && [ -s "$out/busybox" ] &&
    [ -s "$out/modules.cpio" ] &&

@@ -4,13 +4,19 @@
 Usage:
   hxtool.py def INPUT.hx OUTPUT.def   C include: DEF(...) and DEFHEADING("...")
   hxtool.py md INPUT.hx OUTPUT.md     markdown reference (docs/options.md)
-  hxtool.py names INPUT.hx            every option name, one per line
+  hxtool.py names INPUT.hx            every option name -help lists, one
+                                      per line
 
 The .hx format, one construct per line group:
   HXCOMM text                comment, dropped everywhere
   DEFHEADING(text)           starts a section
   DEF("name", flags, QEMU_OPTION_name, "help" "lines")   may span lines;
-                             flags is HAS_ARG or 0; help "" marks an alias of
+                             flags is HAS_ARG or 0, optionally with
+                             "| UNSUPPORTED" (an option of QEMU 7.2 that is
+                             not built yet: refused with "not supported
+                             yet") or "| OTHER_TARGET" (one of QEMU 7.2 for
+                             other targets: refused as QEMU refuses it,
+                             left out of -help); help "" marks an alias of
                              the option defined just before it
   DOC ... ENDDOC             markdown for the DEF just before it (or the option
                              an alias just before it names; or, right after a
@@ -53,10 +59,13 @@ class HxError(Exception):
     pass
 
 
+FLAG_WORDS = ("UNSUPPORTED", "OTHER_TARGET")
+
+
 class Option:
     def __init__(self, name, flags, enum, help_text, line):
         self.name = name
-        self.flags = flags
+        self.flags = flags      # set of words: HAS_ARG, UNSUPPORTED, ...
         self.enum = enum
         self.help = help_text
         self.line = line
@@ -66,6 +75,10 @@ class Option:
     @property
     def is_alias(self):
         return self.help == ""
+
+    @property
+    def built(self):
+        return not self.flags & {"UNSUPPORTED", "OTHER_TARGET"}
 
 
 class Heading:
@@ -108,7 +121,7 @@ TOKEN_RE = re.compile(r'''
     \s+                              # whitespace
   | (?P<str>"(?:[^"\\\n]|\\.)*")     # string literal
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*|[0-9]+)
-  | (?P<punct>[(),])
+  | (?P<punct>[(),|])
 ''', re.VERBOSE)
 
 
@@ -160,6 +173,8 @@ def parse_def(text, where):
     for tok in toks[2:-1]:
         if tok == ("punct", ","):
             args.append([])
+        elif tok == ("punct", "|") and len(args) == 2:
+            args[-1].append(tok)
         elif tok[0] == "punct":
             raise HxError("%s: unexpected %r in DEF" % (where, tok[1]))
         else:
@@ -174,8 +189,15 @@ def parse_def(text, where):
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name):
         raise HxError("%s: bad option name %r (no leading dash)"
                       % (where, name))
-    if len(flags_a) != 1 or flags_a[0][1] not in ("HAS_ARG", "0"):
-        raise HxError("%s: -%s: flags must be HAS_ARG or 0" % (where, name))
+    words = [t[1] for t in flags_a[0::2]]
+    if any(t != ("punct", "|") for t in flags_a[1::2]) or \
+            len(flags_a) % 2 == 0 or words[0] not in ("HAS_ARG", "0") or \
+            any(w not in FLAG_WORDS for w in words[1:]) or \
+            len(set(words)) != len(words) or \
+            set(FLAG_WORDS) <= set(words):
+        raise HxError("%s: -%s: flags must be HAS_ARG or 0, optionally "
+                      "| UNSUPPORTED or | OTHER_TARGET" % (where, name))
+    flags = set(words) - {"0"}
     if len(enum_a) != 1 or enum_a[0][0] != "ident":
         raise HxError("%s: -%s: enum must be an identifier" % (where, name))
     enum = enum_a[0][1]
@@ -191,7 +213,7 @@ def parse_def(text, where):
     if help_text and help_text[0].isspace():
         raise HxError("%s: -%s: help text must start with the synopsis"
                       % (where, name))
-    return Option(name, flags_a[0][1], enum, help_text, where)
+    return Option(name, flags, enum, help_text, where)
 
 
 def parse(path):
@@ -313,6 +335,21 @@ def gen_md(items, src):
             continue
         if item.is_alias:
             continue
+        if not item.built:
+            # One bullet: the synopsis, then what the help says.
+            lines = item.help.rstrip("\n").split("\n")
+            synopsis = lines[0][:16].rstrip() if len(lines[0]) > 16 \
+                and lines[0][15] == " " else lines[0]
+            words = [lines[0][len(synopsis):].strip()] + \
+                [l.strip() for l in lines[1:]]
+            text = " ".join(w for w in words if w)
+            if "OTHER_TARGET" in item.flags:
+                text += " (*other targets*)"
+            out += ["- `%s`%s" % (synopsis, ": " + text if text else "")]
+            if item.doc:
+                raise HxError("%s: -%s: an option not built has no DOC"
+                              % (item.line, item.name))
+            continue
         # explanation lines are indented 16 columns; the rest (including
         # continued synopsis lines such as -boot's) is the synopsis
         synopsis = [l for l in item.help.split("\n")
@@ -362,8 +399,10 @@ def main(argv):
                                      % (PROG, args[1], args[0], args[1]))
                     return 1
         else:
+            # the options -help lists
             sys.stdout.write("".join("-%s\n" % o.name for o in items
-                                     if isinstance(o, Option)))
+                                     if isinstance(o, Option) and
+                                     "OTHER_TARGET" not in o.flags))
     except HxError as e:
         sys.stderr.write("%s: %s\n" % (PROG, e))
         return 1

@@ -26,10 +26,13 @@
 #include "system/system.h"
 #include "system/cmdline.h"
 #include "system/datadir.h"
+#include "hw/i386/pc-smbios.h"
 #include "system/vm-config.h"
 
 
-#define HAS_ARG 1
+#define HAS_ARG         1
+#define UNSUPPORTED     2       /* QEMU 7.2's, not built yet */
+#define OTHER_TARGET    4       /* QEMU 7.2's, for other targets */
 
 enum {
 #define DEF(option, flags, opt_enum, help) opt_enum,
@@ -74,7 +77,10 @@ static void help(void)
 {
     version();
     printf("usage: qemu-system-x86_64 [options]\n");
-#define DEF(option, flags, opt_enum, opt_help) fputs(opt_help, stdout);
+#define DEF(option, flags, opt_enum, opt_help) \
+    if (!((flags) & OTHER_TARGET)) {                \
+        fputs(opt_help, stdout);                     \
+    }
 #define DEFHEADING(text) printf("\n%s\n", text);
 #include "qemu-options.def"
 #undef DEF
@@ -409,6 +415,33 @@ static bool parse_audiodev(const char *arg, Error **errp)
     return ok;
 }
 
+/* -vga none: no graphics card, the only kind there is. */
+static bool parse_vga(const char *arg, Error **errp)
+{
+    static const char *const qemu_types[] = {
+        "std", "cirrus", "vmware", "qxl", "xenfb", "tcx", "cg3", "virtio",
+        NULL,
+    };
+
+    if (is_help_option(arg)) {
+        printf("%-20s %s\n", "none", "no graphic card");
+        exit(0);
+    }
+    cfg->defaults.vga = false;
+    if (!strcmp(arg, "none")) {
+        return true;
+    }
+    if (g_strv_contains(qemu_types, arg)) {
+        error_setg(errp, "VGA type '%s' is not supported yet; only 'none' "
+                   "is", arg);
+    } else {
+        /* QEMU reports it once the machine is chosen, with no option. */
+        loc_clear();
+        error_setg(errp, "unknown vga type: %s", arg);
+    }
+    return false;
+}
+
 static bool parse_chardev(const char *arg, Error **errp)
 {
     CmdlineItem *it = take_opts(arg, "backend", NULL, errp);
@@ -482,6 +515,22 @@ static CmdlineItem *take_spec(const char *arg)
 
     qemu_opts_set(opts, "path", arg);
     return cmdline_item_new(opts);
+}
+
+/*
+ * -monitor, -qmp, -qmp-pretty: a monitor on a chardev spec, in one list
+ * so that their chardevs are numbered compat_monitor0, 1, ... in
+ * command line order, as QEMU numbers them.
+ */
+static void add_compat_monitor(const char *spec, const char *mode,
+                               bool pretty)
+{
+    CmdlineItem *it = take_spec(spec);
+
+    qemu_opts_set(it->opts, "mode", mode);
+    qemu_opts_set(it->opts, "pretty", pretty ? "on" : "off");
+    g_ptr_array_add(cfg->compat_monitors, it);
+    cfg->defaults.monitor = false;
 }
 
 static bool parse_accel(const char *arg, Error **errp)
@@ -700,6 +749,14 @@ static bool read_config_file(const char *file, bool optional, Error **errp);
 static bool handle_option(const QEMUOption *popt, const char *optarg,
                           Error **errp)
 {
+    if (popt->flags & OTHER_TARGET) {
+        error_setg(errp, "Option not supported for this target");
+        return false;
+    }
+    if (popt->flags & UNSUPPORTED) {
+        error_setg(errp, "not supported yet");
+        return false;
+    }
     switch (popt->index) {
     case QEMU_OPTION_h:
     case QEMU_OPTION_help:
@@ -767,6 +824,24 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     }
     case QEMU_OPTION_device:
         return parse_device(optarg, errp);
+    case QEMU_OPTION_hda:
+    case QEMU_OPTION_hdb:
+    case QEMU_OPTION_hdc:
+    case QEMU_OPTION_hdd:
+    case QEMU_OPTION_cdrom: {
+        /* QEMU's drive_add(): the file name is taken whole, commas too. */
+        QemuOpts *opts = qemu_opts_new();
+        bool cdrom = popt->index == QEMU_OPTION_cdrom;
+        char index[2] = {
+            cdrom ? '2' : '0' + (popt->index - QEMU_OPTION_hda), '\0'
+        };
+
+        qemu_opts_set(opts, "index", index);
+        qemu_opts_set(opts, "file", optarg);
+        qemu_opts_set(opts, "media", cdrom ? "cdrom" : "disk");
+        g_ptr_array_add(cfg->drives, cmdline_item_new(opts));
+        return true;
+    }
     case QEMU_OPTION_drive:
     case QEMU_OPTION_blockdev: {
         CmdlineItem *it = popt->index == QEMU_OPTION_drive ?
@@ -794,8 +869,26 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_no_acpi:
         qemu_opts_set(cfg->machine.opts, "acpi", "off");
         return true;
+    case QEMU_OPTION_no_hpet:
+        qemu_opts_set(cfg->machine.opts, "hpet", "off");
+        return true;
+    case QEMU_OPTION_no_fd_bootchk:
+        /* No floppy controller yet: nothing to check or not. */
+        return true;
     case QEMU_OPTION_sandbox:
         return parse_sandbox(optarg, errp);
+    case QEMU_OPTION_smbios:
+        if (!smbios_check_option(optarg, errp)) {
+            return false;
+        }
+        if (!cfg->smbios) {
+            cfg->smbios = g_ptr_array_new_with_free_func(g_free);
+        }
+        g_ptr_array_add(cfg->smbios, g_strdup(optarg));
+        return true;
+    case QEMU_OPTION_bios:
+        set_string(&cfg->bios, optarg);
+        return true;
     case QEMU_OPTION_kernel:
         set_string(&cfg->kernel, optarg);
         loc_free(&cfg->kernel_loc);
@@ -817,11 +910,17 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
             exit(0);
         }
         return parse_display(optarg, errp);
+    case QEMU_OPTION_vga:
+        return parse_vga(optarg, errp);
     case QEMU_OPTION_nographic:
         cfg->nographic = true;
         return true;
     case QEMU_OPTION_serial:
         g_ptr_array_add(cfg->serials, take_spec(optarg));
+        cfg->defaults.serial = false;
+        if (g_str_has_prefix(optarg, "mon:")) {
+            cfg->defaults.monitor = false;
+        }
         return true;
     case QEMU_OPTION_chardev:
         return parse_chardev(optarg, errp);
@@ -832,9 +931,19 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_net:
         return parse_net_option(optarg, cfg->nets, net_legacy_check, errp);
     case QEMU_OPTION_mon:
+        cfg->defaults.monitor = false;
         return parse_mon(optarg, errp);
+    case QEMU_OPTION_monitor:
+        /* QEMU's test: anything starting with "none" is no monitor. */
+        if (strncmp(optarg, "none", 4)) {
+            add_compat_monitor(optarg, "readline", false);
+        }
+        cfg->defaults.monitor = false;
+        return true;
     case QEMU_OPTION_qmp:
-        g_ptr_array_add(cfg->qmps, take_spec(optarg));
+    case QEMU_OPTION_qmp_pretty:
+        add_compat_monitor(optarg, "control",
+                           popt->index == QEMU_OPTION_qmp_pretty);
         return true;
     case QEMU_OPTION_qtest:
         cmdline_item_free(cfg->qtest);
@@ -1030,6 +1139,9 @@ bool cmdline_parse(int argc, char **argv, VmConfig *config, Error **errp)
     }
     if (!apply_actions(errp)) {
         return false;
+    }
+    if (cfg->nodefaults) {
+        memset(&cfg->defaults, 0, sizeof(cfg->defaults));
     }
     loc_clear();
     return true;

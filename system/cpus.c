@@ -252,16 +252,20 @@ JsonArray *cpus_query_fast(void)
     for (unsigned i = 0; i < cpu_state_count(); i++) {
         CPUState *cs = cpu_state_get(i);
         JsonObject *o = json_object_new();
-        JsonObject *props = json_object_new();
         char *path = object_get_canonical_path(cs->obj);
 
         json_object_set_int_member(o, "cpu-index", cs->index);
         json_object_set_string_member(o, "qom-path", path);
         json_object_set_int_member(o, "thread-id", cs->thread_id);
-        json_object_set_int_member(props, "core-id", cs->core);
-        json_object_set_int_member(props, "thread-id", cs->thread);
-        json_object_set_int_member(props, "socket-id", cs->socket);
-        json_object_set_object_member(o, "props", props);
+        /* QEMU's none machine has no CPU slots, so no props. */
+        if (!cs->no_topology) {
+            JsonObject *props = json_object_new();
+
+            json_object_set_int_member(props, "core-id", cs->core);
+            json_object_set_int_member(props, "thread-id", cs->thread);
+            json_object_set_int_member(props, "socket-id", cs->socket);
+            json_object_set_object_member(o, "props", props);
+        }
         json_object_set_string_member(o, "target", "x86_64");
         json_array_add_object_element(list, o);
         g_free(path);

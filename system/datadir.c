@@ -2,7 +2,8 @@
  * Where firmware and option ROMs are found: the directories of -L, in
  * the order given, then the firmware path Debian's QEMU 7.2 was built
  * with (/usr/share/qemu, /usr/share/seabios, /usr/lib/ipxe/qemu).
- * A name with a slash in it is a path and is used as it is.
+ * As in QEMU, a readable file of that name in the current directory
+ * comes first; a name with a slash in it is a path, not searched.
  */
 #include <stdio.h>
 #include <string.h>
@@ -59,8 +60,12 @@ char *qemu_find_file(const char *name)
     if (!name || !*name) {
         return NULL;
     }
+    /* QEMU's order: the name as it is (from the current directory) first. */
+    if (access(name, R_OK) == 0) {
+        return g_strdup(name);
+    }
     if (strchr(name, '/')) {
-        return access(name, R_OK) == 0 ? g_strdup(name) : NULL;
+        return NULL;
     }
     for (guint i = 0; (dir = data_dir_at(i)); i++) {
         char *path = g_build_filename(dir, name, NULL);

@@ -52,6 +52,9 @@ static AddressSpace *const address_spaces[] = {
 };
 
 static uint64_t generation;
+/* memory_region_transaction_begin() nesting; a change waits for commit. */
+static unsigned transaction_depth;
+static bool transaction_pending;
 
 static const char *const root_names[] = { "system", "io" };
 
@@ -202,6 +205,14 @@ void memory_region_set_enabled(MemoryRegion *mr, bool enabled)
     }
 }
 
+void memory_region_set_readonly(MemoryRegion *mr, bool readonly)
+{
+    if (mr->readonly != readonly) {
+        mr->readonly = readonly;
+        memory_update();
+    }
+}
+
 void memory_region_set_address(MemoryRegion *mr, uint64_t offset)
 {
     if (mr->addr != offset) {
@@ -278,7 +289,7 @@ static guint ranges_search(const FlatRange *r, guint n, uint64_t addr)
 
 /* Show mr (from offset off at start) where [start, last] has nothing yet. */
 static void view_fill(ViewBuilder *b, uint64_t start, uint64_t last,
-                      MemoryRegion *mr, uint64_t off)
+                      MemoryRegion *mr, uint64_t off, bool readonly)
 {
     GArray *a = b->ranges;
     guint i = ranges_search((FlatRange *)a->data, a->len, start);
@@ -302,7 +313,7 @@ static void view_fill(ViewBuilder *b, uint64_t start, uint64_t last,
             .last = r && r->start <= last ? r->start - 1 : last,
             .mr = mr,
             .offset = off + (at - start),
-            .readonly = mr->readonly,
+            .readonly = readonly || mr->readonly,
             .log = mr->log,
         };
         g_array_insert_val(a, i, fr);
@@ -316,10 +327,12 @@ static void view_fill(ViewBuilder *b, uint64_t start, uint64_t last,
 
 /*
  * Render the part of mr from offset off on into [start, last] of the
- * address space, below whatever is already there.
+ * address space, below whatever is already there. A read-only alias
+ * or container makes the RAM it shows read-only (QEMU's PAM "ROM").
  */
 static void render(ViewBuilder *b, MemoryRegion *mr, uint64_t start,
-                   uint64_t last, uint64_t off, unsigned depth)
+                   uint64_t last, uint64_t off, unsigned depth,
+                   bool readonly)
 {
     if (!mr->enabled || depth > MEMORY_MAX_DEPTH || off >= mr->size) {
         return;
@@ -330,7 +343,7 @@ static void render(ViewBuilder *b, MemoryRegion *mr, uint64_t start,
     if (mr->alias) {
         if (off + mr->alias_offset >= off) {
             render(b, mr->alias, start, last, off + mr->alias_offset,
-                   depth + 1);
+                   depth + 1, readonly || mr->readonly);
         }
         return;
     }
@@ -344,13 +357,13 @@ static void render(ViewBuilder *b, MemoryRegion *mr, uint64_t start,
 
             if (s <= e) {
                 render(b, sub, start + (s - off), start + (e - off),
-                       s - sub->addr, depth + 1);
+                       s - sub->addr, depth + 1, readonly || mr->readonly);
             }
         }
         return;
     }
     if (mr->ram || mr->ops) {
-        view_fill(b, start, last, mr, off);
+        view_fill(b, start, last, mr, off, readonly);
     }
 }
 
@@ -360,7 +373,7 @@ static FlatView *view_build(AddressSpace *as)
     MemoryRegion *root = address_space_root(as);
     FlatView *v;
 
-    render(&b, root, 0, root->size - 1, 0, 0);
+    render(&b, root, 0, root->size - 1, 0, 0, false);
     v = g_malloc(sizeof(*v) + b.ranges->len * sizeof(FlatRange));
     v->n = b.ranges->len;
     if (v->n) {
@@ -597,8 +610,26 @@ static void address_space_update(AddressSpace *as)
  */
 static void memory_update(void)
 {
+    if (transaction_depth) {
+        transaction_pending = true;
+        return;
+    }
     for (size_t i = 0; i < G_N_ELEMENTS(address_spaces); i++) {
         address_space_update(address_spaces[i]);
+    }
+}
+
+void memory_region_transaction_begin(void)
+{
+    transaction_depth++;
+}
+
+void memory_region_transaction_commit(void)
+{
+    g_assert(transaction_depth > 0);
+    if (--transaction_depth == 0 && transaction_pending) {
+        transaction_pending = false;
+        memory_update();
     }
 }
 
@@ -962,6 +993,70 @@ uint64_t address_space_read_sized(AddressSpace *as, uint64_t addr,
 {
     return address_space_read_sized_attrs(as, addr, size,
                                           MEMTXATTRS_UNSPECIFIED);
+}
+
+/*
+ * The RAM or device region mr shows at offset addr, and *off the offset
+ * in it: as the flat view would, but for a region that need not be in
+ * any address space (the PCI memory space behind the PAM's reads).
+ */
+static MemoryRegion *region_resolve(MemoryRegion *mr, uint64_t addr,
+                                    uint64_t *off, unsigned depth)
+{
+    if (!mr->enabled || depth > MEMORY_MAX_DEPTH || addr >= mr->size) {
+        return NULL;
+    }
+    if (mr->alias) {
+        if (addr + mr->alias_offset < addr) {
+            return NULL;
+        }
+        return region_resolve(mr->alias, addr + mr->alias_offset, off,
+                              depth + 1);
+    }
+    if (mr->is_container) {
+        for (guint i = 0; i < mr->subregions->len; i++) {
+            MemoryRegion *sub = g_ptr_array_index(mr->subregions, i);
+            MemoryRegion *leaf;
+
+            if (addr < sub->addr || addr > region_last(sub)) {
+                continue;
+            }
+            leaf = region_resolve(sub, addr - sub->addr, off, depth + 1);
+            if (leaf) {
+                return leaf;
+            }
+        }
+        return NULL;
+    }
+    if (!mr->ram && !mr->ops) {
+        return NULL;
+    }
+    *off = addr;
+    return mr;
+}
+
+uint64_t memory_region_read_sized(MemoryRegion *mr, uint64_t addr,
+                                  unsigned size)
+{
+    uint64_t off, value = 0;
+    MemoryRegion *leaf = region_resolve(mr, addr, &off, 0);
+
+    if (leaf && size <= leaf->size - off) {
+        if (leaf->ram) {
+            memcpy(&value, leaf->ram + off, size);
+            return value;
+        }
+        if (access_valid(leaf, off, size)) {
+            return io_read(leaf, off, size, MEMTXATTRS_UNSPECIFIED);
+        }
+    }
+    if (size == 1) {
+        return 0xff;        /* nothing there, or a device refusing bytes */
+    }
+    for (unsigned i = 0; i < size; i++) {
+        value |= memory_region_read_sized(mr, addr + i, 1) << (i * 8);
+    }
+    return value;
 }
 
 uint64_t address_space_read_sized_attrs(AddressSpace *as, uint64_t addr,

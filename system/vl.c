@@ -97,14 +97,10 @@ static const MachineClass *select_machine(Error **errp)
      * have no parallel one either.
      */
     if (config.daemonize && config.nographic) {
-        bool defaults = !config.nodefaults;
-        bool default_serial = defaults && !mc->no_serial &&
-                              !config.serials->len;
-        bool default_parallel = defaults && !mc->no_serial;
-        bool default_monitor = defaults && !config.monitors->len &&
-                               !config.qmps->len;
+        bool default_serial = config.defaults.serial && !mc->no_serial;
+        bool default_parallel = !config.nodefaults && !mc->no_serial;
 
-        if (default_serial || default_parallel || default_monitor) {
+        if (default_serial || default_parallel || config.defaults.monitor) {
             error_setg(errp, "-nographic cannot be used with -daemonize");
             return NULL;
         }
@@ -137,20 +133,14 @@ static const char *default_ram_id(const MachineClass *mc)
     return mc->default_ram_id;
 }
 
-/*
- * -object memory-backend-*, secret and rng-*: after mlockall, so that
- * mem-lock=on locks (and populates) memory as it is mapped, and before
- * the machine.
- */
-static bool create_memory_backends(const HostMemoryDefaults *d,
-                                   Error **errp)
+/* -object secret and rng-*: before the block devices, which use secrets. */
+static bool create_objects(Error **errp)
 {
     for (guint i = 0; i < config.objects->len; i++) {
         CmdlineItem *it = g_ptr_array_index(config.objects, i);
-
-        loc_restore(&it->loc);
         const char *type = qemu_opt_get(it->opts, "qom-type");
 
+        loc_restore(&it->loc);
         if (!strcmp(type, "secret")) {
             if (!secret_create(it->opts, errp)) {
                 return false;
@@ -159,7 +149,28 @@ static bool create_memory_backends(const HostMemoryDefaults *d,
             if (!rng_backend_create(it->opts, errp)) {
                 return false;
             }
-        } else if (!host_memory_backend_create(it->opts, d, errp)) {
+        }
+    }
+    loc_clear();
+    return true;
+}
+
+/*
+ * -object memory-backend-*: after mlockall, so that mem-lock=on locks
+ * (and populates) memory as it is mapped, and after everything else the
+ * command line asks for was checked, so that an error there does not
+ * wait for gigabytes to be preallocated first.
+ */
+static bool create_memory_backends(const HostMemoryDefaults *d,
+                                   Error **errp)
+{
+    for (guint i = 0; i < config.objects->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.objects, i);
+        const char *type = qemu_opt_get(it->opts, "qom-type");
+
+        loc_restore(&it->loc);
+        if (g_str_has_prefix(type, "memory-backend-") &&
+            !host_memory_backend_create(it->opts, d, errp)) {
             return false;
         }
     }
@@ -259,15 +270,44 @@ static bool add_serial(const char *spec, Error **errp)
 }
 
 /*
+ * A monitor on a new chardev "compat_monitorN" made from spec, or on an
+ * existing one (chardev:ID), as -monitor and -qmp make them.
+ */
+static bool add_compat_monitor(unsigned index, const char *spec,
+                               const char *mode, bool pretty, Error **errp)
+{
+    char *label = g_strdup_printf("compat_monitor%u", index);
+    Chardev *chr;
+
+    if (g_str_has_prefix(spec, "chardev:")) {
+        chr = qemu_chr_find(spec + 8);
+        if (!chr) {
+            error_setg(errp, "chardev \"%s\" not found", spec + 8);
+        }
+    } else {
+        chr = qemu_chr_new(label, spec, errp);
+        if (!chr && !*errp) {
+            error_setg(errp, "-%s needs a character device",
+                       strcmp(mode, "control") ? "monitor" : "qmp");
+        }
+    }
+    g_free(label);
+    if (!chr) {
+        return false;
+    }
+    return !strcmp(mode, "control") ? monitor_init_qmp(chr, pretty, errp)
+                                    : monitor_init_hmp(chr, errp);
+}
+
+/*
  * Character devices, monitors and the qtest server, with QEMU's
  * defaults: a serial port on null (stdio with -nographic, shared with the
  * monitor when no other monitor was asked for).
  */
 static bool create_backends(const MachineClass *mc, Error **errp)
 {
-    bool default_monitor = !config.nodefaults && !config.monitors->len &&
-                           !config.qmps->len;
-    bool default_serial = !config.nodefaults && !mc->no_serial;
+    bool default_monitor = config.defaults.monitor;
+    bool default_serial = config.defaults.serial && !mc->no_serial;
 
     for (guint i = 0; i < config.chardevs->len; i++) {
         CmdlineItem *it = g_ptr_array_index(config.chardevs, i);
@@ -299,32 +339,28 @@ static bool create_backends(const MachineClass *mc, Error **errp)
             return false;
         }
     }
-    for (guint i = 0; i < config.qmps->len; i++) {
-        CmdlineItem *it = g_ptr_array_index(config.qmps, i);
-        char *label = g_strdup_printf("compat_monitor%u", i);
-        Chardev *chr;
+    for (guint i = 0; i < config.compat_monitors->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.compat_monitors, i);
+        bool pretty = false;
 
         loc_restore(&it->loc);
-        chr = qemu_chr_new(label, qemu_opt_get(it->opts, "path"), errp);
-        g_free(label);
-        if (!chr || !monitor_init_qmp(chr, false, errp)) {
-            if (!chr && !*errp) {
-                error_setg(errp, "-qmp needs a character device");
-            }
+        qemu_opt_get_bool(it->opts, "pretty", &pretty, NULL);
+        if (!add_compat_monitor(i, qemu_opt_get(it->opts, "path"),
+                                qemu_opt_get(it->opts, "mode"), pretty,
+                                errp)) {
             return false;
         }
     }
-    if (config.nographic && default_monitor && default_serial &&
-        !config.serials->len) {
+    if (config.nographic && default_monitor && default_serial) {
         loc_clear();
         if (!add_serial("mon:stdio", errp)) {
             return false;
         }
     } else {
         if (config.nographic && default_monitor) {
-            Chardev *chr = qemu_chr_new("compat_monitor0", "stdio", errp);
-
-            if (!chr || !monitor_init_hmp(chr, errp)) {
+            loc_clear();
+            if (!add_compat_monitor(config.compat_monitors->len, "stdio",
+                                    "readline", false, errp)) {
                 return false;
             }
         }
@@ -336,7 +372,7 @@ static bool create_backends(const MachineClass *mc, Error **errp)
                 return false;
             }
         }
-        if (!config.serials->len && default_serial) {
+        if (default_serial) {
             loc_clear();
             if (!add_serial(config.nographic ? "stdio" : "null", errp)) {
                 return false;
@@ -408,13 +444,39 @@ static bool create_block_devices(Error **errp)
 }
 
 /*
- * -netdev, then -nic and -net (as QEMU); their NICs become -device
- * options after the user's.
+ * QEMU's default network, -net nic -net user (a NIC of the machine's
+ * default model on hub 0 with slirp), unless -nodefaults or any -net,
+ * -nic or -netdev (-net none too) is given.
  */
-static bool create_net_clients(Error **errp)
+static void add_default_net(const MachineClass *mc)
+{
+    static const char *const types[] = { "nic", "user" };
+
+    if (config.nodefaults || !mc->default_nic || config.nets->len ||
+        config.nics->len || config.netdevs->len) {
+        return;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(types); i++) {
+        QemuOpts *opts = qemu_opts_new();
+
+        qemu_opts_set(opts, "type", types[i]);
+        g_ptr_array_add(config.nets, cmdline_item_new(opts));
+    }
+}
+
+/*
+ * -netdev, then -nic and -net (as QEMU); their NICs become -device
+ * options before the user's: QEMU's board makes them (after its VGA),
+ * so they get their slots and MACs first.
+ */
+static bool create_net_clients(const MachineClass *mc, Error **errp)
 {
     GPtrArray *lists[] = { config.nics, config.nets };
+    guint nic_devices = 0;
 
+    add_default_net(mc);
+    net_set_default_nic_model(mc->default_nic ? mc->default_nic
+                                              : "virtio-net-pci");
     for (guint i = 0; i < config.netdevs->len; i++) {
         CmdlineItem *it = g_ptr_array_index(config.netdevs, i);
 
@@ -437,8 +499,24 @@ static bool create_net_clients(Error **errp)
             }
             if (dev) {
                 /* Its errors name the -nic or -net (the location now). */
-                g_ptr_array_add(config.devices, cmdline_item_new(dev));
+                g_ptr_array_insert(config.devices, nic_devices++,
+                                   cmdline_item_new(dev));
             }
+        }
+    }
+    loc_clear();
+    return true;
+}
+
+/* The -device options, as far as they can be checked before the board. */
+static bool check_devices(Error **errp)
+{
+    for (guint i = 0; i < config.devices->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(config.devices, i);
+
+        loc_restore(&it->loc);
+        if (!qdev_device_check(it->opts, errp)) {
+            return false;
         }
     }
     loc_clear();
@@ -519,13 +597,6 @@ static bool qemu_build(int argc, char **argv, Error **errp)
         .prealloc = config.memory.mem_prealloc,
         .prealloc_threads = config.smp.cpus,
     };
-    /* Exit fast: a child discards file-backed RAM after we are gone. */
-    ram_discard_set_deferred(true);
-    if (!create_memory_backends(&mem_defaults, errp) ||
-        !create_machine_ram(mc, &mem_defaults, errp)) {
-        return false;
-    }
-    loc_clear();
     type = machine_type_name(mc);
     current_machine.obj = object_add_child(object_get_container("/"),
                                            "machine", type, NULL, NULL,
@@ -544,11 +615,23 @@ static bool qemu_build(int argc, char **argv, Error **errp)
     if (config.incoming) {
         bdrv_inactivate_all();
     }
-    if (!create_backends(mc, errp) || !create_block_devices(errp) ||
-        !create_net_clients(errp)) {
+    if (!create_objects(errp) || !create_backends(mc, errp) ||
+        !create_block_devices(errp) || !create_net_clients(mc, errp) ||
+        !check_devices(errp)) {
         return false;
     }
     apply_globals();
+    /*
+     * Guest RAM last, once every option was checked as far as it can be
+     * without the board. Exit fast: a child discards file-backed RAM
+     * after we are gone.
+     */
+    ram_discard_set_deferred(true);
+    if (!create_memory_backends(&mem_defaults, errp) ||
+        !create_machine_ram(mc, &mem_defaults, errp)) {
+        return false;
+    }
+    loc_clear();
     machine_built = true;
     if (!mc->init(&current_machine, errp) || !create_devices(errp)) {
         return false;

@@ -30,12 +30,15 @@ void vm_config_init(VmConfig *cfg)
     cfg->chardevs = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->serials = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->monitors = g_ptr_array_new_with_free_func(cmdline_item_free);
-    cfg->qmps = g_ptr_array_new_with_free_func(cmdline_item_free);
+    cfg->compat_monitors = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->netdevs = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->nics = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->nets = g_ptr_array_new_with_free_func(cmdline_item_free);
     cfg->cpu.features = g_ptr_array_new_with_free_func(g_free);
     cfg->boot.order = g_strdup("cad");
+    cfg->defaults = (DefaultDevices) {
+        .serial = true, .monitor = true, .vga = true,
+    };
 }
 
 void vm_config_free(VmConfig *cfg)
@@ -54,7 +57,7 @@ void vm_config_free(VmConfig *cfg)
     g_ptr_array_free(cfg->chardevs, TRUE);
     g_ptr_array_free(cfg->serials, TRUE);
     g_ptr_array_free(cfg->monitors, TRUE);
-    g_ptr_array_free(cfg->qmps, TRUE);
+    g_ptr_array_free(cfg->compat_monitors, TRUE);
     g_ptr_array_free(cfg->netdevs, TRUE);
     g_ptr_array_free(cfg->nics, TRUE);
     g_ptr_array_free(cfg->nets, TRUE);
@@ -68,6 +71,10 @@ void vm_config_free(VmConfig *cfg)
     loc_free(&cfg->memory.loc);
     g_free(cfg->qtest_log);
     g_free(cfg->kernel);
+    g_free(cfg->bios);
+    if (cfg->smbios) {
+        g_ptr_array_free(cfg->smbios, true);
+    }
     g_free(cfg->initrd);
     g_free(cfg->append);
     loc_free(&cfg->kernel_loc);

@@ -413,7 +413,9 @@ static void *kvm_vcpu_thread(void *opaque)
                 continue;
             }
             msg = g_string_new(NULL);
-            g_string_printf(msg, "KVM_RUN failed: %s\n", g_strerror(errno));
+            /* QEMU's words. */
+            g_string_printf(msg, "error: kvm run failed %s\n",
+                            g_strerror(errno));
             vcpu_fatal(cpu, msg);
             g_string_free(msg, true);
             continue;
@@ -662,6 +664,11 @@ static bool kvm_create_vcpus(MachineState *ms, Error **errp)
     kvm_cpus.run_size = size;
     loc_restore(&cfg->cpu.loc);
     if (!x86_cpu_def_init(&def, cfg->cpu.model, cfg->cpu.features, errp)) {
+        return false;
+    }
+    if (ms->mc->cpu_apic_id_from_option &&
+        !x86_cpu_topology_given_apic_id(&topo, &def, errp)) {
+        x86_cpu_def_free(&def);
         return false;
     }
     /* QEMU's feature warnings carry no option context. */

@@ -29,6 +29,24 @@ static bool qtest_create_vcpus(MachineState *ms, Error **errp)
     X86CPUTopology topo = x86_cpu_topology(smp->sockets, smp->cores,
                                            smp->threads);
 
+    /* Machine none: -cpu's apic-id, checked as under tcg and kvm. */
+    if (ms->mc->cpu_apic_id_from_option) {
+        X86CPUDef def;
+        bool ok;
+
+        loc_restore(&ms->cfg->cpu.loc);
+        if (!x86_cpu_def_init(&def, ms->cfg->cpu.model,
+                              ms->cfg->cpu.features, errp)) {
+            return false;
+        }
+        ok = x86_cpu_topology_given_apic_id(&topo, &def, errp);
+        x86_cpu_def_free(&def);
+        if (!ok) {
+            return false;
+        }
+        loc_clear();
+    }
+
     for (unsigned i = 0; i < MAX(ms->smp_cpus, 1u); i++) {
         if (!apic_new(x86_cpu_apic_id(&topo, i), i == 0, NULL, NULL,
                       errp)) {

@@ -491,7 +491,7 @@ static MemoryListener tcg_memory_listener = {
  * interpreter implements. Features asked for with +feat that it lacks
  * get QEMU's TCG warning.
  */
-static bool build_cpuid_tables(MachineState *ms, const X86CPUTopology *topo,
+static bool build_cpuid_tables(MachineState *ms, X86CPUTopology *topo,
                                Error **errp)
 {
     const VmConfig *cfg = ms->cfg;
@@ -505,6 +505,13 @@ static bool build_cpuid_tables(MachineState *ms, const X86CPUTopology *topo,
     loc_restore(&cfg->cpu.loc);
     if (!x86_cpu_def_init(&def, cfg->cpu.model ? cfg->cpu.model : "qemu64",
                           cfg->cpu.features, errp)) {
+        g_ptr_array_free(warnings, true);
+        return false;
+    }
+    /* QEMU's order; the apic-id error at -cpu, host's words carry none. */
+    if (ms->mc->cpu_apic_id_from_option &&
+        !x86_cpu_topology_given_apic_id(topo, &def, errp)) {
+        x86_cpu_def_free(&def);
         g_ptr_array_free(warnings, true);
         return false;
     }
@@ -575,7 +582,6 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
 
         v->cpu.index = i;
         v->cpu.env.cpu = &v->cpu;
-        v->cpu.apic_id = x86_cpu_apic_id(&topo, i);
         /* They share one thread: a spinning vCPU lets the others run. */
         v->cpu.pause_yields = n > 1;
         tcg_cpus.cpus[tcg_cpus.ncpus++] = v;
@@ -589,6 +595,8 @@ static bool tcg_create_vcpus(MachineState *ms, Error **errp)
     for (unsigned i = 0; i < n; i++) {
         TCGVcpu *v = tcg_cpus.cpus[i];
 
+        /* The topology's, or the one -cpu gave (build_cpuid_tables). */
+        v->cpu.apic_id = x86_cpu_apic_id(&topo, i);
         x86_cpu_model_info(v->cpu.cpuid, v->cpu.ncpuid, &v->model);
         v->cs = cpu_state_add(tcg_cpus.type, v, &v->model,
                               x86_cpu_model_props(), errp);

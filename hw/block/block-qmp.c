@@ -136,15 +136,23 @@ static void add_backend(BlockBackend *blk, void *opaque)
     if (path) {
         json_object_set_string_member(o, "qdev", path);
     }
-    json_object_set_boolean_member(o, "locked", false);
-    json_object_set_boolean_member(o, "removable", false);
+    json_object_set_boolean_member(o, "locked",
+                                   blk_dev_is_medium_locked(blk));
+    json_object_set_boolean_member(o, "removable",
+                                   blk_dev_has_removable_media(blk));
     json_object_set_string_member(o, "type", "unknown");
+    if (blk_attached_dev(blk) && blk_dev_has_removable_media(blk)) {
+        json_object_set_boolean_member(o, "tray_open",
+                                       blk_dev_is_tray_open(blk));
+    }
     if (blk_attached_dev(blk) && blk_iostatus_is_enabled(blk)) {
         json_object_set_string_member(
             o, "io-status", BlockDeviceIoStatus_lookup[blk_iostatus(blk)]);
     }
-    json_object_set_object_member(o, "inserted",
-                                  inserted_info(blk_root(blk)));
+    if (blk_is_inserted(blk)) {
+        json_object_set_object_member(o, "inserted",
+                                      inserted_info(blk_root(blk)));
+    }
     json_array_add_object_element(opaque, o);
 }
 
@@ -251,7 +259,15 @@ static void stats_append(StatsList *l, BlockStats *s)
 
 static void add_backend_stats(BlockBackend *blk, void *opaque)
 {
-    BlockStats *s = node_stats(blk_root(blk), blk, true);
+    BlockStats *s;
+
+    if (blk_is_inserted(blk)) {
+        s = node_stats(blk_root(blk), blk, true);
+    } else {
+        /* An empty drive: its counts, no node. */
+        s = g_new0(BlockStats, 1);
+        s->stats = device_stats(blk);
+    }
 
     s->device = g_strdup(blk_name(blk));
     s->qdev = qdev_path(blk);
@@ -444,6 +460,10 @@ bool qmp_blockdev_snapshot(const q_obj_blockdev_snapshot_arg *args,
         error_setg(errp, "The overlay is already in use");
         return false;
     }
+    if (!blk_root(blk)) {
+        error_setg(errp, "Device '%s' has no medium", blk_name(blk));
+        return false;
+    }
     if (!bdrv_set_backing(overlay, blk_root(blk), errp)) {
         return false;
     }
@@ -472,7 +492,9 @@ void blk_error_action(BlockBackend *blk, BlockErrorAction action,
     if (action == BLOCK_ERROR_ACTION_STOP) {
         blk_iostatus_set_err(blk, error);
     }
-    qapi_event_send_block_io_error(blk_name(blk), blk_root(blk)->node_name,
+    qapi_event_send_block_io_error(blk_name(blk),
+                                   blk_is_inserted(blk)
+                                   ? blk_root(blk)->node_name : NULL,
                                    is_read ? IO_OPERATION_TYPE_READ
                                            : IO_OPERATION_TYPE_WRITE,
                                    action, blk_iostatus_is_enabled(blk),
@@ -481,4 +503,236 @@ void blk_error_action(BlockBackend *blk, BlockErrorAction action,
         /* The STOP event follows, from the main loop. */
         qemu_system_vmstop_request(RUN_STATE_IO_ERROR);
     }
+}
+
+/* --- removable media: eject, the tray, blockdev-change-medium --- */
+
+/* The event's id: the device's id, else its QOM path (as QEMU 7.2). */
+static char *attached_dev_id(const BlockBackend *blk)
+{
+    DeviceState *dev = blk_attached_dev(blk);
+
+    if (!dev) {
+        return g_strdup("");
+    }
+    if (dev->id) {
+        return g_strdup(dev->id);
+    }
+    return dev->obj ? object_get_canonical_path(dev->obj) : g_strdup("");
+}
+
+void blk_tray_moved_event(BlockBackend *blk, bool open)
+{
+    g_autofree char *id = attached_dev_id(blk);
+
+    qapi_event_send_device_tray_moved(blk_name(blk), id, open);
+}
+
+static void change_media(BlockBackend *blk, bool load)
+{
+    if (blk_dev_change_media(blk, load)) {
+        blk_tray_moved_event(blk, blk_dev_is_tray_open(blk));
+    }
+}
+
+typedef struct FindDev {
+    const char *id;
+    BlockBackend *blk;
+} FindDev;
+
+static void find_by_dev(BlockBackend *blk, void *opaque)
+{
+    FindDev *f = opaque;
+    DeviceState *dev = blk_attached_dev(blk);
+    g_autofree char *path = NULL;
+
+    if (f->blk || !dev) {
+        return;
+    }
+    path = dev->obj ? object_get_canonical_path(dev->obj) : NULL;
+    if ((dev->id && !strcmp(dev->id, f->id)) ||
+        (path && !strcmp(path, f->id))) {
+        f->blk = blk;
+    }
+}
+
+/* device= (a drive's name) or id= (its device's id or QOM path). */
+static BlockBackend *qmp_get_blk(const char *device, const char *id,
+                                 Error **errp)
+{
+    BlockBackend *blk = NULL;
+
+    if (!device == !id) {
+        error_setg(errp, "Need exactly one of 'device' and 'id'");
+        return NULL;
+    }
+    if (device) {
+        FindUser f = { NULL, NULL, device };
+
+        blk_foreach(find_named, &f);
+        blk = f.blk;
+    } else {
+        FindDev f = { id, NULL };
+
+        blk_foreach(find_by_dev, &f);
+        blk = f.blk;
+    }
+    if (!blk) {
+        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND, "Device '%s' not found",
+                  device ? device : id);
+    }
+    return blk;
+}
+
+/*
+ * Open the tray: 0, or -EINPROGRESS when the guest holds it locked (it
+ * was asked to let go), or -ENOTSUP for a device without one.
+ */
+static int open_tray(BlockBackend *blk, const char *name, bool force,
+                     Error **errp)
+{
+    bool locked;
+
+    if (!blk_dev_has_removable_media(blk)) {
+        error_setg(errp, "Device '%s' is not removable", name);
+        return -ENOTSUP;
+    }
+    if (!blk_attached_dev(blk) || blk_dev_is_tray_open(blk)) {
+        return 0;
+    }
+    locked = blk_dev_is_medium_locked(blk);
+    if (locked) {
+        blk_dev_eject_request(blk, force);
+    }
+    if (!locked || force) {
+        change_media(blk, false);
+        return 0;
+    }
+    error_setg(errp, "Device '%s' is locked and force was not specified, "
+               "wait for tray to open and try again", name);
+    return -EINPROGRESS;
+}
+
+static bool remove_medium(BlockBackend *blk, const char *name, Error **errp)
+{
+    if (blk_attached_dev(blk) && !blk_dev_has_removable_media(blk)) {
+        error_setg(errp, "Device '%s' is not removable", name);
+        return false;
+    }
+    if (blk_attached_dev(blk) && !blk_dev_is_tray_open(blk)) {
+        error_setg(errp, "Tray of device '%s' is not open", name);
+        return false;
+    }
+    blk_remove_bs(blk);
+    return true;
+}
+
+static JsonNode *empty_reply(void)
+{
+    return json_node_init_object(json_node_alloc(), json_object_new());
+}
+
+bool qmp_eject(const q_obj_eject_arg *args, JsonNode **ret, Error **errp)
+{
+    const char *name = args->device ? args->device : args->id;
+    BlockBackend *blk = qmp_get_blk(args->device, args->id, errp);
+
+    if (!blk || open_tray(blk, name, args->has_force && args->force,
+                          errp) < 0 ||
+        !remove_medium(blk, name, errp)) {
+        return false;
+    }
+    *ret = empty_reply();
+    return true;
+}
+
+bool qmp_blockdev_open_tray(const q_obj_blockdev_open_tray_arg *args,
+                            JsonNode **ret, Error **errp)
+{
+    const char *name = args->device ? args->device : args->id;
+    BlockBackend *blk = qmp_get_blk(args->device, args->id, errp);
+    Error *err = NULL;
+
+    if (!blk) {
+        return false;
+    }
+    /* A locked tray opens when the guest lets go: that is no error. */
+    if (open_tray(blk, name, args->has_force && args->force, &err) ==
+        -ENOTSUP) {
+        error_propagate(errp, err);
+        return false;
+    }
+    error_free(err);
+    *ret = empty_reply();
+    return true;
+}
+
+bool qmp_blockdev_close_tray(const q_obj_blockdev_close_tray_arg *args,
+                             JsonNode **ret, Error **errp)
+{
+    const char *name = args->device ? args->device : args->id;
+    BlockBackend *blk = qmp_get_blk(args->device, args->id, errp);
+
+    if (!blk) {
+        return false;
+    }
+    if (!blk_dev_has_removable_media(blk)) {
+        error_setg(errp, "Device '%s' is not removable", name);
+        return false;
+    }
+    if (blk_attached_dev(blk) && blk_dev_is_tray_open(blk)) {
+        change_media(blk, true);
+    }
+    *ret = empty_reply();
+    return true;
+}
+
+/* The new medium: its format given or probed, as -drive opens images. */
+static BlockDriverState *open_medium(const char *filename, const char *fmt,
+                                     bool read_only, Error **errp)
+{
+    BlockImageOptions o = {
+        .filename = filename, .format = fmt, .read_only = read_only,
+        .locking = true, .qcow2 = BLOCK_QCOW2_OPTIONS_DEFAULT,
+    };
+
+    if (fmt && strcmp(fmt, "raw") && strcmp(fmt, "qcow2")) {
+        error_setg(errp, "Unknown driver '%s'", fmt);
+        return NULL;
+    }
+    return bdrv_open_image(&o, errp);
+}
+
+bool qmp_blockdev_change_medium(const q_obj_blockdev_change_medium_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    const char *name = args->device ? args->device : args->id;
+    BlockBackend *blk = qmp_get_blk(args->device, args->id, errp);
+    BlockdevChangeReadOnlyMode mode = args->has_read_only_mode
+                                      ? args->read_only_mode
+                                      : BLOCKDEV_CHANGE_READ_ONLY_MODE_RETAIN;
+    bool read_only;
+    BlockDriverState *bs;
+
+    if (!blk) {
+        return false;
+    }
+    read_only = mode == BLOCKDEV_CHANGE_READ_ONLY_MODE_READ_ONLY ||
+                (mode == BLOCKDEV_CHANGE_READ_ONLY_MODE_RETAIN &&
+                 blk_is_read_only(blk));
+    bs = open_medium(args->filename, args->format, read_only, errp);
+    if (!bs) {
+        return false;
+    }
+    if (open_tray(blk, name, args->has_force && args->force, errp) < 0 ||
+        !remove_medium(blk, name, errp)) {
+        bdrv_remove(bs);
+        return false;
+    }
+    blk_insert_bs(blk, bs);
+    if (blk_attached_dev(blk)) {
+        change_media(blk, true);
+    }
+    *ret = empty_reply();
+    return true;
 }

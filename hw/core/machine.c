@@ -100,6 +100,9 @@ static const QemuOptDesc machine_props[] = {
     { "mem-merge", QEMU_OPT_BOOL },
     { "pit", QEMU_OPT_BOOL },           /* pc only */
     { "acpi", QEMU_OPT_STRING },        /* pc only: on, off, auto */
+    { "hpet", QEMU_OPT_BOOL },          /* pc only */
+    { "vmport", QEMU_OPT_STRING },      /* pc only: on, off, auto */
+    { "smm", QEMU_OPT_STRING },         /* pc only: off, auto (on refused) */
     { "usb", QEMU_OPT_BOOL },
     { NULL },
 };
@@ -134,7 +137,9 @@ const Property *machine_properties(void)
 }
 
 /* Of machine_props, those a board must name in its board_props. */
-static const char *const board_only_props[] = { "pit", "acpi", NULL };
+static const char *const board_only_props[] = {
+    "pit", "acpi", "hpet", "vmport", "smm", NULL
+};
 
 static bool board_has_prop(const MachineClass *mc, const char *name)
 {
@@ -168,8 +173,24 @@ bool machine_apply_options(const MachineClass *mc, MachineOptions *mo,
     if (!qemu_opt_get_bool(mo->opts, "dump-guest-core", &mo->dump_guest_core,
                            errp) ||
         !qemu_opt_get_bool(mo->opts, "mem-merge", &mo->mem_merge, errp) ||
-        !qemu_opt_get_bool(mo->opts, "pit", &(bool){ true }, errp)) {
+        !qemu_opt_get_bool(mo->opts, "pit", &(bool){ true }, errp) ||
+        !qemu_opt_get_bool(mo->opts, "hpet", &(bool){ true }, errp)) {
         return false;
+    }
+    /* vmport: auto means off here, as there is no VMware port yet. */
+    if ((s = qemu_opt_get(mo->opts, "vmport"))) {
+        bool on;
+
+        if (strcmp(s, "auto") && !qemu_parse_bool("vmport", s, &on, NULL)) {
+            error_setg(errp, "Parameter 'vmport' does not accept value '%s'",
+                       s);
+            return false;
+        }
+        if (strcmp(s, "auto") && on) {
+            error_setg(errp, "vmport=on is not supported yet; off and auto "
+                       "(which is off) are");
+            return false;
+        }
     }
     if (!qemu_opt_get_bool(mo->opts, "usb", &mo->usb, errp)) {
         return false;

@@ -1,27 +1,23 @@
 /*
- * The "none" machine: no CPU and no devices; with -m, plain RAM at
- * address 0. The process runs its main loop, answers its monitors and
- * exits cleanly.
+ * The "none" machine: no devices; with -m, plain RAM at address 0; with
+ * -cpu, one vCPU, as QEMU 7.2 makes it: its APIC ID from -cpu's apic-id
+ * (no topology to count one from: without it QEMU's error), starting at
+ * the reset vector with nothing there to run. The process runs its main
+ * loop, answers its monitors and exits cleanly.
  */
 #include "vmstate/ram-regions.h"
 #include "hw/boards.h"
+#include "system/cpus.h"
 #include "system/memory.h"
 #include "system/hostmem.h"
+#include "system/runstate.h"
 
 static RAMBlock *none_ram;
 static MemoryRegion none_ram_region;
 
 static bool none_machine_init(MachineState *ms, Error **errp)
 {
-    /*
-     * QEMU 7.2 refuses -cpu here too: its none machine creates the CPU
-     * but gives it no APIC ID, which an x86 CPU cannot be without. Its
-     * message comes first, for scripts that look for it.
-     */
-    if (ms->cfg->cpu.model) {
-        loc_restore(&ms->cfg->cpu.loc);
-        error_setg(errp, "apic-id property was not initialized properly "
-                   "(machine 'none' has no x86 vCPU, as in QEMU 7.2)");
+    if (ms->cfg->cpu.model && !vcpus_create(ms, errp)) {
         return false;
     }
     if (!ms->ram_size) {
@@ -43,8 +39,26 @@ static bool none_machine_init(MachineState *ms, Error **errp)
     return true;
 }
 
+/* system_reset: the vCPU (if any) starts over at the reset vector. */
+static void none_machine_reset(void *opaque)
+{
+    vcpus_reset(NULL);
+}
+
+static bool none_machine_devices_done(MachineState *ms, Error **errp)
+{
+    if (ms->cfg->cpu.model) {
+        none_machine_reset(NULL);
+        qemu_register_reset(none_machine_reset, NULL);
+    }
+    return true;
+}
+
 static void none_machine_cleanup(MachineState *ms)
 {
+    if (ms->cfg->cpu.model) {
+        vcpus_destroy();
+    }
     ram_migration_unregister(&none_ram_region);
     memory_region_finalize(&none_ram_region);
     /* The backend owns the RAM and releases it after the machine. */
@@ -58,7 +72,9 @@ static const MachineClass none_machine_class = {
     .default_ram_size = 0,
     .no_serial = true,
     .default_ram_id = "ram",
+    .cpu_apic_id_from_option = true,
     .init = none_machine_init,
+    .devices_done = none_machine_devices_done,
     .cleanup = none_machine_cleanup,
 };
 

@@ -31,6 +31,7 @@ static void __attribute__((constructor)) qdev_register_types(void)
     type_register("sys-bus-device", "device", true);
     type_register("isa-device", "device", true);
     type_register("pci-device", "device", true);
+    type_register("ide-device", "device", true);
     type_register("virtio-serial-port", "device", true);
 }
 
@@ -51,6 +52,7 @@ const char *device_class_bus_type(const DeviceClass *dc)
     } bus_of_parent[] = {
         { "isa-device", BUS_TYPE_ISA },
         { "pci-device", BUS_TYPE_PCI },
+        { "ide-device", BUS_TYPE_IDE },
         { "virtio-serial-port", BUS_TYPE_VIRTIO_SERIAL },
     };
 
@@ -267,14 +269,11 @@ bool qdev_realize(DeviceState *dev, Error **errp)
     return true;
 }
 
-DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
+const DeviceClass *qdev_device_check(const QemuOpts *opts, Error **errp)
 {
     const char *driver = qemu_opt_get(opts, "driver");
     const char *id = qemu_opt_get(opts, "id");
-    const char *bus_name = qemu_opt_get(opts, "bus");
     const DeviceClass *dc = driver ? device_class_find(driver) : NULL;
-    BusState *bus = NULL;
-    DeviceState *dev;
 
     if (!driver) {
         error_setg(errp, "Parameter 'driver' is missing");
@@ -291,6 +290,21 @@ DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
     }
     if (id && !id_wellformed(id)) {
         error_setg(errp, "Parameter 'id' expects an identifier");
+        return NULL;
+    }
+    return dc;
+}
+
+DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp)
+{
+    const char *driver = qemu_opt_get(opts, "driver");
+    const char *id = qemu_opt_get(opts, "id");
+    const char *bus_name = qemu_opt_get(opts, "bus");
+    const DeviceClass *dc = qdev_device_check(opts, errp);
+    BusState *bus = NULL;
+    DeviceState *dev;
+
+    if (!dc) {
         return NULL;
     }
     if (id) {

@@ -1,7 +1,7 @@
 /*
  * ACPI tables of the pc machine, written from the ACPI specification
- * (6.x): FACS, DSDT, FADT (revision 6), MADT, RSDT, XSDT and an RSDP of
- * revision 2, all in one blob. The DSDT's AML is hand-encoded with a few
+ * (6.x): FACS, DSDT, FADT (revision 6), MADT, the HPET table when the
+ * machine has one, RSDT, XSDT and an RSDP of revision 2, all in one blob. The DSDT's AML is hand-encoded with a few
  * helpers below; it only holds what a guest needs to boot and power off:
  * a processor device per vCPU, the PCI root bridge with its windows and
  * interrupt routing (through four PIRQ link devices), and the _S5
@@ -12,6 +12,8 @@
 
 #include "hw/acpi/pm.h"
 #include "hw/i386/acpi-build.h"
+#include "hw/timer/hpet.h"
+#include "qemu/byte-array.h"
 
 #define ACPI_HEADER_SIZE        36
 #define ACPI_TABLE_ALIGN        16
@@ -86,7 +88,9 @@
 #define AML_ROOT_CHAR           0x5c        /* '\' */
 
 /* Resource descriptors (ACPI 6, 6.4). */
+#define RES_IRQ_NO_FLAGS        0x22        /* small: IRQ mask, 2 bytes */
 #define RES_IO_PORT             0x47        /* small: I/O, 7 bytes of data */
+#define RES_MEMORY32_FIXED      0x86
 #define RES_END_TAG             0x79
 #define RES_DWORD_ADDRESS       0x87
 #define RES_WORD_ADDRESS        0x88
@@ -106,32 +110,21 @@
 /* EisaId ("PNP0A03"), the PCI host bridge, and ("PNP0C0F"), a link. */
 #define EISA_PNP0A03            0x030ad041u
 #define EISA_PNP0C0F            0x0f0cd041u
+#define EISA_PNP0103            0x0301d041u /* the HPET */
+#define EISA_PNP0303            0x0303d041u /* PS/2 keyboard (i8042) */
+#define EISA_PNP0F13            0x130fd041u /* PS/2 mouse */
+#define PC_ISA_ADR              0x00010000u /* the PIIX3 at 01.0 */
+
+/* HPET table: the block ID is QEMU's (its hpet's 3 timers, 64-bit). */
+#define HPET_TABLE_REVISION     1
+#define HPET_TABLE_BLOCK_ID     (HPET_ID_VENDOR | HPET_ID_LEG_RT_CAP | \
+                                 HPET_ID_COUNT_SIZE_CAP | \
+                                 (HPET_DEFAULT_TIMERS - 1) << \
+                                 HPET_ID_NUM_TIM_SHIFT | HPET_ID_REV)
+#define ACPI_GAS_SYSTEM_MEMORY  0
 #define PCI_SLOTS               32
 
 /* --- little-endian bytes --- */
-
-static void put8(GByteArray *a, uint8_t v)
-{
-    g_byte_array_append(a, &v, 1);
-}
-
-static void put16(GByteArray *a, uint16_t v)
-{
-    put8(a, v);
-    put8(a, v >> 8);
-}
-
-static void put32(GByteArray *a, uint32_t v)
-{
-    put16(a, v);
-    put16(a, v >> 16);
-}
-
-static void put64(GByteArray *a, uint64_t v)
-{
-    put32(a, v);
-    put32(a, v >> 32);
-}
 
 static void put_bytes(GByteArray *a, const char *s, size_t len)
 {
@@ -141,7 +134,7 @@ static void put_bytes(GByteArray *a, const char *s, size_t len)
 static void put_zeros(GByteArray *a, size_t len)
 {
     while (len--) {
-        put8(a, 0);
+        byte_array_put8(a, 0);
     }
 }
 
@@ -156,11 +149,11 @@ static void patch32(GByteArray *a, size_t off, uint32_t v)
 static void put_gas(GByteArray *a, uint8_t space, uint8_t bit_width,
                     uint8_t access, uint64_t addr)
 {
-    put8(a, space);
-    put8(a, bit_width);
-    put8(a, 0);                 /* bit offset */
-    put8(a, access);
-    put64(a, addr);
+    byte_array_put8(a, space);
+    byte_array_put8(a, bit_width);
+    byte_array_put8(a, 0);                 /* bit offset */
+    byte_array_put8(a, access);
+    byte_array_put64(a, addr);
 }
 
 uint8_t acpi_checksum(const uint8_t *data, size_t len)
@@ -180,7 +173,7 @@ uint8_t acpi_checksum(const uint8_t *data, size_t len)
 static void align_blob(GByteArray *blob, uint64_t base, uint64_t align)
 {
     while ((base + blob->len) & (align - 1)) {
-        put8(blob, 0);
+        byte_array_put8(blob, 0);
     }
 }
 
@@ -190,14 +183,14 @@ static size_t table_begin(GByteArray *blob, const char *sig, uint8_t rev)
     size_t off = blob->len;
 
     put_bytes(blob, sig, 4);
-    put32(blob, 0);             /* length, set by table_end() */
-    put8(blob, rev);
-    put8(blob, 0);              /* checksum, set by table_end() */
+    byte_array_put32(blob, 0);             /* length, set by table_end() */
+    byte_array_put8(blob, rev);
+    byte_array_put8(blob, 0);              /* checksum, set by table_end() */
     put_bytes(blob, ACPI_BUILD_OEM_ID, 6);
     put_bytes(blob, ACPI_BUILD_OEM_TABLE_ID, 8);
-    put32(blob, 1);             /* OEM revision */
+    byte_array_put32(blob, 1);             /* OEM revision */
     put_bytes(blob, ACPI_BUILD_CREATOR_ID, 4);
-    put32(blob, 1);             /* creator revision */
+    byte_array_put32(blob, 1);             /* creator revision */
     return off;
 }
 
@@ -218,34 +211,34 @@ static void aml_nameseg(GByteArray *a, const char *seg)
 static void aml_integer(GByteArray *a, uint64_t v)
 {
     if (v == 0) {
-        put8(a, AML_ZERO_OP);
+        byte_array_put8(a, AML_ZERO_OP);
     } else if (v == 1) {
-        put8(a, AML_ONE_OP);
+        byte_array_put8(a, AML_ONE_OP);
     } else if (v <= 0xff) {
-        put8(a, AML_BYTE_PREFIX);
-        put8(a, v);
+        byte_array_put8(a, AML_BYTE_PREFIX);
+        byte_array_put8(a, v);
     } else if (v <= 0xffff) {
-        put8(a, AML_WORD_PREFIX);
-        put16(a, v);
+        byte_array_put8(a, AML_WORD_PREFIX);
+        byte_array_put16(a, v);
     } else if (v <= 0xffffffff) {
-        put8(a, AML_DWORD_PREFIX);
-        put32(a, v);
+        byte_array_put8(a, AML_DWORD_PREFIX);
+        byte_array_put32(a, v);
     } else {
-        put8(a, AML_QWORD_PREFIX);
-        put64(a, v);
+        byte_array_put8(a, AML_QWORD_PREFIX);
+        byte_array_put64(a, v);
     }
 }
 
 static void aml_string(GByteArray *a, const char *s)
 {
-    put8(a, AML_STRING_PREFIX);
+    byte_array_put8(a, AML_STRING_PREFIX);
     g_byte_array_append(a, (const guint8 *)s, strlen(s) + 1);
 }
 
 /* Name (seg, ...): the caller appends the data object. */
 static void aml_name(GByteArray *a, const char *seg)
 {
-    put8(a, AML_NAME_OP);
+    byte_array_put8(a, AML_NAME_OP);
     aml_nameseg(a, seg);
 }
 
@@ -259,7 +252,7 @@ static void aml_pkg_length(GByteArray *a, size_t body_len)
     size_t follow, total;
 
     if (body_len + 1 <= 0x3f) {
-        put8(a, body_len + 1);
+        byte_array_put8(a, body_len + 1);
         return;
     }
     for (follow = 1; follow <= 3; follow++) {
@@ -269,9 +262,9 @@ static void aml_pkg_length(GByteArray *a, size_t body_len)
         }
     }
     assert(follow <= 3);
-    put8(a, (follow << 6) | (total & 0x0f));
+    byte_array_put8(a, (follow << 6) | (total & 0x0f));
     for (size_t i = 0; i < follow; i++) {
-        put8(a, total >> (4 + 8 * i));
+        byte_array_put8(a, total >> (4 + 8 * i));
     }
 }
 
@@ -307,7 +300,7 @@ static void aml_sleep_state(GByteArray *a, const char *seg, uint8_t slp_typ)
     static const uint8_t op[] = { AML_PACKAGE_OP };
     GByteArray *body = g_byte_array_new();
 
-    put8(body, 4);              /* NumElements */
+    byte_array_put8(body, 4);              /* NumElements */
     aml_integer(body, slp_typ); /* PM1a_CNT.SLP_TYP */
     aml_integer(body, slp_typ); /* PM1b_CNT.SLP_TYP (no PM1b block) */
     aml_integer(body, 0);
@@ -328,15 +321,15 @@ static void res_address(GByteArray *a, unsigned width, uint8_t type,
     };
     const uint64_t fields[] = { 0, min, max, 0, max - min + 1 };
 
-    put8(a, tags[width]);
-    put16(a, 3 + 5 * width);
-    put8(a, type);
-    put8(a, RES_PRODUCER_FIXED);
-    put8(a, type_flags);
+    byte_array_put8(a, tags[width]);
+    byte_array_put16(a, 3 + 5 * width);
+    byte_array_put8(a, type);
+    byte_array_put8(a, RES_PRODUCER_FIXED);
+    byte_array_put8(a, type_flags);
     /* Granularity, minimum, maximum, translation offset, length. */
     for (size_t i = 0; i < G_N_ELEMENTS(fields); i++) {
         for (unsigned b = 0; b < width; b++) {
-            put8(a, fields[i] >> (8 * b));
+            byte_array_put8(a, fields[i] >> (8 * b));
         }
     }
 }
@@ -348,8 +341,8 @@ static void aml_resource_template(GByteArray *a, const char *seg,
     static const uint8_t op[] = { AML_BUFFER_OP };
     GByteArray *body = g_byte_array_new();
 
-    put8(res, RES_END_TAG);
-    put8(res, 0);               /* checksum 0: "treat as correct" */
+    byte_array_put8(res, RES_END_TAG);
+    byte_array_put8(res, 0);               /* checksum 0: "treat as correct" */
     aml_integer(body, res->len);
     g_byte_array_append(body, res->data, res->len);
     g_byte_array_unref(res);
@@ -367,12 +360,12 @@ static void aml_pci_crs(GByteArray *a, const AcpiBuildConfig *cfg)
     GByteArray *res = g_byte_array_new();
 
     res_address(res, 2, RES_TYPE_BUS, 0, 0, 0xff);
-    put8(res, RES_IO_PORT);
-    put8(res, 0x01);            /* 16-bit decode */
-    put16(res, 0xcf8);
-    put16(res, 0xcf8);
-    put8(res, 0x01);            /* alignment */
-    put8(res, 0x08);            /* length */
+    byte_array_put8(res, RES_IO_PORT);
+    byte_array_put8(res, 0x01);            /* 16-bit decode */
+    byte_array_put16(res, 0xcf8);
+    byte_array_put16(res, 0xcf8);
+    byte_array_put8(res, 0x01);            /* alignment */
+    byte_array_put8(res, 0x08);            /* length */
     res_address(res, 2, RES_TYPE_IO, RES_IO_ENTIRE_RANGE, 0, 0xcf7);
     res_address(res, 2, RES_TYPE_IO, RES_IO_ENTIRE_RANGE, 0xd00, 0xffff);
     res_address(res, 4, RES_TYPE_MEMORY, RES_MEM_RW | RES_MEM_CACHEABLE,
@@ -395,16 +388,16 @@ static void aml_pci_prt(GByteArray *a)
     static const uint8_t op[] = { AML_PACKAGE_OP };
     GByteArray *body = g_byte_array_new();
 
-    put8(body, PCI_SLOTS * 4);
+    byte_array_put8(body, PCI_SLOTS * 4);
     for (unsigned slot = 0; slot < PCI_SLOTS; slot++) {
         for (unsigned pin = 0; pin < 4; pin++) {
             GByteArray *e = g_byte_array_new();
             char link[5];
 
             g_snprintf(link, sizeof(link), "LNK%c", 'A' + (slot + pin + 3) % 4);
-            put8(e, 4);
-            put8(e, AML_DWORD_PREFIX);
-            put32(e, slot << 16 | 0xffff);
+            byte_array_put8(e, 4);
+            byte_array_put8(e, AML_DWORD_PREFIX);
+            byte_array_put32(e, slot << 16 | 0xffff);
             aml_integer(e, pin);
             aml_nameseg(e, link);
             aml_integer(e, 0);
@@ -422,7 +415,7 @@ static void aml_method(GByteArray *a, const char *seg, unsigned nargs,
     GByteArray *body = g_byte_array_new();
 
     aml_nameseg(body, seg);
-    put8(body, nargs);
+    byte_array_put8(body, nargs);
     g_byte_array_append(body, code, len);
     aml_wrap(a, (const uint8_t[]){ AML_METHOD_OP }, 1, body);
 }
@@ -432,6 +425,63 @@ static void aml_method(GByteArray *a, const char *seg, unsigned nargs,
  * "QEMU0001", its port in _CRS, the port as the field PEPT of region
  * PEOR with the methods RDPT (read) and WRPT (write), _STA 0x0F.
  */
+/* IO (Decode16, port, port, 1, len) */
+static void res_io(GByteArray *res, uint16_t port, uint8_t len)
+{
+    byte_array_put8(res, RES_IO_PORT);
+    byte_array_put8(res, 0x01);            /* 16-bit decode */
+    byte_array_put16(res, port);
+    byte_array_put16(res, port);
+    byte_array_put8(res, 0x01);            /* alignment */
+    byte_array_put8(res, len);
+}
+
+/* IRQNoFlags () { irq } */
+static void res_irq(GByteArray *res, unsigned irq)
+{
+    byte_array_put8(res, RES_IRQ_NO_FLAGS);
+    byte_array_put16(res, 1u << irq);
+}
+
+/* Device (seg) { _HID hid, _STA 0x0F, _CRS res }: takes res. */
+static void aml_isa_device(GByteArray *a, const char *seg, uint32_t hid,
+                           GByteArray *res)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new();
+
+    aml_nameseg(body, seg);
+    aml_name(body, "_HID");
+    aml_integer(body, hid);
+    aml_name(body, "_STA");
+    aml_integer(body, 0x0f);
+    aml_resource_template(body, "_CRS", res);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+/*
+ * Device (ISA) at the PIIX3 with the i8042's two devices as QEMU's pc
+ * declares them: KBD (PNP0303: ports 0x60 and 0x64, IRQ 1) and MOU
+ * (PNP0F13: IRQ 12), which Linux's i8042 driver finds by PNP.
+ */
+static void aml_isa_bridge(GByteArray *a)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new(), *kbd = g_byte_array_new();
+    GByteArray *mou = g_byte_array_new();
+
+    aml_nameseg(body, "ISA_");
+    aml_name(body, "_ADR");
+    aml_integer(body, PC_ISA_ADR);
+    res_io(kbd, 0x60, 1);
+    res_io(kbd, 0x64, 1);
+    res_irq(kbd, 1);
+    aml_isa_device(body, "KBD_", EISA_PNP0303, kbd);
+    res_irq(mou, 12);
+    aml_isa_device(body, "MOU_", EISA_PNP0F13, mou);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
 static void aml_pvpanic(GByteArray *a, uint16_t port)
 {
     static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
@@ -449,25 +499,20 @@ static void aml_pvpanic(GByteArray *a, uint16_t port)
     aml_nameseg(body, "PEVT");
     aml_name(body, "_HID");
     aml_string(body, "QEMU0001");
-    put8(res, RES_IO_PORT);
-    put8(res, 0x01);            /* 16-bit decode */
-    put16(res, port);
-    put16(res, port);
-    put8(res, 0x01);            /* alignment */
-    put8(res, 0x01);            /* length */
+    res_io(res, port, 1);
     aml_resource_template(body, "_CRS", res);
     /* OperationRegion (PEOR, SystemIO, port, 1) */
-    put8(body, AML_EXT_OP_PREFIX);
-    put8(body, AML_OPREGION_OP);
+    byte_array_put8(body, AML_EXT_OP_PREFIX);
+    byte_array_put8(body, AML_OPREGION_OP);
     aml_nameseg(body, "PEOR");
-    put8(body, AML_SYSTEM_IO);
+    byte_array_put8(body, AML_SYSTEM_IO);
     aml_integer(body, port);
     aml_integer(body, 1);
     /* Field (PEOR, ByteAcc, NoLock, Preserve) { PEPT, 8 } */
     aml_nameseg(field, "PEOR");
-    put8(field, AML_FIELD_BYTE_ACC);
+    byte_array_put8(field, AML_FIELD_BYTE_ACC);
     aml_nameseg(field, "PEPT");
-    put8(field, 8);
+    byte_array_put8(field, 8);
     aml_wrap(body, field_op, sizeof(field_op), field);
     aml_name(body, "_STA");
     aml_integer(body, 0x0f);    /* present, enabled, shown, functioning */
@@ -490,6 +535,9 @@ static void aml_pci_root(GByteArray *a, const AcpiBuildConfig *cfg)
     aml_integer(body, 0);
     aml_pci_crs(body, cfg);
     aml_pci_prt(body);
+    if (cfg->has_i8042) {
+        aml_isa_bridge(body);
+    }
     if (cfg->has_pvpanic) {
         aml_pvpanic(body, cfg->pvpanic_port);
     }
@@ -519,15 +567,42 @@ static void aml_pci_link(GByteArray *a, unsigned n, uint8_t irq)
     for (size_t i = 0; i < G_N_ELEMENTS(res_names); i++) {
         GByteArray *res = g_byte_array_new();
 
-        put8(res, RES_EXT_IRQ);
-        put16(res, 6);
-        put8(res, RES_IRQ_LEVEL_HIGH_SHARED);
-        put8(res, 1);
-        put32(res, irq);
+        byte_array_put8(res, RES_EXT_IRQ);
+        byte_array_put16(res, 6);
+        byte_array_put8(res, RES_IRQ_LEVEL_HIGH_SHARED);
+        byte_array_put8(res, 1);
+        byte_array_put32(res, irq);
         aml_resource_template(body, res_names[i], res);
     }
     /* Method (_SRS, 1) { }: the one IRQ offered stays. */
     aml_method(body, "_SRS", 1, NULL, 0);
+    aml_wrap(a, op, sizeof(op), body);
+}
+
+/*
+ * Device (HPET) { _HID PNP0103, _UID 0, _STA 0x0F, _CRS Memory32Fixed
+ * (ReadOnly, 0xfed00000, 0x400) }: QEMU's pc has it in \_SB when its
+ * HPET exists (its _STA reads the registers; here the device is only
+ * declared when it is there).
+ */
+static void aml_hpet(GByteArray *a)
+{
+    static const uint8_t op[] = { AML_EXT_OP_PREFIX, AML_DEVICE_OP };
+    GByteArray *body = g_byte_array_new(), *res = g_byte_array_new();
+
+    aml_nameseg(body, "HPET");
+    aml_name(body, "_HID");
+    aml_integer(body, EISA_PNP0103);
+    aml_name(body, "_UID");
+    aml_integer(body, 0);
+    aml_name(body, "_STA");
+    aml_integer(body, 0x0f);    /* present, enabled, shown, functioning */
+    byte_array_put8(res, RES_MEMORY32_FIXED);
+    byte_array_put16(res, 9);
+    byte_array_put8(res, 0x00);            /* read-only */
+    byte_array_put32(res, HPET_BASE);
+    byte_array_put32(res, HPET_LEN);
+    aml_resource_template(body, "_CRS", res);
     aml_wrap(a, op, sizeof(op), body);
 }
 
@@ -538,7 +613,7 @@ static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
     GByteArray *sb = g_byte_array_new();
 
     /* Scope (\_SB): processors with the UIDs the MADT gives them. */
-    put8(sb, AML_ROOT_CHAR);
+    byte_array_put8(sb, AML_ROOT_CHAR);
     aml_nameseg(sb, "_SB_");
     for (unsigned i = 0; i < cfg->ncpus; i++) {
         aml_processor_device(sb, i);
@@ -552,6 +627,9 @@ static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
             aml_pci_link(sb, i, cfg->pirq_irqs[i]);
         }
     }
+    if (cfg->has_hpet) {
+        aml_hpet(sb);
+    }
     aml_wrap(blob, scope_op, sizeof(scope_op), sb);
     /*
      * Only S5: without _S3/_S4 a guest never tries a sleep state the
@@ -564,15 +642,15 @@ static void build_dsdt(GByteArray *blob, const AcpiBuildConfig *cfg)
 static void build_facs(GByteArray *blob)
 {
     put_bytes(blob, "FACS", 4);
-    put32(blob, ACPI_FACS_SIZE);
-    put32(blob, 0);             /* hardware signature */
-    put32(blob, 0);             /* firmware waking vector */
-    put32(blob, 0);             /* global lock */
-    put32(blob, 0);             /* flags: no S4BIOS, no 64-bit wake */
-    put64(blob, 0);             /* X firmware waking vector */
-    put8(blob, FACS_VERSION);
+    byte_array_put32(blob, ACPI_FACS_SIZE);
+    byte_array_put32(blob, 0);             /* hardware signature */
+    byte_array_put32(blob, 0);             /* firmware waking vector */
+    byte_array_put32(blob, 0);             /* global lock */
+    byte_array_put32(blob, 0);            /* flags: no S4BIOS, no 64-bit wake */
+    byte_array_put64(blob, 0);             /* X firmware waking vector */
+    byte_array_put8(blob, FACS_VERSION);
     put_zeros(blob, 3);
-    put32(blob, 0);             /* OSPM flags */
+    byte_array_put32(blob, 0);             /* OSPM flags */
     put_zeros(blob, 24);
 }
 
@@ -606,56 +684,56 @@ static void build_fadt(GByteArray *blob, const AcpiBuildConfig *cfg,
         boot_arch |= FADT_BOOT_8042;
     }
 
-    put32(blob, facs);          /* FIRMWARE_CTRL (X_ field stays 0) */
-    put32(blob, dsdt);
-    put8(blob, 0);              /* reserved (INT_MODEL of ACPI 1.0) */
-    put8(blob, 0);              /* preferred PM profile: unspecified */
-    put16(blob, cfg->sci_irq);
+    byte_array_put32(blob, facs);         /* FIRMWARE_CTRL (X_ field stays 0) */
+    byte_array_put32(blob, dsdt);
+    byte_array_put8(blob, 0);             /* reserved (INT_MODEL of ACPI 1.0) */
+    byte_array_put8(blob, 0);            /* preferred PM profile: unspecified */
+    byte_array_put16(blob, cfg->sci_irq);
     /*
      * No SMI_CMD: there is no firmware to hand over, the machine is in
      * ACPI mode from reset (SCI_EN reads 1).
      */
-    put32(blob, 0);             /* SMI_CMD */
-    put8(blob, 0);              /* ACPI_ENABLE */
-    put8(blob, 0);              /* ACPI_DISABLE */
-    put8(blob, 0);              /* S4BIOS_REQ */
-    put8(blob, 0);              /* PSTATE_CNT */
-    put32(blob, io + ACPI_PM1_EVT_OFFSET);  /* PM1a_EVT_BLK */
-    put32(blob, 0);                         /* PM1b_EVT_BLK */
-    put32(blob, io + ACPI_PM1_CNT_OFFSET);  /* PM1a_CNT_BLK */
-    put32(blob, 0);                         /* PM1b_CNT_BLK */
-    put32(blob, 0);                         /* PM2_CNT_BLK */
-    put32(blob, io + ACPI_PM_TMR_OFFSET);   /* PM_TMR_BLK */
-    put32(blob, io + ACPI_GPE0_OFFSET);     /* GPE0_BLK */
-    put32(blob, 0);                         /* GPE1_BLK */
-    put8(blob, ACPI_PM1_EVT_LEN);
-    put8(blob, ACPI_PM1_CNT_LEN);
-    put8(blob, 0);              /* PM2_CNT_LEN */
-    put8(blob, ACPI_PM_TMR_LEN);
-    put8(blob, ACPI_GPE0_LEN);
-    put8(blob, 0);              /* GPE1_BLK_LEN */
-    put8(blob, 0);              /* GPE1_BASE */
-    put8(blob, 0);              /* CST_CNT */
-    put16(blob, FADT_NO_C2_LATENCY);
-    put16(blob, FADT_NO_C3_LATENCY);
-    put16(blob, 0);             /* FLUSH_SIZE */
-    put16(blob, 0);             /* FLUSH_STRIDE */
-    put8(blob, 0);              /* DUTY_OFFSET */
-    put8(blob, 0);              /* DUTY_WIDTH */
-    put8(blob, 0);              /* DAY_ALRM */
-    put8(blob, 0);              /* MON_ALRM */
-    put8(blob, FADT_CENTURY);
-    put16(blob, boot_arch);
-    put8(blob, 0);              /* reserved */
-    put32(blob, flags);
+    byte_array_put32(blob, 0);             /* SMI_CMD */
+    byte_array_put8(blob, 0);              /* ACPI_ENABLE */
+    byte_array_put8(blob, 0);              /* ACPI_DISABLE */
+    byte_array_put8(blob, 0);              /* S4BIOS_REQ */
+    byte_array_put8(blob, 0);              /* PSTATE_CNT */
+    byte_array_put32(blob, io + ACPI_PM1_EVT_OFFSET);  /* PM1a_EVT_BLK */
+    byte_array_put32(blob, 0);                         /* PM1b_EVT_BLK */
+    byte_array_put32(blob, io + ACPI_PM1_CNT_OFFSET);  /* PM1a_CNT_BLK */
+    byte_array_put32(blob, 0);                         /* PM1b_CNT_BLK */
+    byte_array_put32(blob, 0);                         /* PM2_CNT_BLK */
+    byte_array_put32(blob, io + ACPI_PM_TMR_OFFSET);   /* PM_TMR_BLK */
+    byte_array_put32(blob, io + ACPI_GPE0_OFFSET);     /* GPE0_BLK */
+    byte_array_put32(blob, 0);                         /* GPE1_BLK */
+    byte_array_put8(blob, ACPI_PM1_EVT_LEN);
+    byte_array_put8(blob, ACPI_PM1_CNT_LEN);
+    byte_array_put8(blob, 0);              /* PM2_CNT_LEN */
+    byte_array_put8(blob, ACPI_PM_TMR_LEN);
+    byte_array_put8(blob, ACPI_GPE0_LEN);
+    byte_array_put8(blob, 0);              /* GPE1_BLK_LEN */
+    byte_array_put8(blob, 0);              /* GPE1_BASE */
+    byte_array_put8(blob, 0);              /* CST_CNT */
+    byte_array_put16(blob, FADT_NO_C2_LATENCY);
+    byte_array_put16(blob, FADT_NO_C3_LATENCY);
+    byte_array_put16(blob, 0);             /* FLUSH_SIZE */
+    byte_array_put16(blob, 0);             /* FLUSH_STRIDE */
+    byte_array_put8(blob, 0);              /* DUTY_OFFSET */
+    byte_array_put8(blob, 0);              /* DUTY_WIDTH */
+    byte_array_put8(blob, 0);              /* DAY_ALRM */
+    byte_array_put8(blob, 0);              /* MON_ALRM */
+    byte_array_put8(blob, FADT_CENTURY);
+    byte_array_put16(blob, boot_arch);
+    byte_array_put8(blob, 0);              /* reserved */
+    byte_array_put32(blob, flags);
     put_gas(blob, cfg->reset_port ? ACPI_GAS_SYSTEM_IO : 0,
             cfg->reset_port ? 8 : 0,
             cfg->reset_port ? ACPI_GAS_ACCESS_BYTE : 0, cfg->reset_port);
-    put8(blob, cfg->reset_port ? ACPI_PM_RESET_VALUE : 0);
-    put16(blob, 0);             /* ARM boot architecture flags */
-    put8(blob, FADT_MINOR_REVISION);
-    put64(blob, 0);             /* X_FIRMWARE_CTRL: FIRMWARE_CTRL is set */
-    put64(blob, dsdt);          /* X_DSDT */
+    byte_array_put8(blob, cfg->reset_port ? ACPI_PM_RESET_VALUE : 0);
+    byte_array_put16(blob, 0);             /* ARM boot architecture flags */
+    byte_array_put8(blob, FADT_MINOR_REVISION);
+    byte_array_put64(blob, 0);       /* X_FIRMWARE_CTRL: FIRMWARE_CTRL is set */
+    byte_array_put64(blob, dsdt);          /* X_DSDT */
     put_gas(blob, ACPI_GAS_SYSTEM_IO, ACPI_PM1_EVT_LEN * 8,
             ACPI_GAS_ACCESS_ANY, io + ACPI_PM1_EVT_OFFSET);
     put_gas(blob, 0, 0, 0, 0);  /* X_PM1b_EVT_BLK */
@@ -670,7 +748,7 @@ static void build_fadt(GByteArray *blob, const AcpiBuildConfig *cfg,
     put_gas(blob, 0, 0, 0, 0);  /* X_GPE1_BLK */
     put_gas(blob, 0, 0, 0, 0);  /* SLEEP_CONTROL_REG (hardware-reduced) */
     put_gas(blob, 0, 0, 0, 0);  /* SLEEP_STATUS_REG */
-    put64(blob, 0);             /* hypervisor vendor identity */
+    byte_array_put64(blob, 0);             /* hypervisor vendor identity */
     assert(blob->len - off == FADT_SIZE);
     table_end(blob, off);
 }
@@ -678,12 +756,12 @@ static void build_fadt(GByteArray *blob, const AcpiBuildConfig *cfg,
 static void madt_interrupt_override(GByteArray *blob, uint8_t irq,
                                     uint32_t gsi, uint16_t flags)
 {
-    put8(blob, MADT_INT_OVERRIDE);
-    put8(blob, 10);
-    put8(blob, 0);              /* bus: ISA */
-    put8(blob, irq);
-    put32(blob, gsi);
-    put16(blob, flags);
+    byte_array_put8(blob, MADT_INT_OVERRIDE);
+    byte_array_put8(blob, 10);
+    byte_array_put8(blob, 0);              /* bus: ISA */
+    byte_array_put8(blob, irq);
+    byte_array_put32(blob, gsi);
+    byte_array_put16(blob, flags);
 }
 
 static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
@@ -692,8 +770,8 @@ static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
     uint16_t level_irqs = cfg->level_irq_mask | (1u << cfg->sci_irq);
     bool x2apic = false;
 
-    put32(blob, ACPI_LAPIC_ADDR);
-    put32(blob, MADT_PCAT_COMPAT);
+    byte_array_put32(blob, ACPI_LAPIC_ADDR);
+    byte_array_put32(blob, MADT_PCAT_COMPAT);
     /*
      * One entry per vCPU, its processor UID being its index (the DSDT's
      * Cxxx devices use the same). IDs that do not fit a byte (0xff is
@@ -703,28 +781,28 @@ static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
         uint32_t id = cfg->apic_ids[i];
 
         if (id < 0xff && i < 0xff) {
-            put8(blob, MADT_LOCAL_APIC);
-            put8(blob, 8);
-            put8(blob, i);
-            put8(blob, id);
-            put32(blob, MADT_LAPIC_ENABLED);
+            byte_array_put8(blob, MADT_LOCAL_APIC);
+            byte_array_put8(blob, 8);
+            byte_array_put8(blob, i);
+            byte_array_put8(blob, id);
+            byte_array_put32(blob, MADT_LAPIC_ENABLED);
         } else {
-            put8(blob, MADT_LOCAL_X2APIC);
-            put8(blob, 16);
-            put16(blob, 0);
-            put32(blob, id);
-            put32(blob, MADT_LAPIC_ENABLED);
-            put32(blob, i);
+            byte_array_put8(blob, MADT_LOCAL_X2APIC);
+            byte_array_put8(blob, 16);
+            byte_array_put16(blob, 0);
+            byte_array_put32(blob, id);
+            byte_array_put32(blob, MADT_LAPIC_ENABLED);
+            byte_array_put32(blob, i);
             x2apic = true;
         }
     }
 
-    put8(blob, MADT_IO_APIC);
-    put8(blob, 12);
-    put8(blob, cfg->ioapic_id);
-    put8(blob, 0);
-    put32(blob, ACPI_IOAPIC_ADDR);
-    put32(blob, 0);             /* GSI base */
+    byte_array_put8(blob, MADT_IO_APIC);
+    byte_array_put8(blob, 12);
+    byte_array_put8(blob, cfg->ioapic_id);
+    byte_array_put8(blob, 0);
+    byte_array_put32(blob, ACPI_IOAPIC_ADDR);
+    byte_array_put32(blob, 0);             /* GSI base */
 
     /* The PIT's IRQ 0 is wired to IOAPIC pin 2 on a PC. */
     madt_interrupt_override(blob, 0, ACPI_PC_IRQ0_GSI, MPS_INTI_CONFORMS);
@@ -736,19 +814,32 @@ static void build_madt(GByteArray *blob, const AcpiBuildConfig *cfg)
         }
     }
 
-    put8(blob, MADT_LOCAL_APIC_NMI);
-    put8(blob, 6);
-    put8(blob, MADT_ALL_PROCESSORS);
-    put16(blob, MPS_INTI_CONFORMS);
-    put8(blob, MADT_NMI_LINT);
+    byte_array_put8(blob, MADT_LOCAL_APIC_NMI);
+    byte_array_put8(blob, 6);
+    byte_array_put8(blob, MADT_ALL_PROCESSORS);
+    byte_array_put16(blob, MPS_INTI_CONFORMS);
+    byte_array_put8(blob, MADT_NMI_LINT);
     if (x2apic) {
-        put8(blob, MADT_LOCAL_X2APIC_NMI);
-        put8(blob, 12);
-        put16(blob, MPS_INTI_CONFORMS);
-        put32(blob, 0xffffffff); /* all processors */
-        put8(blob, MADT_NMI_LINT);
+        byte_array_put8(blob, MADT_LOCAL_X2APIC_NMI);
+        byte_array_put8(blob, 12);
+        byte_array_put16(blob, MPS_INTI_CONFORMS);
+        byte_array_put32(blob, 0xffffffff); /* all processors */
+        byte_array_put8(blob, MADT_NMI_LINT);
         put_zeros(blob, 3);
     }
+    table_end(blob, off);
+}
+
+/* The HPET table (IA-PC HPET specification 1.0a, 3.2.4), as QEMU's. */
+static void build_hpet(GByteArray *blob)
+{
+    size_t off = table_begin(blob, "HPET", HPET_TABLE_REVISION);
+
+    byte_array_put32(blob, HPET_TABLE_BLOCK_ID);
+    put_gas(blob, ACPI_GAS_SYSTEM_MEMORY, 0, 0, HPET_BASE);
+    byte_array_put8(blob, 0);              /* HPET number */
+    byte_array_put16(blob, 0);             /* minimum periodic tick */
+    byte_array_put8(blob, 0);              /* page protection: none */
     table_end(blob, off);
 }
 
@@ -760,9 +851,9 @@ static void build_sdt(GByteArray *blob, const char *sig, unsigned entry_size,
 
     for (unsigned i = 0; i < n; i++) {
         if (entry_size == 4) {
-            put32(blob, addrs[i]);
+            byte_array_put32(blob, addrs[i]);
         } else {
-            put64(blob, addrs[i]);
+            byte_array_put64(blob, addrs[i]);
         }
     }
     table_end(blob, off);
@@ -773,13 +864,13 @@ static void build_rsdp(GByteArray *blob, uint64_t rsdt, uint64_t xsdt)
     size_t off = blob->len;
 
     put_bytes(blob, "RSD PTR ", 8);
-    put8(blob, 0);              /* checksum of the first 20 bytes */
+    byte_array_put8(blob, 0);              /* checksum of the first 20 bytes */
     put_bytes(blob, ACPI_BUILD_OEM_ID, 6);
-    put8(blob, 2);              /* revision: ACPI 2.0+, has the XSDT */
-    put32(blob, rsdt);
-    put32(blob, ACPI_RSDP_SIZE);
-    put64(blob, xsdt);
-    put8(blob, 0);              /* extended checksum, all 36 bytes */
+    byte_array_put8(blob, 2);            /* revision: ACPI 2.0+, has the XSDT */
+    byte_array_put32(blob, rsdt);
+    byte_array_put32(blob, ACPI_RSDP_SIZE);
+    byte_array_put64(blob, xsdt);
+    byte_array_put8(blob, 0);              /* extended checksum, all 36 bytes */
     put_zeros(blob, 3);
     blob->data[off + 8] = -acpi_checksum(blob->data + off, 20);
     blob->data[off + 32] = -acpi_checksum(blob->data + off, ACPI_RSDP_SIZE);
@@ -790,7 +881,8 @@ GByteArray *acpi_build_tables(const AcpiBuildConfig *cfg, uint64_t base,
 {
     GByteArray *blob = g_byte_array_new();
     uint64_t facs, dsdt, fadt, madt, rsdt, xsdt;
-    uint64_t tables[2];
+    uint64_t tables[3];
+    unsigned ntables = 0;
 
     assert(cfg->ncpus >= 1 && cfg->apic_ids);
     assert(cfg->sci_irq < 16);
@@ -813,15 +905,20 @@ GByteArray *acpi_build_tables(const AcpiBuildConfig *cfg, uint64_t base,
     build_madt(blob, cfg);
 
     /* The FADT leads the RSDT/XSDT, as ACPI asks of the first entry. */
-    tables[0] = fadt;
-    tables[1] = madt;
+    tables[ntables++] = fadt;
+    tables[ntables++] = madt;
+    if (cfg->has_hpet) {
+        align_blob(blob, base, ACPI_TABLE_ALIGN);
+        tables[ntables++] = base + blob->len;
+        build_hpet(blob);
+    }
     align_blob(blob, base, ACPI_TABLE_ALIGN);
     rsdt = base + blob->len;
-    build_sdt(blob, "RSDT", 4, tables, G_N_ELEMENTS(tables));
+    build_sdt(blob, "RSDT", 4, tables, ntables);
 
     align_blob(blob, base, ACPI_TABLE_ALIGN);
     xsdt = base + blob->len;
-    build_sdt(blob, "XSDT", 8, tables, G_N_ELEMENTS(tables));
+    build_sdt(blob, "XSDT", 8, tables, ntables);
 
     align_blob(blob, base, ACPI_TABLE_ALIGN);
     *rsdp_offset = blob->len;

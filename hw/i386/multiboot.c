@@ -2,8 +2,9 @@
  * Multiboot v1 loader: the multiboot specification 0.6.96 as QEMU's
  * load_multiboot() and its option ROM apply it, done directly (no ROM,
  * no BIOS): the kernel and modules go into guest RAM, the information
- * structure and memory map to QEMU's addresses, and vCPU 0 starts in
- * flat 32-bit protected mode at the entry point.
+ * structure and memory map to QEMU's addresses (or, for a kernel linked
+ * over them, to free low memory), and vCPU 0 starts in flat 32-bit
+ * protected mode at the entry point.
  *
  * The file is untrusted: every offset and size it gives is checked
  * against the file and against guest RAM before anything is copied.
@@ -46,6 +47,11 @@
 
 #define MB_MOD_SIZE             16      /* mod_start, mod_end, string, 0 */
 #define MB_MMAP_AREA_SIZE       (MULTIBOOT_INFO_ADDR - MULTIBOOT_MMAP_ADDR)
+/* Where moved information may go: above the IVT and BDA, below 640 KiB. */
+#define MB_LOW_START            0x1000
+#define MB_LOW_END              0xa0000
+#define MB_HIGH_START           0x100000
+#define MB_HIGH_END             0x100000000ULL
 /* First BIOS drive, no partition: what QEMU passes. */
 #define MB_BOOT_DEVICE          0x8000ffffu
 #define MB_BOOT_LOADER_NAME     "qemu"
@@ -356,12 +362,113 @@ static bool mb_emit(MbOut *o, uint64_t addr, const void *buf, uint64_t len,
     return true;
 }
 
-static void mb_set_cpu_state(X86BootState *st, uint32_t entry)
+static void mb_set_cpu_state(X86BootState *st, uint32_t entry,
+                             uint32_t info)
 {
     x86_boot_flat32_state(st, entry, SEL_CODE32, SEL_DATA,
                           MULTIBOOT_GDT_ADDR);
     st->rax = MULTIBOOT_BOOTLOADER_MAGIC;
-    st->rbx = MULTIBOOT_INFO_ADDR;
+    st->rbx = info;
+}
+
+/*
+ * Where the information goes: the memory map, the information structure
+ * (EBX), and the "tail": the module list followed by the strings.
+ */
+typedef struct MbPlace {
+    uint64_t mmap;
+    uint64_t info;
+    uint64_t tail;
+} MbPlace;
+
+/* Claim the three places, or nothing (no error: the caller tries on). */
+static bool mb_try_place(const X86BootConfig *cfg, X86BootState *st,
+                         const MbPlace *p, uint32_t mmap_len,
+                         uint64_t tail_len)
+{
+    guint mark = st->ranges->len;
+    Error *err = NULL;
+
+    if (x86_boot_reserve(cfg, st, p->mmap, mmap_len,
+                         "multiboot memory map", &err) &&
+        x86_boot_reserve(cfg, st, p->info, MULTIBOOT_INFO_SIZE,
+                         "multiboot information", &err) &&
+        x86_boot_reserve(cfg, st, p->tail, tail_len,
+                         "multiboot module list and strings", &err)) {
+        return true;
+    }
+    error_free(err);
+    g_array_set_size(st->ranges, mark);
+    return false;
+}
+
+static gint mb_cmp_addr(gconstpointer a, gconstpointer b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * QEMU's places when they are free: the map at 0x9000, the structure at
+ * 0x9500, the tail in the load area after the kernel. QEMU 7.2 uses them
+ * even when the kernel is linked over them (its ROM copies the kernel
+ * last, over the information). Here the three move together, in QEMU's
+ * order (map, structure at +0x500, tail right after it), to the first
+ * free place in low memory from 0x9000 up, else from 0x1000 up, else
+ * (low memory full) from 1 MiB up; a place is one of those addresses or
+ * just after something already claimed.
+ */
+static bool mb_place_info(const X86BootConfig *cfg, X86BootState *st,
+                          const char *path, uint64_t tail_qemu,
+                          uint32_t mmap_len, uint64_t tail_len, MbPlace *p,
+                          Error **errp)
+{
+    static const uint64_t windows[][2] = {
+        { MULTIBOOT_MMAP_ADDR, MB_LOW_END },
+        { MB_LOW_START, MB_LOW_END },
+        { MB_HIGH_START, MB_HIGH_END },
+    };
+    uint64_t block = MB_MMAP_AREA_SIZE + MULTIBOOT_INFO_SIZE + tail_len;
+    GArray *cands = g_array_new(false, false, sizeof(uint64_t));
+    uint64_t c;
+    guint i, w;
+    bool ok = false;
+
+    *p = (MbPlace){ MULTIBOOT_MMAP_ADDR, MULTIBOOT_INFO_ADDR, tail_qemu };
+    if (mb_try_place(cfg, st, p, mmap_len, tail_len)) {
+        g_array_free(cands, true);
+        return true;
+    }
+    for (w = 0; w < G_N_ELEMENTS(windows); w++) {
+        g_array_append_val(cands, windows[w][0]);
+    }
+    for (i = 0; i < st->ranges->len; i++) {
+        const X86BootRange *r = &g_array_index(st->ranges, X86BootRange, i);
+
+        c = (r->addr + r->len + 15) & ~15ULL;
+        g_array_append_val(cands, c);
+    }
+    g_array_sort(cands, mb_cmp_addr);
+    for (w = 0; w < G_N_ELEMENTS(windows) && !ok; w++) {
+        for (i = 0; i < cands->len && !ok; i++) {
+            c = g_array_index(cands, uint64_t, i);
+            if (c < windows[w][0] || c + block > windows[w][1]) {
+                continue;
+            }
+            p->mmap = c;
+            p->info = c + MB_MMAP_AREA_SIZE;
+            p->tail = p->info + MULTIBOOT_INFO_SIZE;
+            ok = mb_try_place(cfg, st, p, mmap_len, tail_len);
+        }
+    }
+    g_array_free(cands, true);
+    if (!ok) {
+        error_setg(errp, "%s: no room in guest RAM for the multiboot "
+                   "information (0x%" PRIx64 " bytes) beside the kernel "
+                   "and its modules", path, block);
+    }
+    return ok;
 }
 
 /* The memory map from the board's e820, in the multiboot entry format. */
@@ -412,6 +519,9 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
     uint64_t off_mods, off_cmdlines, off_loader, info_end, buf_size;
     uint64_t cmdline_len, str_off, mod_addr;
     uint32_t flags, mmap_len;
+    uint8_t *initrd;
+    size_t initrd_len;
+    MbPlace place;
     MbOut out = { .mem = mem };
     long hdr;
     int ret = -1;
@@ -494,14 +604,14 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
         goto out;
     }
 
-    /* Claim everything first: no byte is written unless all fits. */
+    /*
+     * Claim everything first: no byte is written unless all fits. The
+     * kernel and modules have fixed places; the information goes where
+     * they leave room.
+     */
     if (!mb_build_mmap(cfg, path, mmap, &mmap_len, errp) ||
         !x86_boot_reserve(cfg, st, MULTIBOOT_GDT_ADDR, sizeof(gdt),
-                          "boot GDT", errp) ||
-        !x86_boot_reserve(cfg, st, MULTIBOOT_MMAP_ADDR, mmap_len,
-                          "multiboot memory map", errp) ||
-        !x86_boot_reserve(cfg, st, MULTIBOOT_INFO_ADDR, MULTIBOOT_INFO_SIZE,
-                          "multiboot information", errp)) {
+                          "boot GDT", errp)) {
         goto out;
     }
     for (i = 0; i < k.segs->len; i++) {
@@ -511,10 +621,6 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
             goto out;
         }
     }
-    if (!x86_boot_reserve(cfg, st, k.low + off_mods, info_end - off_mods,
-                          "multiboot module list and strings", errp)) {
-        goto out;
-    }
     mod_addr = k.low + PAGE_ALIGN(info_end);
     for (i = 0; i < nmods; i++) {
         if (!x86_boot_reserve(cfg, st, mod_addr, mods[i].file.size,
@@ -522,6 +628,10 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
             goto out;
         }
         mod_addr = PAGE_ALIGN(mod_addr + mods[i].file.size);
+    }
+    if (!mb_place_info(cfg, st, path, k.low + off_mods, mmap_len,
+                       info_end - off_mods, &place, errp)) {
+        goto out;
     }
 
     if (fw) {
@@ -553,7 +663,7 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
         memcpy(tail + (str_off - off_mods), mods[i].string, n);
         x86_boot_stl(m, mod_addr);
         x86_boot_stl(m + 4, mod_addr + mods[i].file.size);
-        x86_boot_stl(m + 8, k.low + str_off);
+        x86_boot_stl(m + 8, place.tail + (str_off - off_mods));
         str_off += n;
         if (!mb_emit(&out, mod_addr, mods[i].file.data, mods[i].file.size,
                      "multiboot module", errp)) {
@@ -578,28 +688,29 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
     x86_boot_stl(info + MBI_MEM_UPPER,
                  (x86_boot_e820_high_ram_end(cfg) - 0x100000) / 1024);
     x86_boot_stl(info + MBI_BOOT_DEVICE, MB_BOOT_DEVICE);
-    x86_boot_stl(info + MBI_CMDLINE, k.low + str_off);
+    x86_boot_stl(info + MBI_CMDLINE, place.tail + (str_off - off_mods));
     x86_boot_stl(info + MBI_MODS_COUNT, nmods);
-    x86_boot_stl(info + MBI_MODS_ADDR, k.low + off_mods);
+    x86_boot_stl(info + MBI_MODS_ADDR, place.tail);
     x86_boot_stl(info + MBI_MMAP_LENGTH, mmap_len);
-    x86_boot_stl(info + MBI_MMAP_ADDR, MULTIBOOT_MMAP_ADDR);
-    x86_boot_stl(info + MBI_BOOT_LOADER_NAME, k.low + off_loader);
+    x86_boot_stl(info + MBI_MMAP_ADDR, place.mmap);
+    x86_boot_stl(info + MBI_BOOT_LOADER_NAME,
+                 place.tail + (off_loader - off_mods));
 
     for (i = 0; i < G_N_ELEMENTS(gdt); i++) {
         x86_boot_stq(gdt_bytes + i * 8, gdt[i]);
     }
-    if (!mb_emit(&out, k.low + off_mods, tail, info_end - off_mods,
+    if (!mb_emit(&out, place.tail, tail, info_end - off_mods,
                  "multiboot module list and strings", errp) ||
         !mb_emit(&out, MULTIBOOT_GDT_ADDR, gdt_bytes, sizeof(gdt_bytes),
                  "boot GDT", errp) ||
-        !mb_emit(&out, MULTIBOOT_MMAP_ADDR, mmap, mmap_len,
+        !mb_emit(&out, place.mmap, mmap, mmap_len,
                  "multiboot memory map", errp) ||
-        !mb_emit(&out, MULTIBOOT_INFO_ADDR, info, sizeof(info),
+        !mb_emit(&out, place.info, info, sizeof(info),
                  "multiboot information", errp)) {
         goto out;
     }
 
-    mb_set_cpu_state(st, k.entry);
+    mb_set_cpu_state(st, k.entry, place.info);
 
     /* What QEMU hands its multiboot option ROM. */
     if (fw) {
@@ -608,10 +719,20 @@ int multiboot_load(const X86BootConfig *cfg, const uint8_t *image,
         x86_boot_fw_cfg_add_i32(fw, FW_CFG_KERNEL_SIZE, buf_size);
         x86_boot_fw_cfg_add(fw, FW_CFG_KERNEL_DATA, out.fw_buf, buf_size);
         out.fw_buf = NULL;
-        x86_boot_fw_cfg_add_i32(fw, FW_CFG_INITRD_ADDR, MULTIBOOT_INFO_ADDR);
-        x86_boot_fw_cfg_add_i32(fw, FW_CFG_INITRD_SIZE, sizeof(info));
-        x86_boot_fw_cfg_add(fw, FW_CFG_INITRD_DATA,
-                            g_memdup2(info, sizeof(info)), sizeof(info));
+        /*
+         * Moved out of the load area, the tail follows the structure, so
+         * a ROM that copies this blob gets the strings too.
+         */
+        initrd_len = sizeof(info);
+        if (place.tail == place.info + sizeof(info)) {
+            initrd_len += info_end - off_mods;
+        }
+        initrd = g_malloc(initrd_len);
+        memcpy(initrd, info, sizeof(info));
+        memcpy(initrd + sizeof(info), tail, initrd_len - sizeof(info));
+        x86_boot_fw_cfg_add_i32(fw, FW_CFG_INITRD_ADDR, place.info);
+        x86_boot_fw_cfg_add_i32(fw, FW_CFG_INITRD_SIZE, initrd_len);
+        x86_boot_fw_cfg_add(fw, FW_CFG_INITRD_DATA, initrd, initrd_len);
     }
     ret = 1;
 

@@ -1,8 +1,8 @@
 /*
  * The i440FX PC: guest RAM split around the PCI hole, the i440FX host
  * bridge (pci.0) with the PIIX3 at 01.0 and the ISA bus behind it, the
- * I/O APIC's input lines as the ISA interrupt lines, the ISA devices, the e820 map
- * and direct kernel boot (-kernel; there is no firmware yet), and under
+ * I/O APIC's input lines as the ISA interrupt lines, the ISA devices, the e820 map,
+ * the firmware (SeaBIOS, -bios) or direct kernel boot (-kernel), and under
  * KVM the in-kernel irqchip, PIT and the vCPUs. Without KVM the i8259
  * pair and the PIT are userspace devices and each ISA line fans out to
  * the i8259 and the I/O APIC.
@@ -16,15 +16,21 @@
 #include "hw/boot-device.h"
 #include "hw/bus.h"
 #include "hw/i386/pc.h"
+#include "hw/i386/acpi-loader.h"
+#include "hw/i386/pc-firmware.h"
+#include "hw/i386/pc-smbios.h"
 #include "hw/i386/x86-boot.h"
 #include "hw/intc/apic.h"
 #include "hw/intc/i8259.h"
 #include "hw/intc/ioapic.h"
 #include "hw/nvram/fw_cfg.h"
 #include "hw/isa.h"
+#include "hw/ide/ide.h"
+#include "block/block.h"
 #include "hw/pci-host/i440fx.h"
 #include "hw/qdev.h"
 #include "hw/rtc/mc146818rtc.h"
+#include "hw/timer/hpet.h"
 #include "qom/object.h"
 #include "system/cpus.h"
 #include "system/memory.h"
@@ -54,7 +60,14 @@
 #define PC_RSDP_LEGACY      0xf0000ULL
 /* The PIIX3 at 01.0 and its PIRQRC A-D (config 0x60-0x63). */
 #define PC_PIIX3_DEVFN      PCI_DEVFN(1, 0)
+/* Its IDE function at 01.1: IDETIM of each channel (0x40, 0x42). */
+#define PC_PIIX3_IDE_DEVFN  PCI_DEVFN(1, 1)
+#define PC_PIIX3_IDETIM     0x40
+#define PC_IDETIM_DECODE    0x8000
 #define PC_PIIX3_PIRQRC     0x60
+/* The i440FX's PAM0-PAM6 (config 0x59-0x5f). */
+#define PC_I440FX_PAM       0x59
+#define PC_I440FX_PAM_COUNT 7
 
 /*
  * The ISA IRQ of PIRQ A-D, SeaBIOS's choice, which the board programs
@@ -77,13 +90,19 @@ typedef struct PCMachineState {
     qemu_irq pic_int;
     GPtrArray *apic_lint0;          /* of qemu_irq */
     qemu_irq ioapic_in[ISA_NUM_IRQS];
+    DeviceState *ioapic;            /* ioapic or kvm-ioapic */
+    DeviceState *hpet;              /* unless hpet=off */
     BusState *isa_bus;              /* isa.0: the ISA devices' bus */
     DeviceState *pci_host;          /* i440FX-pcihost: pci.0 */
+    DeviceState *ide;               /* piix3-ide at 01.1 */
     FWCfgState *fw_cfg;
     X86BootE820Entry e820[PC_E820_MAX];
     unsigned e820_entries;
     const VmConfig *cfg;
-    GByteArray *acpi_tables;        /* placed at acpi_base */
+    /* Without -kernel: the firmware runs from the reset vector. */
+    bool firmware_boot;
+    PCFirmware firmware;
+    GByteArray *acpi_tables;        /* -kernel: placed at acpi_base */
     uint64_t acpi_base;
     uint64_t acpi_rsdp;             /* guest address of the RSDP */
     DeviceState *rtc;               /* its CMOS holds the boot order */
@@ -147,12 +166,42 @@ static void e820_add(PCMachineState *pcms, uint64_t addr, uint64_t len,
     };
 }
 
-/* QEMU's map for the same RAM, and the pages the accelerator uses. */
+/*
+ * The map QEMU's pc gives its firmware in "etc/e820": the RAM as it is,
+ * and the ranges that are not the firmware's to give away (the
+ * accelerator's pages, AMD's HyperTransport range). The firmware adds
+ * its own reservations and hands the result to the guest.
+ */
+static void pc_build_e820_firmware(PCMachineState *pcms)
+{
+    uint64_t base, size;
+
+    pcms->e820_entries = 0;
+    e820_add(pcms, 0, pcms->layout.below_4g, E820_RAM);
+    if (pcms->layout.above_4g) {
+        e820_add(pcms, PC_4GIB, pcms->layout.above_4g, E820_RAM);
+    }
+    if (accel_reserved_range(&base, &size)) {
+        e820_add(pcms, base, size, E820_RESERVED);
+    }
+    if (vcpus_amd_ht_hole()) {
+        e820_add(pcms, PC_AMD_HT_START, PC_AMD_HT_SIZE, E820_RESERVED);
+    }
+}
+
+/*
+ * For direct kernel boot: the map SeaBIOS makes of QEMU's for the same
+ * RAM, and the pages the accelerator uses.
+ */
 static void pc_build_e820(PCMachineState *pcms)
 {
     uint64_t below = pcms->layout.below_4g;
     uint64_t ram_end = below, base, size;
 
+    if (pcms->firmware_boot) {
+        pc_build_e820_firmware(pcms);
+        return;
+    }
     pcms->e820_entries = 0;
     e820_add(pcms, 0, MIN(below, PC_LOW_RAM_END), E820_RAM);
     e820_add(pcms, PC_LOW_RAM_END, PC_VGA_BASE - PC_LOW_RAM_END, E820_RESERVED);
@@ -330,10 +379,11 @@ static bool pc_guest_write(void *opaque, uint64_t addr, const void *buf,
 }
 
 /*
- * ACPI tables for the vCPUs and the PM device, in the reserved area at
- * the top of low RAM, and the RSDP also where legacy guests scan.
+ * What the ACPI tables describe: the vCPUs, the PM device, the PCI
+ * windows and interrupt links, pvpanic. ac->apic_ids is g_new'ed.
  */
-static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
+static void pc_acpi_config(PCMachineState *pcms, MachineState *ms,
+                           AcpiBuildConfig *out)
 {
     X86CPUTopology topo = x86_cpu_topology(ms->cfg->smp.sockets,
                                            ms->cfg->smp.cores,
@@ -350,9 +400,9 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         .has_i8042 = true,
         .level_irq_mask = PC_PCI_LEVEL_IRQS,
         .has_pci = true,
+        .has_hpet = pcms->hpet != NULL,
     };
     uint16_t pvpanic_port;
-    uint64_t rsdp_offset;
 
     i440fx_host_holes(pcms->pci_host, &ac.pci_hole_start, &ac.pci_hole_end,
                       &ac.pci_hole64_start, &ac.pci_hole64_end);
@@ -361,17 +411,114 @@ static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
         ac.has_pvpanic = true;
         ac.pvpanic_port = pvpanic_port;
     }
-    if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
-        /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
-        g_free(apic_ids);
-        return true;
-    }
     for (unsigned i = 0; i < ncpus; i++) {
         apic_ids[i] = x86_cpu_apic_id(&topo, i);
     }
+    *out = ac;
+}
+
+/* fw_cfg takes the bytes of a (freed) byte array. */
+static void pc_fw_cfg_add_array(FWCfgState *fw, const char *name,
+                                GByteArray *a)
+{
+    size_t len = a->len;
+
+    fw_cfg_add_file(fw, name, g_byte_array_free(a, false), len);
+}
+
+/*
+ * For the firmware: the tables as fw_cfg files and the linker/loader
+ * script with which it places them (QEMU's "etc/table-loader").
+ */
+static void pc_publish_acpi(PCMachineState *pcms, MachineState *ms)
+{
+    AcpiBuildConfig ac;
+    AcpiLoaderBlobs b;
+
+    pc_acpi_config(pcms, ms, &ac);
+    acpi_loader_build(&ac, &b);
+    g_free((uint32_t *)ac.apic_ids);
+    pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_TABLES_FILE, b.tables);
+    pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_RSDP_FILE, b.rsdp);
+    pc_fw_cfg_add_array(pcms->fw_cfg, ACPI_LOADER_FILE, b.loader);
+}
+
+/* CPUID leaf 1 of the machine's CPU model (0s where it cannot be had). */
+static void pc_cpuid_1(const VmConfig *cfg, uint32_t *eax, uint32_t *edx)
+{
+    X86CPUIDEntry *t = g_new(X86CPUIDEntry, X86_CPUID_MAX_ENTRIES);
+    X86CPUDef def;
+    X86CPUIDEntry *leaf = NULL;
+    unsigned n = 0;
+
+    *eax = *edx = 0;
+    if (x86_cpu_def_init(&def, cfg->cpu.model, cfg->cpu.features, NULL)) {
+        n = vcpus_model_cpuid(&def, t, X86_CPUID_MAX_ENTRIES, NULL);
+        x86_cpu_def_free(&def);
+    }
+    leaf = n ? x86_cpuid_find(t, n, 1, 0) : NULL;
+    if (leaf) {
+        *eax = leaf->regs[X86_R_EAX];
+        *edx = leaf->regs[X86_R_EDX];
+    }
+    g_free(t);
+}
+
+/*
+ * The SMBIOS tables QEMU's pc gives its firmware, with -smbios type=0,1
+ * (checked on the command line).
+ */
+static bool pc_publish_smbios(PCMachineState *pcms, MachineState *ms,
+                              Error **errp)
+{
+    const VmConfig *cfg = ms->cfg;
+    SmbiosRange ram[2] = {
+        { 0, pcms->layout.below_4g }, { PC_4GIB, pcms->layout.above_4g },
+    };
+    X86CPUTopology topo = x86_cpu_topology(cfg->smp.sockets, cfg->smp.cores,
+                                           cfg->smp.threads);
+    unsigned max_cpus = MAX(cfg->smp.maxcpus, MAX(ms->smp_cpus, 1u));
+    SmbiosConfig sc = {
+        .machine_desc = ms->mc->desc,
+        .machine_name = ms->mc->name,
+        .uuid = qemu_uuid_set ? qemu_uuid : NULL,
+        .cores = topo.cores,
+        .threads = topo.threads,
+        .ram_size = ms->ram_size,
+        .ram = ram,
+        .nram = pcms->layout.above_4g ? 2 : 1,
+        .options = cfg->smbios,
+    };
+    GByteArray *tables, *anchor;
+
+    sc.sockets = (max_cpus + topo.cores * topo.threads - 1) /
+                 (topo.cores * topo.threads);
+    pc_cpuid_1(cfg, &sc.cpuid_1_eax, &sc.cpuid_1_edx);
+    if (!smbios_build(&sc, &tables, &anchor, errp)) {
+        return false;
+    }
+    pc_fw_cfg_add_array(pcms->fw_cfg, SMBIOS_TABLES_FILE, tables);
+    pc_fw_cfg_add_array(pcms->fw_cfg, SMBIOS_ANCHOR_FILE, anchor);
+    return true;
+}
+
+/*
+ * For direct kernel boot: the tables in the reserved area at the top of
+ * low RAM, and the RSDP also where legacy guests scan.
+ */
+static bool pc_build_acpi(PCMachineState *pcms, MachineState *ms, Error **errp)
+{
+    AcpiBuildConfig ac;
+    uint64_t rsdp_offset;
+
+    if (pcms->layout.below_4g <= PC_ONE_MIB + 2 * PC_HIGH_TABLES_SIZE) {
+        /* Too little RAM for the reserved area: no ACPI, as on a tiny PC. */
+        return true;
+    }
+    pc_acpi_config(pcms, ms, &ac);
     pcms->acpi_base = pcms->layout.below_4g - PC_HIGH_TABLES_SIZE;
     pcms->acpi_tables = acpi_build_tables(&ac, pcms->acpi_base, &rsdp_offset);
-    g_free(apic_ids);
+    g_free((uint32_t *)ac.apic_ids);
     if (pcms->acpi_tables->len > PC_HIGH_TABLES_SIZE) {
         error_setg(errp, "ACPI tables of %u bytes do not fit the reserved "
                    "area", pcms->acpi_tables->len);
@@ -414,6 +561,17 @@ static bool pc_load_kernel(PCMachineState *pcms, X86BootState *st,
     for (int i = 0; i < 4; i++) {
         pci_bus_config_write(i440fx_host_bus(pcms->pci_host), PC_PIIX3_DEVFN,
                              PC_PIIX3_PIRQRC + i, pc_pirq_irqs[i], 1);
+    }
+    /* SeaBIOS's IDE setup: both channels decode (ata_piix checks). */
+    for (int i = 0; pcms->ide && i < 2; i++) {
+        pci_bus_config_write(i440fx_host_bus(pcms->pci_host),
+                             PC_PIIX3_IDE_DEVFN, PC_PIIX3_IDETIM + 2 * i,
+                             PC_IDETIM_DECODE, 2);
+    }
+    /* RAM at 0xc0000-0xfffff, where a firmware would have shadowed. */
+    for (int i = 0; i < PC_I440FX_PAM_COUNT; i++) {
+        pci_bus_config_write(i440fx_host_bus(pcms->pci_host), 0,
+                             PC_I440FX_PAM + i, 0x33, 1);
     }
     if (!x86_boot_load_kernel(&bc, &mem, st, fw ? &items : NULL, errp)) {
         x86_boot_fw_cfg_free(&items);
@@ -467,6 +625,8 @@ static void pc_reset(void *opaque)
     pc_publish_boot_order(pcms);
     x86_boot_state_init(&st);
     pc_place_acpi(pcms);
+    /* The firmware starts over from the reset vector (its ROM is seen
+     * again: the i440FX's reset cleared the PAM registers). */
     if (pcms->cfg->kernel) {
         loaded = pc_load_kernel(pcms, &st, NULL, &err);
         if (!loaded) {
@@ -504,7 +664,12 @@ static bool pc_devices_done(MachineState *ms, Error **errp)
 
     pc_publish_boot_order(pcms);
     pc_publish_pvpanic(pcms);
-    if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
+    if (pcms->firmware_boot && !pc_publish_smbios(pcms, ms, errp)) {
+        return false;
+    }
+    if (ms->cfg->machine.acpi && pcms->firmware_boot) {
+        pc_publish_acpi(pcms, ms);
+    } else if (ms->cfg->machine.acpi && !pc_build_acpi(pcms, ms, errp)) {
         return false;
     }
     pcms->ram_from_source = ms->cfg->incoming != NULL;
@@ -522,15 +687,33 @@ static bool pc_devices_done(MachineState *ms, Error **errp)
     return ok;
 }
 
-/* vCPUs that run need something to run: there is no firmware yet. */
-static bool pc_need_kernel(MachineState *ms, Error **errp)
+/*
+ * Without -kernel the vCPUs run the firmware: -bios, or QEMU's default,
+ * looked up in the firmware path. -machine smm=on is refused: there is
+ * no System Management Mode (the firmware does without).
+ */
+static bool pc_init_firmware(PCMachineState *pcms, MachineState *ms,
+                             Error **errp)
 {
-    if (cpu_state_count() && !ms->cfg->kernel) {
-        error_setg(errp, "no firmware yet: use -kernel to boot a multiboot "
-                   "or Linux kernel");
+    const char *smm = qemu_opt_get(ms->cfg->machine.opts, "smm");
+    bool on;
+
+    if (smm && strcmp(smm, "auto") &&
+        !qemu_parse_bool("smm", smm, &on, errp)) {
         return false;
     }
-    return true;
+    if (smm && strcmp(smm, "auto") && on) {
+        error_setg(errp, "-machine smm=on: System Management Mode is not "
+                   "supported; use smm=off or smm=auto");
+        return false;
+    }
+    pcms->firmware_boot = !ms->cfg->kernel;
+    if (!pcms->firmware_boot) {
+        return true;
+    }
+    return pc_firmware_load(&pcms->firmware,
+                            ms->cfg->bios ? ms->cfg->bios
+                                          : PC_FIRMWARE_DEFAULT, errp);
 }
 
 static void pc_isa_irq_fanout(void *opaque, int n, int level)
@@ -616,6 +799,7 @@ static bool pc_init_irqs(PCMachineState *pcms, Error **errp)
     if (!qdev_realize(ioapic, errp)) {
         return false;
     }
+    pcms->ioapic = ioapic;
     /* Input n takes ISA IRQ n (input 0 goes to irq0-pin). */
     for (int i = 0; i < ISA_NUM_IRQS; i++) {
         pcms->isa_irqs[i] = qdev_get_gpio_in(ioapic, i);
@@ -673,16 +857,63 @@ static const struct {
 /*
  * The PIT unless -machine pit=off: the accelerator's front (kvm-pit,
  * whose -global kvm-pit.lost_tick_policy QEMU users set) or isa-pit.
+ * With the HPET, the PIT's output passes through it (isa-pit) and the
+ * HPET's legacy replacement silences the PIT (kvm-pit), as on QEMU's pc.
  */
 static bool pc_init_pit(PCMachineState *pcms, Error **errp)
 {
     bool pit = true;
+    DeviceState *dev;
 
     if (!qemu_opt_get_bool(pcms->cfg->machine.opts, "pit", &pit, errp)) {
         return false;
     }
-    return !pit || pc_create(accel_device_type("isa-pit"), NULL, NULL, NULL,
-                             errp);
+    if (!pit) {
+        return true;
+    }
+    dev = pc_create(accel_device_type("isa-pit"), NULL, NULL, NULL, errp);
+    if (!dev) {
+        return false;
+    }
+    if (pcms->hpet) {
+        if (qdev_get_named_gpio_list(dev, NULL, false)) {
+            qdev_connect_gpio_out_named(dev, NULL, 0,
+                qdev_get_gpio_in_named(pcms->hpet, "legacy",
+                                       HPET_LEGACY_PIT_INT));
+        }
+        if (qdev_get_named_gpio_list(dev, NULL, true)) {
+            qdev_connect_gpio_out_named(pcms->hpet, "pit-enable", 0,
+                                        qdev_get_gpio_in(dev, 0));
+        }
+    }
+    return true;
+}
+
+/*
+ * The HPET unless -machine hpet=off (-no-hpet): its outputs are the
+ * GSIs, 0-15 the ISA lines (PIC and I/O APIC), 16-23 the I/O APIC's
+ * other pins, as QEMU's pc wires its gsi lines.
+ */
+static bool pc_init_hpet(PCMachineState *pcms, Error **errp)
+{
+    bool hpet = true;
+
+    if (!qemu_opt_get_bool(pcms->cfg->machine.opts, "hpet", &hpet, errp)) {
+        return false;
+    }
+    if (!hpet) {
+        return true;
+    }
+    pcms->hpet = pc_create("hpet", NULL, NULL, NULL, errp);
+    if (!pcms->hpet) {
+        return false;
+    }
+    for (int i = 0; i < HPET_NUM_IRQ_ROUTES; i++) {
+        qdev_connect_gpio_out_named(pcms->hpet, NULL, i,
+            i < ISA_NUM_IRQS ? pcms->isa_irqs[i]
+                             : qdev_get_gpio_in(pcms->ioapic, i));
+    }
+    return true;
 }
 
 static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
@@ -706,6 +937,9 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
             return false;
         }
     }
+    if (!pc_init_hpet(pcms, errp)) {
+        return false;
+    }
     rtc_start = g_strdup_printf("%" PRId64, rtc_options_start(&ms->cfg->rtc,
         qemu_clock_get_ns(QEMU_CLOCK_HOST) / NANOSECONDS_PER_SECOND));
     rtc = pc_create("mc146818rtc", NULL, NULL, (const char *const[]){
@@ -715,6 +949,11 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
     g_free(rtc_start);
     if (!rtc) {
         return false;
+    }
+    if (pcms->hpet) {
+        qdev_connect_gpio_out_named(rtc, NULL, 0,
+            qdev_get_gpio_in_named(pcms->hpet, "legacy",
+                                   HPET_LEGACY_RTC_INT));
     }
     if (!pc_cmos_init(pcms, rtc, ms, errp)) {
         return false;
@@ -735,7 +974,12 @@ static bool pc_init_isa_devices(PCMachineState *pcms, MachineState *ms,
         }
         i440fx_host_set_cf9(pcms->pci_host, &acpi_pm_reset_ops, pm);
     }
-    if (!pc_create("i8042", NULL, NULL, NULL, errp)) {
+    /*
+     * The i8042 and port 0x92 both gate A20 (their "a20" outputs); the
+     * CPU keeps it on, as QEMU's does under KVM, so they stay unwired.
+     */
+    if (!pc_create("i8042", NULL, NULL, NULL, errp) ||
+        !pc_create("port92", NULL, NULL, NULL, errp)) {
         return false;
     }
     fw = pc_create("fw_cfg_io", object_get_container("/machine"), "fw_cfg",
@@ -765,6 +1009,10 @@ static bool pc_init_pci(PCMachineState *pcms, Error **errp)
                                    "below-4g-mem-size", below,
                                    "above-4g-mem-size", above, NULL }, errp);
     if (!pcms->pci_host ||
+        !i440fx_host_map_ram(pcms->pci_host, &pcms->ram_below_4g, errp) ||
+        (pcms->firmware_boot &&
+         !pc_firmware_map(&pcms->firmware,
+                          i440fx_host_pci_memory(pcms->pci_host), errp)) ||
         !pc_create("i440FX", NULL, NULL, (const char *const[]){
             "addr", "0", NULL }, errp)) {
         return false;
@@ -784,6 +1032,45 @@ static bool pc_init_pci(PCMachineState *pcms, Error **errp)
  * other unattached devices (QEMU's numbering), fw_cfg before the kernel
  * loader fills it (in pc_devices_done(), after the -device devices).
  */
+/* A -device ide-hd or ide-cd turns QEMU's default CD-ROM off. */
+static bool pc_has_ide_device(MachineState *ms)
+{
+    for (guint i = 0; i < ms->cfg->devices->len; i++) {
+        CmdlineItem *it = g_ptr_array_index(ms->cfg->devices, i);
+        const char *driver = qemu_opt_get(it->opts, "driver");
+
+        if (driver && (!strcmp(driver, "ide-hd") ||
+                       !strcmp(driver, "ide-cd"))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The PIIX3's IDE function at 01.1 and its drives: the -drive if=ide
+ * ones, and QEMU's default empty CD-ROM (ide1-cd0) unless -nodefaults
+ * or a drive is in that slot.
+ */
+static bool pc_init_ide(PCMachineState *pcms, MachineState *ms, Error **errp)
+{
+    pcms->ide = pc_create("piix3-ide", NULL, NULL, (const char *const[]){
+        "addr", "1.1", NULL }, errp);
+    if (!pcms->ide) {
+        return false;
+    }
+    if (!ms->cfg->nodefaults && !blk_find_ide(1, 0) &&
+        !pc_has_ide_device(ms)) {
+        BlockBackend *cd = blk_new_empty("ide1-cd0", errp);
+
+        if (!cd) {
+            return false;
+        }
+        blk_set_ide(cd, 1, 0, true);
+    }
+    return ide_create_drives(errp);
+}
+
 static bool pc_init(MachineState *ms, Error **errp)
 {
     PCMachineState *pcms = g_new0(PCMachineState, 1);
@@ -795,11 +1082,13 @@ static bool pc_init(MachineState *ms, Error **errp)
         return false;
     }
     /* The CPU model decides the e820 map (the AMD HT hole). */
-    if (!vcpus_create(ms, errp) || !pc_need_kernel(ms, errp)) {
+    if (!pc_init_firmware(pcms, ms, errp) || !vcpus_create(ms, errp)) {
         return false;
     }
     pc_build_e820(pcms);
-    if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) || !pc_init_isa_devices(pcms, ms, errp)) {
+    if (!pc_init_pci(pcms, errp) || !pc_init_irqs(pcms, errp) ||
+        !pc_init_isa_devices(pcms, ms, errp) ||
+        !pc_init_ide(pcms, ms, errp)) {
         return false;
     }
     if (pcms->fw_cfg) {
@@ -830,12 +1119,15 @@ static void pc_cleanup(MachineState *ms)
     if (pcms->acpi_tables) {
         g_byte_array_free(pcms->acpi_tables, TRUE);
     }
+    pc_firmware_free(&pcms->firmware);
     qbus_free(pcms->isa_bus);
     g_free(pcms);
     ms->board = NULL;
 }
 
-static const char *const pc_board_props[] = { "pit", "acpi", NULL };
+static const char *const pc_board_props[] = {
+    "pit", "acpi", "hpet", "vmport", "smm", NULL
+};
 
 static const MachineClass pc_i440fx_machine_class = {
     .name = "pc-i440fx-7.2",
@@ -846,6 +1138,7 @@ static const MachineClass pc_i440fx_machine_class = {
     .default_ram_size = 128 << 20,
     .default_ram_id = "pc.ram",
     .kernel_boot = true,
+    .default_nic = "e1000",
     .board_props = pc_board_props,
     .init = pc_init,
     .devices_done = pc_devices_done,

@@ -12,7 +12,8 @@
  * IRQ 12 from the mouse side, each gated by its command byte bit.
  * A guest resets the machine by pulsing the reset line (0xFE, or any
  * 0xF0-0xFF pulse with bit 0 clear) or by writing the output port with
- * bit 0 clear.
+ * bit 0 clear. The output port's A20 bit drives the GPIO output "a20",
+ * as port 0x92's does (hw/misc/port92.c).
  */
 #include <string.h>
 
@@ -110,6 +111,14 @@
 #define AUX_CMD_DEFAULTS    0xf6
 #define AUX_CMD_RESET       0xff
 
+/* Mouse IDs (GET ID), and the status byte's mode bits. */
+#define AUX_TYPE_PS2        0x00
+#define AUX_TYPE_IMPS2      0x03    /* IntelliMouse: wheel */
+#define AUX_TYPE_IMEX       0x04    /* IntelliMouse Explorer: 5 buttons */
+#define AUX_STATUS_REMOTE   0x40
+#define AUX_STATUS_ENABLED  0x20
+#define AUX_STATUS_SCALE21  0x10
+
 #define PS2_QUEUE_LEN       16
 #define I8042_RAM_SIZE      32
 
@@ -136,6 +145,14 @@ typedef struct PS2Mouse {
     uint8_t resolution;
     bool scale21;
     bool wrap;
+    bool remote;                /* remote (polled) mode */
+    uint8_t type;               /* AUX_TYPE_*: what GET ID answers */
+    /*
+     * The IntelliMouse knock: sample rates 200, 100, 80 make an IMPS/2
+     * mouse, 200, 200, 80 an Explorer (as QEMU's); this counts how far
+     * the last rates went (0: none, 1: 200, 2: 200 100, 3: 200 200).
+     */
+    uint8_t knock;
 } PS2Mouse;
 
 typedef struct I8042State {
@@ -144,6 +161,7 @@ typedef struct I8042State {
     MemoryRegion cmd_io;
     qemu_irq kbd_irq;
     qemu_irq aux_irq;
+    qemu_irq a20;
 
     uint8_t status;
     uint8_t ram[I8042_RAM_SIZE]; /* ram[0] is the command byte */
@@ -243,6 +261,30 @@ static void ps2_mouse_reset(PS2Mouse *m)
     m->resolution = 2;
     m->scale21 = false;
     m->wrap = false;
+    m->remote = false;
+    m->type = AUX_TYPE_PS2;
+    m->knock = 0;
+}
+
+/* A sample rate: the rate, and a step of the IntelliMouse knock. */
+static void ps2_mouse_set_rate(PS2Mouse *m, uint8_t rate)
+{
+    m->rate = rate;
+    switch (m->knock) {
+    case 1:
+        m->knock = rate == 100 ? 2 : rate == 200 ? 3 : 0;
+        break;
+    case 2:
+    case 3:
+        if (rate == 80) {
+            m->type = m->knock == 2 ? AUX_TYPE_IMPS2 : AUX_TYPE_IMEX;
+        }
+        m->knock = 0;
+        break;
+    default:
+        m->knock = rate == 200;
+        break;
+    }
 }
 
 static void ps2_kbd_write(I8042State *s, uint8_t val)
@@ -328,7 +370,7 @@ static void ps2_mouse_write(I8042State *s, uint8_t val)
 
     if (m->pending_cmd) {
         if (m->pending_cmd == AUX_CMD_SET_RATE) {
-            m->rate = val;
+            ps2_mouse_set_rate(m, val);
         } else {
             m->resolution = val;
         }
@@ -355,16 +397,21 @@ static void ps2_mouse_write(I8042State *s, uint8_t val)
         break;
     case AUX_CMD_STATUS:
         ps2_queue(q, REPLY_ACK);
-        ps2_queue(q, (m->streaming ? 0x20 : 0) | (m->scale21 ? 0x10 : 0));
+        ps2_queue(q, (m->remote ? AUX_STATUS_REMOTE : 0) |
+                     (m->streaming ? AUX_STATUS_ENABLED : 0) |
+                     (m->scale21 ? AUX_STATUS_SCALE21 : 0));
         ps2_queue(q, m->resolution);
         ps2_queue(q, m->rate);
         break;
     case AUX_CMD_READ_DATA:
-        /* No movement and no buttons: an empty packet. */
+        /* No movement and no buttons: an empty packet (and wheel). */
         ps2_queue(q, REPLY_ACK);
         ps2_queue(q, 0x08);
         ps2_queue(q, 0x00);
         ps2_queue(q, 0x00);
+        if (m->type != AUX_TYPE_PS2) {
+            ps2_queue(q, 0x00);
+        }
         break;
     case AUX_CMD_RESET_WRAP:
     case AUX_CMD_WRAP:
@@ -373,10 +420,11 @@ static void ps2_mouse_write(I8042State *s, uint8_t val)
         break;
     case AUX_CMD_GET_ID:
         ps2_queue(q, REPLY_ACK);
-        ps2_queue(q, 0x00);
+        ps2_queue(q, m->type);
         break;
     case AUX_CMD_STREAM:
     case AUX_CMD_REMOTE:
+        m->remote = val == AUX_CMD_REMOTE;
         ps2_queue(q, REPLY_ACK);
         break;
     case AUX_CMD_ENABLE:
@@ -385,17 +433,19 @@ static void ps2_mouse_write(I8042State *s, uint8_t val)
         ps2_queue(q, REPLY_ACK);
         break;
     case AUX_CMD_DEFAULTS:
+        /* The mode, rate and resolution; the ID stays (as QEMU's). */
         m->rate = 100;
         m->resolution = 2;
         m->scale21 = false;
         m->streaming = false;
+        m->remote = false;
         ps2_queue(q, REPLY_ACK);
         break;
     case AUX_CMD_RESET:
         ps2_mouse_reset(m);
         ps2_queue(q, REPLY_ACK);
         ps2_queue(q, REPLY_POR);
-        ps2_queue(q, 0x00);
+        ps2_queue(q, m->type);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "i8042: unknown mouse command "
@@ -408,6 +458,7 @@ static void ps2_mouse_write(I8042State *s, uint8_t val)
 static void i8042_write_outport(I8042State *s, uint8_t val)
 {
     s->outport = val;
+    qemu_set_irq(s->a20, !!(val & OUT_A20));
     if (!(val & OUT_RESET)) {
         qemu_system_reset_request(SHUTDOWN_CAUSE_GUEST_RESET);
     }
@@ -472,9 +523,11 @@ static void i8042_write_command(I8042State *s, uint8_t val)
         break;
     case CCMD_DISABLE_A20:
         s->outport &= ~OUT_A20;
+        qemu_irq_lower(s->a20);
         break;
     case CCMD_ENABLE_A20:
         s->outport |= OUT_A20;
+        qemu_irq_raise(s->a20);
         break;
     case CCMD_READ_TEST:
         i8042_reply(s, 0x00, false);
@@ -603,6 +656,7 @@ static bool i8042_realize(DeviceState *dev, Error **errp)
     }
     s->kbd_irq = isa_get_irq(I8042_KBD_IRQ);
     s->aux_irq = isa_get_irq(I8042_AUX_IRQ);
+    qdev_init_gpio_out_named(dev, &s->a20, "a20", 1);
     return true;
 }
 
@@ -655,6 +709,19 @@ static const VMStateDescription vmstate_ps2_kbd = {
     },
 };
 
+static bool ps2_mouse_check(void *opaque, const VMStateField *f,
+                            Error **errp)
+{
+    const PS2Mouse *m = &((I8042State *)opaque)->mouse;
+
+    if (m->type != AUX_TYPE_PS2 && m->type != AUX_TYPE_IMPS2 &&
+        m->type != AUX_TYPE_IMEX) {
+        error_setg(errp, "mouse type %u is none of 0, 3, 4", m->type);
+        return false;
+    }
+    return true;
+}
+
 static const VMStateDescription vmstate_ps2_mouse = {
     .name = "ps2-mouse",
     .version = 1,
@@ -672,7 +739,7 @@ static const VMStateDescription vmstate_ps2_mouse = {
 
 static const VMStateDescription vmstate_i8042 = {
     .name = "i8042",
-    .version = 1,
+    .version = 2,
     .minimum_version = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_U8(I8042State, status),
@@ -686,6 +753,11 @@ static const VMStateDescription vmstate_i8042 = {
         VMSTATE_STRUCT(I8042State, kbd, PS2Kbd, vmstate_ps2_kbd),
         VMSTATE_STRUCT(I8042State, mouse, PS2Mouse, vmstate_ps2_mouse,
                        .check = ps2_queue_check),
+        /* Version 2: the mouse's remote mode and IntelliMouse ID. */
+        VMSTATE_BOOL(I8042State, mouse.remote, VMS_SINCE(2)),
+        VMSTATE_U8(I8042State, mouse.type, VMS_SINCE(2),
+                   .check = ps2_mouse_check),
+        VMSTATE_U8(I8042State, mouse.knock, VMS_SINCE(2), VMS_RANGE(0, 3)),
         VMSTATE_END
     },
 };

@@ -13,13 +13,21 @@
  *   the first GiB boundary above high RAM, at least 4 GiB). PCI I/O
  *   space is the port I/O space itself.
  * - Function 00.0 "i440FX": 8086:1237 rev 2, host bridge class, with the
- *   reset values QEMU shows (DRAMC 0x57 = 0x10, SMRAM 0x72 = 0x02); the
- *   PAM and SMRAM registers only hold values (no firmware shadows ROM).
+ *   reset values QEMU shows (DRAMC 0x57 = 0x10, SMRAM 0x72 = 0x02).
+ *   Once the board gave its RAM (i440fx_host_map_ram), the PAM registers
+ *   (0x59-0x5f) switch the 13 segments of 0xc0000-0xfffff between RAM
+ *   and PCI (pam.h; PAM0's high nibble is 0xf0000-0xfffff, each further
+ *   nibble a 16 KiB segment from 0xc0000 up), and SMRAM's D_OPEN (bit 6)
+ *   shows RAM at 0xa0000-0xbffff instead of PCI (the VGA window). There
+ *   is no SMM (-machine smm=on is refused): G_SMRAME only holds a value.
+ *   A reset (of the machine) clears the PAM registers, so the firmware
+ *   ROM is seen again, as on the 82441FX.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "hw/pci-host/i440fx.h"
+#include "hw/pci-host/pam.h"
 #include "hw/pci/pci.h"
 #include "system/memory.h"
 #include "vmstate/vmstate.h"
@@ -29,6 +37,12 @@
 #define I440FX_PAM              0x59
 #define I440FX_PAM_SIZE         7
 #define I440FX_SMRAM            0x72
+#define I440FX_SMRAM_D_OPEN     0x40
+/* PAM0's high nibble, then two segments per register. */
+#define I440FX_PAM_SEGMENTS     13
+#define I440FX_SMRAM_BASE       0xa0000
+#define I440FX_SMRAM_SIZE       0x20000
+#define I440FX_LEGACY_END       0x100000
 
 typedef struct I440FXHostState {
     DeviceState parent;
@@ -52,6 +66,11 @@ typedef struct I440FXHostState {
     uint32_t config_reg;
     const MemoryRegionOps *cf9_ops;
     void *cf9_opaque;
+    /* Set by i440fx_host_map_ram(): the legacy windows. */
+    MemoryRegion *ram;
+    PAMSegment pam[I440FX_PAM_SEGMENTS];
+    MemoryRegion smram_pci;     /* PCI at 0xa0000 while D_OPEN is clear */
+    MemoryRegion legacy_none;   /* PCI below 1 MiB where no device is */
 } I440FXHostState;
 
 /* --- CONFADD / CONFDATA --- */
@@ -159,6 +178,112 @@ void i440fx_host_set_cf9(DeviceState *host, const MemoryRegionOps *ops,
     s->cf9_opaque = opaque;
 }
 
+/*
+ * A PCI read nobody claims ends in a master abort: all ones; the write
+ * is lost. Below the windows' PCI view of 0xa0000-0xfffff, so that it
+ * does not fall through to the RAM under the windows.
+ */
+static uint64_t legacy_none_read(void *opaque, uint64_t addr, unsigned size)
+{
+    return size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
+}
+
+static void legacy_none_write(void *opaque, uint64_t addr, uint64_t value,
+                              unsigned size)
+{
+}
+
+static const MemoryRegionOps legacy_none_ops = {
+    .read = legacy_none_read,
+    .write = legacy_none_write,
+    .valid = { .min_access_size = 1, .max_access_size = 8,
+               .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+MemoryRegion *i440fx_host_pci_memory(DeviceState *host)
+{
+    return &((I440FXHostState *)host)->pci_mem;
+}
+
+/* Segment n: 0 is 0xf0000-0xfffff, 1-12 the 16 KiB ones from 0xc0000. */
+static void pam_segment_range(unsigned n, uint64_t *start, uint64_t *size)
+{
+    *start = n == 0 ? 0xf0000 : 0xc0000 + (n - 1) * 0x4000ULL;
+    *size = n == 0 ? 0x10000 : 0x4000;
+}
+
+/* The windows as function 00.0's PAM and SMRAM registers say. */
+static void i440fx_host_update_windows(I440FXHostState *s,
+                                       const uint8_t *config)
+{
+    if (!s->ram) {
+        return;
+    }
+    memory_region_transaction_begin();
+    for (unsigned n = 0; n < I440FX_PAM_SEGMENTS; n++) {
+        uint8_t reg = config[I440FX_PAM + (n + 1) / 2];
+
+        pam_segment_set(&s->pam[n], n & 1 ? reg : reg >> 4);
+    }
+    memory_region_set_enabled(&s->smram_pci,
+                              !(config[I440FX_SMRAM] & I440FX_SMRAM_D_OPEN));
+    memory_region_transaction_commit();
+}
+
+bool i440fx_host_map_ram(DeviceState *host, MemoryRegion *ram, Error **errp)
+{
+    I440FXHostState *s = (I440FXHostState *)host;
+    MemoryRegion *sysmem = address_space_root(&address_space_memory);
+    unsigned n;
+
+    g_assert(!s->ram);
+    memory_region_init_io(&s->legacy_none, "pci-legacy-unassigned",
+                          &legacy_none_ops, s,
+                          I440FX_LEGACY_END - I440FX_SMRAM_BASE);
+    memory_region_init_alias(&s->smram_pci, "smram-region", &s->pci_mem,
+                             I440FX_SMRAM_BASE, I440FX_SMRAM_SIZE);
+    if (!memory_region_add_subregion(&s->pci_mem, I440FX_SMRAM_BASE,
+                                     &s->legacy_none, INT16_MIN, errp) ||
+        !memory_region_add_subregion(sysmem, I440FX_SMRAM_BASE,
+                                     &s->smram_pci, 1, errp)) {
+        memory_region_finalize(&s->smram_pci);
+        memory_region_finalize(&s->legacy_none);
+        return false;
+    }
+    for (n = 0; n < I440FX_PAM_SEGMENTS; n++) {
+        uint64_t start, size;
+
+        pam_segment_range(n, &start, &size);
+        if (!pam_segment_init(&s->pam[n], sysmem, ram, &s->pci_mem, start,
+                              size, errp)) {
+            while (n--) {
+                pam_segment_exit(&s->pam[n]);
+            }
+            memory_region_finalize(&s->smram_pci);
+            memory_region_finalize(&s->legacy_none);
+            return false;
+        }
+    }
+    s->ram = ram;
+    return true;
+}
+
+static void i440fx_host_unmap_ram(I440FXHostState *s)
+{
+    if (!s->ram) {
+        return;
+    }
+    memory_region_transaction_begin();
+    for (unsigned n = 0; n < I440FX_PAM_SEGMENTS; n++) {
+        pam_segment_exit(&s->pam[n]);
+    }
+    memory_region_finalize(&s->smram_pci);
+    memory_region_finalize(&s->legacy_none);
+    memory_region_transaction_commit();
+    s->ram = NULL;
+}
+
 static bool i440fx_host_realize(DeviceState *dev, Error **errp)
 {
     I440FXHostState *s = (I440FXHostState *)dev;
@@ -213,6 +338,7 @@ static void i440fx_host_unrealize(DeviceState *dev)
 {
     I440FXHostState *s = (I440FXHostState *)dev;
 
+    i440fx_host_unmap_ram(s);
     pci_bus_deinit(&s->bus);
     memory_region_finalize(&s->conf_data);
     memory_region_finalize(&s->conf_idx);
@@ -267,6 +393,32 @@ const DeviceClass i440fx_host_device_class = {
 
 /* --- function 00.0 --- */
 
+/* The host whose bus the function is on: its PAM and SMRAM windows. */
+static I440FXHostState *i440fx_host_of(PCIDevice *d)
+{
+    return d->bus ? (I440FXHostState *)((char *)d->bus -
+                                        offsetof(I440FXHostState, bus))
+                  : NULL;
+}
+
+static void i440fx_update_windows(PCIDevice *d)
+{
+    I440FXHostState *s = i440fx_host_of(d);
+
+    if (s) {
+        i440fx_host_update_windows(s, d->config);
+    }
+}
+
+static void i440fx_config_write(PCIDevice *d, uint32_t addr, uint32_t val,
+                                unsigned len)
+{
+    pci_default_write_config(d, addr, val, len);
+    if (addr < I440FX_SMRAM + 1 && addr + len > I440FX_PAM) {
+        i440fx_update_windows(d);
+    }
+}
+
 static bool i440fx_realize(PCIDevice *d, Error **errp)
 {
     d->config[I440FX_DRAMC] = 0x10;
@@ -282,7 +434,30 @@ static void i440fx_reset(PCIDevice *d)
 {
     memset(d->config + I440FX_PAM, 0, I440FX_PAM_SIZE);
     d->config[I440FX_SMRAM] = 0x02;
+    i440fx_update_windows(d);
 }
+
+static bool i440fx_post_load(void *opaque, unsigned version, Error **errp)
+{
+    i440fx_update_windows(opaque);
+    return true;
+}
+
+/* The config space, and the windows it selects once loaded. */
+typedef struct I440FXState {
+    PCIDevice parent;
+} I440FXState;
+
+static const VMStateDescription vmstate_i440fx = {
+    .name = "I440FX",
+    .version = 1,
+    .minimum_version = 1,
+    .post_load = i440fx_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT(I440FXState, parent, PCIDevice, vmstate_pci_device),
+        VMSTATE_END
+    },
+};
 
 static const Property i440fx_props[] = {
     PCI_DEVICE_PROPS,
@@ -294,10 +469,10 @@ const PCIDeviceClass i440fx_pci_device_class = {
         .name = "i440FX",
         .desc = "Host bridge",
         .category = "Controller/Bridge/Hub devices",
-        .instance_size = sizeof(PCIDevice),
+        .instance_size = sizeof(I440FXState),
         .props = i440fx_props,
         PCI_DEVICE_CLASS_INIT,
-        .vmsd = &vmstate_pci_device,
+        .vmsd = &vmstate_i440fx,
     },
     .vendor_id = PCI_VENDOR_ID_INTEL,
     .device_id = PCI_DEVICE_ID_INTEL_82441,
@@ -305,6 +480,7 @@ const PCIDeviceClass i440fx_pci_device_class = {
     .class_id = PCI_CLASS_BRIDGE_HOST,
     .realize = i440fx_realize,
     .reset = i440fx_reset,
+    .config_write = i440fx_config_write,
 };
 
 DEVICE_CLASS_REGISTER(i440fx_host_device_class)

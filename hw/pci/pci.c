@@ -3,13 +3,16 @@
  * devfn with QEMU's multifunction rules, the configuration space with
  * its write masks, BAR sizing and mapping, INTx.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 #include "qemu/log.h"
+#include "system/datadir.h"
 #include "vmstate/vmstate.h"
 
 /*
@@ -262,6 +265,131 @@ static void pci_unmap_all(PCIDevice *d)
             r->addr = PCI_BAR_UNMAPPED;
         }
     }
+}
+
+/* --- the option ROM --- */
+
+static uint64_t pci_rom_read(void *opaque, uint64_t addr, unsigned size)
+{
+    PCIDevice *d = opaque;
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < size; i++) {
+        if (addr + i < d->rom_len) {
+            v |= (uint64_t)d->rom[addr + i] << (8 * i);
+        }
+    }
+    return v;
+}
+
+static void pci_rom_write(void *opaque, uint64_t addr, uint64_t val,
+                          unsigned size)
+{
+    /* Read-only memory: the write goes nowhere. */
+}
+
+static const MemoryRegionOps pci_rom_ops = {
+    .read = pci_rom_read,
+    .write = pci_rom_write,
+    .valid = { .min_access_size = 1, .max_access_size = 8,
+               .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+const uint8_t *pci_get_rom(const PCIDevice *d, size_t *len)
+{
+    *len = d->rom_len;
+    return d->rom;
+}
+
+static uint32_t pow2_ceil32(uint32_t v)
+{
+    uint32_t p = 1;
+
+    while (p < v) {
+        p <<= 1;
+    }
+    return p;
+}
+
+/*
+ * romfile=NAME (the class's by default; empty: none), found in the
+ * firmware search path or as given; the ROM BAR is romsize= bytes, or
+ * the file's size rounded up to a power of two. QEMU's messages.
+ */
+static bool pci_add_option_rom(PCIDevice *d, Error **errp)
+{
+    const char *name = d->romfile;
+    char *path;
+    off_t len;
+    int fd;
+
+    if (d->romsize != UINT32_MAX && (d->romsize & (d->romsize - 1))) {
+        error_setg(errp, "ROM size %u is not a power of two", d->romsize);
+        return false;
+    }
+    if (!name || !*name) {
+        return true;
+    }
+    path = qemu_find_file(name);
+    fd = open(path ? path : name, O_RDONLY | O_CLOEXEC);
+    g_free(path);
+    /* The size as QEMU takes it: where the end is (0 for a device). */
+    len = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+    if (len < 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        if (!d->rombar) {
+            /* QEMU goes on without it: the firmware would get it by fw_cfg. */
+            warn_report("Could not open option rom '%s'", name);
+            return true;
+        }
+        error_setg(errp, "failed to find romfile \"%s\"", name);
+        return false;
+    }
+    if (!len || len > (1LL << 31) ||
+        (d->romsize != UINT32_MAX && len > d->romsize)) {
+        close(fd);
+        if (!len) {
+            error_setg(errp, "romfile \"%s\" is empty", name);
+        } else if (len > (1LL << 31)) {
+            error_setg(errp, "romfile \"%s\" too large (size cannot exceed "
+                       "2 GiB)", name);
+        } else {
+            error_setg(errp, "romfile \"%s\" (%u bytes) is too large for "
+                       "ROM size %u", name, (unsigned)len, d->romsize);
+        }
+        return false;
+    }
+    d->rom = g_malloc(len);
+    if (pread(fd, d->rom, len, 0) != len) {
+        close(fd);
+        g_clear_pointer(&d->rom, g_free);
+        error_setg(errp, "failed to load romfile \"%s\"", name);
+        return false;
+    }
+    close(fd);
+    d->rom_len = len;
+    if (d->romsize == UINT32_MAX) {
+        d->romsize = pow2_ceil32(len);
+    }
+    if (d->rombar) {
+        memory_region_init_io(&d->rom_mr, "pci-rom", &pci_rom_ops, d,
+                              d->romsize);
+        pci_register_bar(d, PCI_ROM_SLOT, 0, &d->rom_mr);
+    }
+    return true;
+}
+
+static void pci_del_option_rom(PCIDevice *d)
+{
+    if (d->io_regions[PCI_ROM_SLOT].mr == &d->rom_mr) {
+        memory_region_finalize(&d->rom_mr);
+        d->io_regions[PCI_ROM_SLOT].mr = NULL;
+    }
+    g_clear_pointer(&d->rom, g_free);
+    d->rom_len = 0;
 }
 
 /* --- INTx --- */
@@ -529,7 +657,18 @@ bool pci_device_realize(DeviceState *dev, Error **errp)
         return false;
     }
     pci_config_init(d);
+    if (!d->romfile && pc->romfile) {
+        d->romfile = g_strdup(pc->romfile);
+    }
     if (pc->realize && !pc->realize(d, errp)) {
+        d->bus->devices[d->devfn] = NULL;
+        d->bus = NULL;
+        return false;
+    }
+    if (!pci_add_option_rom(d, errp)) {
+        if (pc->exit) {
+            pc->exit(d);
+        }
         d->bus->devices[d->devfn] = NULL;
         d->bus = NULL;
         return false;
@@ -550,6 +689,7 @@ void pci_device_unrealize(DeviceState *dev)
     if (pc->exit) {
         pc->exit(d);
     }
+    pci_del_option_rom(d);
     d->bus->devices[d->devfn] = NULL;
     d->bus = NULL;
 }

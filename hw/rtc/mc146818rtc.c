@@ -551,6 +551,8 @@ static bool rtc_realize(DeviceState *dev, Error **errp)
         s->clock = QEMU_CLOCK_HOST;
     }
     s->irq = isa_get_irq(s->isairq);
+    /* The board may pass the line through the HPET instead. */
+    qdev_init_gpio_out_named(dev, &s->irq, NULL, 1);
     s->cmos[RTC_REG_A] = 0x26;      /* 32.768 kHz divider, 1024 Hz rate */
     s->cmos[RTC_REG_B] = REG_B_24H;
     s->cmos[RTC_REG_C] = 0;

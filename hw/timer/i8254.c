@@ -8,7 +8,8 @@
  * latch, read-back, mode setting). Channel 0's OUT drives the unnamed
  * GPIO out pin (ISA IRQ 0 unless the board rewires it), channel 1 is
  * the old DRAM refresh counter, channel 2 feeds the speaker and is
- * gated by port 0x61 bit 0.
+ * gated by port 0x61 bit 0 (QEMU's "pcspk": bit 1 the speaker data, bit
+ * 4 the refresh toggle, bit 5 channel 2's OUT; no sound here).
  *
  * Time: the counters are clocked at 1.193182 MHz derived from
  * QEMU_CLOCK_VIRTUAL on a fixed grid: CLK edge k falls at
@@ -59,7 +60,11 @@
 #define STATUS_NULL_COUNT   0x40
 
 #define SPK_GATE2           0x01
-#define SPK_RW_BITS         0x0f    /* gate, speaker data, parity/IOCHK */
+/*
+ * Gate and speaker data read back; the parity and IOCHK enables (bits
+ * 2-3) read 0, as on QEMU's pcspk and KVM's speaker port.
+ */
+#define SPK_RW_BITS         0x03
 #define SPK_REFRESH         0x10
 #define SPK_OUT2            0x20
 

@@ -36,6 +36,7 @@
 
 #include "hw/virtio/virtio-pci.h"
 #include "vmstate/vmstate.h"
+#include "net/checksum.h"
 #include "net/net.h"
 #include "qemu/log.h"
 
@@ -354,22 +355,13 @@ static uint16_t get_le16(const uint8_t *p)
 static bool net_finish_csum(uint8_t *pkt, size_t len, uint16_t start,
                             uint16_t offset)
 {
-    uint32_t sum = 0;
-    size_t i;
+    uint16_t sum;
 
     if ((size_t)start + offset + 2 > len) {
         return false;
     }
-    for (i = start; i + 1 < len; i += 2) {
-        sum += pkt[i] << 8 | pkt[i + 1];
-    }
-    if (i < len) {
-        sum += pkt[i] << 8;
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    sum = ~sum & 0xffff;
+    sum = net_checksum_finish(net_checksum_add(0, pkt + start,
+                                               len - start));
     pkt[start + offset] = sum >> 8;
     pkt[start + offset + 1] = sum;
     return true;

@@ -242,6 +242,48 @@ void blk_set_virtio(BlockBackend *blk);
 const char *blk_name(const BlockBackend *blk);
 
 /*
+ * -drive if=ide drives (and -hda.., -cdrom): where the board puts them
+ * (bus 0-1, unit 0-1) and whether the drive is a CD-ROM (media=cdrom).
+ * blk_find_ide() finds the drive of a slot, NULL when there is none.
+ */
+void blk_set_ide(BlockBackend *blk, int bus, int unit, bool cdrom);
+BlockBackend *blk_find_ide(int bus, int unit);
+bool blk_is_ide(const BlockBackend *blk, int *bus, int *unit, bool *cdrom);
+
+/*
+ * Backends without a medium: an empty CD-ROM drive (-drive media=cdrom
+ * without file=, QEMU's default ide1-cd0). name NULL: an anonymous one
+ * (an ide-cd without drive=). A backend's root may be taken out
+ * (blk_remove_bs) and another node put in (blk_insert_bs); while it is
+ * empty blk_size() is 0 and requests fail with -ENOMEDIUM.
+ */
+BlockBackend *blk_new_empty(const char *name, Error **errp);
+bool blk_is_inserted(const BlockBackend *blk);
+void blk_insert_bs(BlockBackend *blk, BlockDriverState *bs);
+void blk_remove_bs(BlockBackend *blk);
+
+/*
+ * What a device with removable media tells the block layer (QEMU's
+ * BlockDevOps): change_media_cb(opaque, load) opens (load false) or
+ * closes the tray; eject_request_cb asks the guest to let go of the
+ * medium (force: unlock it first).
+ */
+typedef struct BlockDevOps {
+    void (*change_media_cb)(void *opaque, bool load);
+    void (*eject_request_cb)(void *opaque, bool force);
+    bool (*is_tray_open)(void *opaque);
+    bool (*is_medium_locked)(void *opaque);
+} BlockDevOps;
+void blk_set_dev_ops(BlockBackend *blk, const BlockDevOps *ops,
+                     void *opaque);
+bool blk_dev_has_removable_media(const BlockBackend *blk);
+bool blk_dev_is_tray_open(const BlockBackend *blk);
+bool blk_dev_is_medium_locked(const BlockBackend *blk);
+void blk_dev_eject_request(BlockBackend *blk, bool force);
+/* Calls the device's change_media_cb; true if the tray moved. */
+bool blk_dev_change_media(BlockBackend *blk, bool load);
+
+/*
  * Queue a request of len bytes at offset (iov for reads and writes):
  * done(opaque, 0 or -errno) runs later in the main loop. A range beyond
  * the end, or a write to a read-only backend, completes with -EIO or

@@ -33,6 +33,17 @@ struct MachineClass {
     const char *default_ram_id; /* the id QEMU gives the -m backend */
     bool kernel_boot;           /* loads -kernel, -initrd, -append */
     /*
+     * Its one vCPU takes its APIC ID from -cpu's apic-id, which must be
+     * given (QEMU's none machine); else the -smp topology numbers them.
+     */
+    bool cpu_apic_id_from_option;
+    /*
+     * The NIC model of -nic and -net nic without model=, and of the
+     * default network (-net nic -net user) unless -nodefaults or any
+     * -net, -nic, -netdev; NULL: no default network.
+     */
+    const char *default_nic;
+    /*
      * The -machine properties only this board has, of those
      * hw/core/machine.c knows ("pit", "acpi"); NULL-terminated, or NULL.
      */

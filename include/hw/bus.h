@@ -31,6 +31,7 @@ typedef struct BusState {
 #define BUS_TYPE_SYSTEM     "System"
 #define BUS_TYPE_ISA        "ISA"
 #define BUS_TYPE_PCI        "PCI"
+#define BUS_TYPE_IDE        "IDE"
 #define BUS_TYPE_VIRTIO_SERIAL "virtio-serial-bus"
 
 /* A board's bus; the board frees it with qbus_free(). */

@@ -105,6 +105,11 @@ void qdev_set_parent(DeviceState *dev, Object *parent, const char *name);
 void qdev_free_unrealized(DeviceState *dev);
 /* Realize and add to the tree; on failure the device is freed. */
 bool qdev_realize(DeviceState *dev, Error **errp);
+/*
+ * What can be checked of a -device before anything exists (the driver
+ * is a device a user may create, the id well formed): its class.
+ */
+const DeviceClass *qdev_device_check(const QemuOpts *opts, Error **errp);
 /* -device DRIVER,prop=val,id=ID from parsed options. */
 DeviceState *qdev_device_add(const QemuOpts *opts, Error **errp);
 /* Reset every realized device, in creation order. */

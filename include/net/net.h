@@ -144,6 +144,8 @@ bool net_legacy_check(const QemuOpts *opts, Error **errp);
 bool netdev_add(const QemuOpts *opts, Error **errp);
 /* model=help of -nic and -net nic. */
 void nic_print_models(void);
+/* The model of -nic and -net nic without model= (the machine's). */
+void net_set_default_nic_model(const char *model);
 /*
  * -nic TYPE,model=,mac=,...: the netdev, and the device's options in
  * *dev (to add after the user's -device).

@@ -171,6 +171,7 @@ typedef struct CPUState {
     unsigned index;                     /* 0 .. smp_cpus-1 */
     uint32_t apic_id;
     unsigned socket, core, thread;      /* topology IDs */
+    bool no_topology;                   /* none of them (machine none) */
     pid_t thread_id;                    /* host thread running it */
     Object *obj;                        /* /machine/unattached/device[N] */
     void *opaque;                       /* the accelerator's vCPU */

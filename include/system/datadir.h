@@ -9,8 +9,9 @@ void qemu_add_data_dir(const char *dir);
 /* Forget the -L directories (tests). */
 void qemu_data_dirs_reset(void);
 /*
- * The readable file NAME in the search path (NAME itself when it has a
- * slash), newly allocated, or NULL.
+ * NAME itself when it is readable (from the current directory, as
+ * QEMU), else, for a NAME without a slash, the readable file NAME in the
+ * search path; newly allocated, or NULL.
  */
 char *qemu_find_file(const char *name);
 /* -L help: the directories, one a line, in search order. */

@@ -79,7 +79,8 @@ struct MemoryRegion {
     const MemoryRegionOps *ops;     /* devices only */
     void *opaque;
     uint8_t *ram;                   /* host pointer of RAM regions */
-    bool readonly;                  /* ROM: guest writes are ignored */
+    bool readonly;                  /* ROM; an alias or container: what it
+                                     * shows is read-only */
     bool enabled;                   /* memory_region_set_enabled() */
     bool is_container;
     MemoryRegion *alias;            /* aliases: the region looked into */
@@ -184,6 +185,26 @@ void memory_region_del_subregion(MemoryRegion *container,
                                  MemoryRegion *sub);
 /* A disabled region (and all it holds) is not seen; regions start enabled. */
 void memory_region_set_enabled(MemoryRegion *mr, bool enabled);
+/*
+ * ROM: guest writes to the RAM mr shows (itself, or through an alias or
+ * container marked so) are ignored; under KVM its slots are read-only,
+ * so a write exits as MMIO and is dropped there.
+ */
+void memory_region_set_readonly(MemoryRegion *mr, bool readonly);
+/*
+ * Changes between begin and commit reach the flat views and the
+ * listeners once, at the outermost commit (a chipset remapping many
+ * windows at once). They nest.
+ */
+void memory_region_transaction_begin(void);
+void memory_region_transaction_commit(void);
+/*
+ * A read of size bytes at offset addr of mr as the guest would see it if
+ * mr were mapped (RAM copied, devices asked; all-ones where nothing is).
+ * For a chipset whose reads and writes of one range go different ways.
+ */
+uint64_t memory_region_read_sized(MemoryRegion *mr, uint64_t addr,
+                                  unsigned size);
 /* Move a subregion within its container. */
 void memory_region_set_address(MemoryRegion *mr, uint64_t offset);
 void memory_region_set_alias_offset(MemoryRegion *mr, uint64_t offset);

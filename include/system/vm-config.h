@@ -79,6 +79,17 @@ typedef struct RtcOptions {
     bool driftfix_slew;
 } RtcOptions;
 
+/*
+ * QEMU's default devices of a machine, each dropped by -nodefaults or by
+ * the options that stand in for it (what the machine then makes of them
+ * is its own business: "none" has no serial port).
+ */
+typedef struct DefaultDevices {
+    bool serial;                /* -serial */
+    bool monitor;               /* -monitor, -mon, -qmp[-pretty], mon: */
+    bool vga;                   /* -vga (there is no graphics card yet) */
+} DefaultDevices;
+
 typedef struct VmConfig {
     MachineOptions machine;
     GPtrArray *accels;          /* of CmdlineItem, key "accel" = name */
@@ -93,7 +104,11 @@ typedef struct VmConfig {
     GPtrArray *chardevs;        /* of CmdlineItem, key "backend" */
     GPtrArray *serials;         /* of CmdlineItem, key "path": the spec */
     GPtrArray *monitors;        /* of CmdlineItem: -mon */
-    GPtrArray *qmps;            /* of CmdlineItem, key "path": -qmp spec */
+    /*
+     * -monitor, -qmp, -qmp-pretty, in order, of CmdlineItem: "path" the
+     * spec, "mode" readline or control, "pretty" on|off
+     */
+    GPtrArray *compat_monitors;
     GPtrArray *netdevs;         /* of CmdlineItem, key "type": -netdev */
     GPtrArray *nics;            /* of CmdlineItem, key "type": -nic */
     GPtrArray *nets;            /* of CmdlineItem, key "type": -net */
@@ -102,6 +117,8 @@ typedef struct VmConfig {
     CmdlineItem *action;
     char *qtest_log;
     char *kernel, *initrd, *append;
+    char *bios;                 /* -bios, or NULL: the machine's default */
+    GPtrArray *smbios;          /* of char *: -smbios, each checked */
     Location kernel_loc;
     char *incoming;
     Location incoming_loc;
@@ -110,6 +127,7 @@ typedef struct VmConfig {
     bool nographic;
     bool nodefaults;
     bool snapshot;                  /* -snapshot: every -drive snapshot=on */
+    DefaultDevices defaults;    /* final once cmdline_parse() returns */
     bool display_none;
     bool daemonize;
     char *pidfile;

@@ -5,6 +5,7 @@
  * APM vol. 3 appendix E; model definitions and feature names are QEMU's,
  * so that "-cpu qemu64,+x2apic" means the same here as there.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -254,6 +255,33 @@ static bool add_feature(X86CPUDef *def, const char *name, bool on,
     return true;
 }
 
+/*
+ * apic-id=N as QEMU's global property takes it: a number in any base
+ * strtoull knows, within 32 bits. Every board but none overrides it with
+ * the topology's ID, as QEMU's do.
+ */
+static bool parse_apic_id(X86CPUDef *def, const char *value, Error **errp)
+{
+    const char *digits = value[0] == '-' ? value + 1 : value;
+    char *end;
+    guint64 v;
+
+    errno = 0;
+    v = g_ascii_strtoull(digits, &end, 0);
+    if (!g_ascii_isdigit(digits[0]) || *end || errno == EINVAL) {
+        error_setg(errp, "can't apply global %s-x86_64-cpu.apic-id=%s: "
+                   "Parameter 'apic-id' expects uint64", def->name, value);
+        return false;
+    }
+    if (digits != value || errno == ERANGE || v > UINT32_MAX) {
+        error_setg(errp, "can't apply global %s-x86_64-cpu.apic-id=%s: "
+                   "Parameter 'apic-id' expects uint32_t", def->name, value);
+        return false;
+    }
+    def->apic_id = v;
+    return true;
+}
+
 bool x86_cpu_def_init(X86CPUDef *def, const char *model,
                       const GPtrArray *features, Error **errp)
 {
@@ -272,6 +300,7 @@ bool x86_cpu_def_init(X86CPUDef *def, const char *model,
     }
     def->kind = kind;
     def->name = model_names[kind];
+    def->apic_id = X86_CPU_APIC_ID_UNASSIGNED;
     def->on = g_ptr_array_new();
     def->off = g_ptr_array_new();
     for (guint i = 0; features && i < features->len; i++) {
@@ -284,7 +313,9 @@ bool x86_cpu_def_init(X86CPUDef *def, const char *model,
         } else if (eq) {
             char *name = g_strndup(f, eq - f);
 
-            if (!strcmp(name, "vendor")) {
+            if (!strcmp(name, "apic-id")) {
+                ok = parse_apic_id(def, eq + 1, errp);
+            } else if (!strcmp(name, "vendor")) {
                 /* QEMU's wording, with the empty type name it prints. */
                 ok = strlen(eq + 1) == X86_VENDOR_STRING_LEN;
                 if (ok) {
@@ -333,10 +364,24 @@ X86CPUTopology x86_cpu_topology(unsigned sockets, unsigned cores,
     };
 }
 
+bool x86_cpu_topology_given_apic_id(X86CPUTopology *topo,
+                                    const X86CPUDef *def, Error **errp)
+{
+    /* QEMU's realize refuses the unset value, given or not. */
+    if (def->apic_id == X86_CPU_APIC_ID_UNASSIGNED) {
+        error_setg(errp, "apic-id property was not initialized properly");
+        return false;
+    }
+    topo->apic_id_given = true;
+    topo->apic_id = def->apic_id;
+    return true;
+}
+
 void x86_cpu_state_init(CPUState *cs, const X86CPUTopology *topo)
 {
     cs->apic_id = x86_cpu_apic_id(topo, cs->index);
     x86_cpu_topo_ids(topo, cs->index, &cs->socket, &cs->core, &cs->thread);
+    cs->no_topology = topo->apic_id_given;
 }
 
 /* Bits needed to number count items (QEMU's apicid_bitwidth_for_count). */
@@ -363,6 +408,9 @@ uint32_t x86_cpu_apic_id(const X86CPUTopology *topo, unsigned cpu_index)
     unsigned smt = id_bits(topo->threads), core = id_bits(topo->cores);
     unsigned s, c, t;
 
+    if (topo->apic_id_given) {
+        return topo->apic_id;
+    }
     x86_cpu_topo_ids(topo, cpu_index, &s, &c, &t);
     return (s << (core + smt)) | (c << smt) | t;
 }

@@ -316,8 +316,9 @@ static const struct {
     const char *args;
     const char *line;
 } bad_cmdlines[] = {
-    { "-M pc -accel kvm -display none", "qemu-system-x86_64: no firmware "
-      "yet: use -kernel to boot a multiboot or Linux kernel\n" },
+    { "-M pc -accel kvm -display none -bios /nonexistent",
+      "qemu-system-x86_64: could not load PC BIOS '/nonexistent': No such "
+      "file or directory\n" },
     { "-M pc,kernel-irqchip=off -accel kvm -display none -kernel KERNEL",
       "qemu-system-x86_64: kernel-irqchip=off is not supported yet\n" },
     { "-M pc -accel kvm,kernel-irqchip=off -display none -kernel KERNEL",

@@ -5,8 +5,9 @@
  * 10.0.2.15 from slirp's DHCP (busybox udhcpc), fetches a file with
  * busybox wget from the HTTP server this test runs on 127.0.0.1,
  * reached through the gateway 10.0.2.2, and serves a page with busybox
- * httpd, which the test fetches through hostfwd. Then two guests on a
- * -netdev socket wire (listen=, connect=): one fetches the other's page.
+ * httpd, which the test fetches through hostfwd; the same through an
+ * e1000 (the e1000 module). Then two guests on a -netdev socket wire
+ * (listen=, connect=): one fetches the other's page.
  *
  * Skipped with the reason without the fetched guest.
  * LINUX_BOOT_TIMEOUT (seconds, default 300) bounds the boot.
@@ -110,14 +111,17 @@ static bool wait_line(QemuVm *vm, const char *text, unsigned timeout_s)
     return false;
 }
 
-/* The kernel with the initrd, "append" after the console, on netdev. */
+/*
+ * The kernel with the initrd, "append" after the console, on netdev
+ * through a NIC of model.
+ */
 static QemuVm *start_guest(const char *kernel, const char *initrd,
                            const char *append, const char *netdev,
-                           const char *mac)
+                           const char *model, const char *mac)
 {
     g_autofree char *cmdline = g_strdup_printf("console=ttyS0 panic=-1 %s",
                                                append);
-    g_autofree char *nic = g_strdup_printf("virtio-net-pci,netdev=n0,mac=%s",
+    g_autofree char *nic = g_strdup_printf("%s,netdev=n0,mac=%s", model,
                                            mac);
     GPtrArray *args;
     QemuVm *vm;
@@ -160,7 +164,8 @@ static bool prepare_guest(char **kernel, char **dir, char **initrd)
     return true;
 }
 
-static void test_user_net(void)
+/* A DHCP lease, a fetch from the host and a page served through hostfwd. */
+static void test_user_net(const void *model)
 {
     g_autofree char *kernel = NULL, *dir = NULL;
     g_autofree char *initrd = NULL, *append = NULL, *netdev = NULL;
@@ -170,6 +175,17 @@ static void test_user_net(void)
     GThread *server;
     QemuVm *vm;
 
+    if (!strcmp(model, "e1000")) {
+        g_autofree char *list = vm_require_linux_guest("MODULES");
+        g_autofree char *mods = NULL;
+
+        if (list && g_file_get_contents(list, &mods, NULL, NULL) &&
+            !strstr(mods, "e1000")) {
+            g_test_skip("the guest has no e1000 module: rerun "
+                        "scripts/fetch-linux-guest.sh");
+            return;
+        }
+    }
     if (!prepare_guest(&kernel, &dir, &initrd)) {
         return;
     }
@@ -180,7 +196,8 @@ static void test_user_net(void)
     append = g_strdup_printf("http_port=%d", http_port);
     netdev = g_strdup_printf("user,id=n0,hostfwd=tcp:127.0.0.1:%d-:8080",
                              fwd_port);
-    vm = start_guest(kernel, initrd, append, netdev, "52:54:00:12:34:56");
+    vm = start_guest(kernel, initrd, append, netdev, model,
+                     "52:54:00:12:34:56");
     g_assert_true(wait_line(vm, "init: net serving", timeout));
     serial = vm_serial(vm);
     g_assert_nonnull(strstr(serial,
@@ -221,9 +238,9 @@ static void test_socket_pair(void)
     listen_nd = g_strdup_printf("socket,id=n0,listen=127.0.0.1:%d", port);
     connect_nd = g_strdup_printf("socket,id=n0,connect=127.0.0.1:%d", port);
     a = start_guest(kernel, initrd, "static_ip=10.0.3.1", listen_nd,
-                    "52:54:00:00:03:01");
+                    "virtio-net-pci", "52:54:00:00:03:01");
     b = start_guest(kernel, initrd, "static_ip=10.0.3.2 peer_ip=10.0.3.1",
-                    connect_nd, "52:54:00:00:03:02");
+                    connect_nd, "virtio-net-pci", "52:54:00:00:03:02");
     g_assert_true(wait_line(b, "init: net serving", timeout));
     serial = vm_serial(b);
     if (!strstr(serial, "init: net peer says " GUEST_BODY)) {
@@ -243,7 +260,9 @@ static void test_socket_pair(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
-    g_test_add_func("/linux/tcg/virtio-net-user", test_user_net);
+    g_test_add_data_func("/linux/tcg/virtio-net-user", "virtio-net-pci",
+                         test_user_net);
+    g_test_add_data_func("/linux/tcg/e1000-user", "e1000", test_user_net);
     g_test_add_func("/linux/tcg/virtio-net-socket-pair", test_socket_pair);
     return g_test_run();
 }

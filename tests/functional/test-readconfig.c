@@ -187,10 +187,17 @@ static const struct {
     { "-M pc -accel qtest -boot order=e", "Invalid boot device for PC: 'e'" },
     { "-M pc -accel qtest -boot order=c,once=e",
       "Invalid boot device for PC: 'e'" },
-    /* QEMU 7.2's none machine has no x86 vCPU either (no APIC ID). */
+    /* QEMU 7.2's none machine takes its vCPU's APIC ID from -cpu only. */
     { "-M none -cpu qemu64", "-cpu qemu64: apic-id property was not "
-      "initialized properly (machine 'none' has no x86 vCPU, as in QEMU "
-      "7.2)" },
+      "initialized properly" },
+    { "-M none -cpu qemu64,apic-id=4294967295", "-cpu qemu64,apic-id="
+      "4294967295: apic-id property was not initialized properly" },
+    { "-M none -cpu qemu64,apic-id=x", "-cpu qemu64,apic-id=x: can't apply "
+      "global qemu64-x86_64-cpu.apic-id=x: Parameter 'apic-id' expects "
+      "uint64" },
+    { "-M none -cpu qemu64,apic-id=-1", "-cpu qemu64,apic-id=-1: can't "
+      "apply global qemu64-x86_64-cpu.apic-id=-1: Parameter 'apic-id' "
+      "expects uint32_t" },
 };
 
 static void test_boot_error(gconstpointer data)

@@ -5,8 +5,9 @@
  * and RESUME events, and not one byte of output while stopped), QMP
  * quit, system_reset (the guest starts over; query-cpus-fast still lists
  * the -smp CPUs), SIGTERM, query-cpus-fast with a topology and the vCPU
- * threads' names, "info registers" of a running VM, and the reset a
- * triple fault causes without -no-reboot.
+ * threads' names, "info registers" of a running VM, the reset a
+ * triple fault causes without -no-reboot, and the none machine's one
+ * vCPU.
  *
  * The guests are tiny multiboot images (qemu-vm.h): "X\n" then idle, or
  * the ticker ('X' once, then '.' forever); the triple fault is the guest
@@ -399,6 +400,67 @@ static void test_inject_nmi(gconstpointer data)
     g_free(kernel);
 }
 
+/*
+ * -machine none -cpu qemu64,apic-id=0: one vCPU and no memory, as QEMU
+ * 7.2 makes it (compared with Debian's over QMP): query-cpus-fast lists
+ * it without props (the machine has no CPU slots). Under tcg it runs
+ * (fetching what no memory gives) and takes cont; KVM cannot enter it,
+ * and with -no-shutdown the VM stays in internal-error, where cont wants
+ * a reset, as QEMU's always does (this emulator exits without it). The
+ * machine without -cpu has no vCPU.
+ */
+static void test_machine_none_cpu(gconstpointer data)
+{
+    const char *accel = data;
+    bool kvm = !strcmp(accel, "kvm");
+    JsonNode *ret;
+    JsonArray *cpus;
+    JsonObject *cpu;
+    char *err;
+    QemuVm *vm;
+
+    if (!vm_require_accel(accel)) {
+        return;
+    }
+    vm = vm_startf(VM_QMP, "-M none -accel %s -display none -nodefaults "
+                   "-cpu qemu64,apic-id=0%s", accel,
+                   kvm ? " -no-shutdown" : "");
+    ret = vm_qmp_return(vm, "query-cpus-fast");
+    cpus = json_node_get_array(ret);
+    g_assert_cmpuint(json_array_get_length(cpus), ==, 1);
+    cpu = json_array_get_object_element(cpus, 0);
+    g_assert_cmpint(json_object_get_int_member(cpu, "cpu-index"), ==, 0);
+    g_assert_cmpstr(json_object_get_string_member(cpu, "qom-path"), ==,
+                    "/machine/unattached/device[0]");
+    g_assert_cmpstr(json_object_get_string_member(cpu, "target"), ==,
+                    "x86_64");
+    g_assert_true(json_object_has_member(cpu, "thread-id"));
+    g_assert_false(json_object_has_member(cpu, "props"));
+    json_node_unref(ret);
+    if (kvm) {
+        g_assert_true(vm_wait_status(vm, "internal-error", 10));
+        err = vm_qmp_error(vm, "cont");
+        g_assert_cmpstr(err, ==, "Resetting the Virtual Machine is required");
+        g_free(err);
+        g_assert_nonnull(strstr(vm_stderr(vm), "RIP=000000000000fff0"));
+    } else {
+        assert_status(vm, "running");
+        vm_qmp_ok(vm, "cont");
+        g_usleep(100 * 1000);
+        assert_status(vm, "running");
+    }
+    vm_quit(vm);
+    vm_free(vm);
+
+    vm = vm_startf(VM_QMP, "-M none -accel %s -display none -nodefaults",
+                   accel);
+    ret = vm_qmp_return(vm, "query-cpus-fast");
+    g_assert_cmpuint(json_array_get_length(json_node_get_array(ret)), ==, 0);
+    json_node_unref(ret);
+    vm_quit(vm);
+    vm_free(vm);
+}
+
 static void add_cases(const char *name, GTestDataFunc fn)
 {
     for (size_t i = 0; i < G_N_ELEMENTS(accels); i++) {
@@ -429,6 +491,7 @@ int main(int argc, char **argv)
     add_cases("info-registers", test_info_registers);
     add_cases("triple-fault-resets", test_triple_fault_resets);
     add_cases("inject-nmi", test_inject_nmi);
+    add_cases("machine-none-cpu", test_machine_none_cpu);
     ret = g_test_run();
     g_unlink(idle_guest);
     g_unlink(ticker_guest);

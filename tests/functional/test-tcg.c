@@ -11,7 +11,10 @@
  * -no-reboot). (Filling the block cache is tested in test-tcg-ops.)
  * Where /dev/kvm works, the cases QEMU ran under KVM run under -accel kvm
  * too, and must give their kvm expected output, identical to tcg's where
- * the recorded files are the same. Then the accelerator selection
+ * the recorded files are the same. hello linked at 0x8000 must give
+ * hello's output under both (QEMU 7.2 loads it over its multiboot
+ * information; the loader here moves the information instead). Then the
+ * accelerator selection
  * (-machine accel=tcg, the kvm:tcg fallback with KVM unusable, -accel
  * help, the property errors). (The run states under tcg and kvm are
  * test-run-state's.)
@@ -292,6 +295,56 @@ static void test_kvm_vs_tcg(gconstpointer data)
     g_free(tcg_path);
 }
 
+/*
+ * hello linked at 0x8000, over where QEMU 7.2 puts the multiboot
+ * information (0x9000-0x95ff; QEMU loads the kernel over it): the guest
+ * must get the handover hello gets, wherever the loader moved it.
+ */
+static void test_multiboot_low(gconstpointer data)
+{
+    const char *accel = data;
+    const GuestCase *hello = NULL;
+    GuestCase c = { .name = (char *)"hello-low" };
+    char *path, *want, *expected;
+    GString *exp;
+    Run r;
+
+    if (!guests_built()) {
+        return;
+    }
+    if (!strcmp(accel, "kvm") && !vm_kvm_usable()) {
+        g_test_skip("no usable /dev/kvm: the KVM half is skipped");
+        return;
+    }
+    for (guint i = 0; i < cases->len && !hello; i++) {
+        GuestCase *h = g_ptr_array_index(cases, i);
+
+        hello = !strcmp(h->name, "hello") ? h : NULL;
+    }
+    g_assert_nonnull(hello);
+    c.timeout_s = hello->timeout_s;
+    c.args = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < hello->args->len; i++) {
+        const char *w = g_ptr_array_index(hello->args, i);
+
+        g_ptr_array_add(c.args, g_str_has_suffix(w, "/hello.elf")
+                        ? g_strdup(GUEST_DIR "/hello-low.elf") : g_strdup(w));
+    }
+    path = expected_path("hello", accel);
+    g_assert_true(g_file_get_contents(path, &expected, NULL, NULL));
+    exp = g_string_new(expected);
+    g_string_replace(exp, "kernel hello.elf ", "kernel hello-low.elf ", 0);
+    want = g_string_free(exp, FALSE);
+    g_assert_cmpstr(want, !=, expected);
+    r = run_case(&c, accel);
+    assert_run(&c, &r, accel, want);
+    run_free(&r);
+    g_ptr_array_free(c.args, TRUE);
+    g_free(want);
+    g_free(expected);
+    g_free(path);
+}
+
 /* --- accelerator selection --------------------------------------------- */
 
 static GuestCase *find_case(const char *name)
@@ -506,6 +559,10 @@ int main(int argc, char **argv)
         g_test_add_data_func(p, c, test_kvm_vs_tcg);
         g_free(p);
     }
+    g_test_add_data_func("/tcg/multiboot-linked-low/tcg", "tcg",
+                         test_multiboot_low);
+    g_test_add_data_func("/tcg/multiboot-linked-low/kvm", "kvm",
+                         test_multiboot_low);
     g_test_add_func("/tcg/accel/machine-accel", test_machine_accel);
     g_test_add_data_func("/tcg/accel/fallback-machine-kvm-tcg", "machine",
                          test_kvm_fallback);

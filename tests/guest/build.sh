@@ -2,8 +2,9 @@
 # Build the guest programs by hand (meson.build does the same in the
 # project build): tests/guest/build.sh [OUTDIR], default tests/guest/build.
 # Needs gcc and binutils only.  Outputs per program: NAME.elf (ELF32, what
-# -kernel takes), NAME.elf64 (with symbols, for gdb); and hello-aout.bin,
-# a flat image that boots through the multiboot a.out-kludge path.
+# -kernel takes), NAME.elf64 (with symbols, for gdb); hello-aout.bin,
+# a flat image that boots through the multiboot a.out-kludge path; and
+# hello-low.elf, hello linked at 0x8000.
 set -eu
 
 src=$(cd "$(dirname "$0")" && pwd)
@@ -55,5 +56,8 @@ cc "$src/ap.S" "$out/obj/ap.o" ""
 link smp "$out/obj/entry.o" "$out/obj/smp.o" "$out/obj/ap.o"
 
 link hello-aout "$out/obj/entry-aout.o" "$out/obj/hello.o"
+# hello linked at 0x8000, over QEMU's multiboot information at 0x9000.
+LDFLAGS="-Wl,--defsym=guest_load_addr=0x8000 $LDFLAGS"
+link hello-low "$out/obj/entry.o" "$out/obj/hello.o"
 $OBJCOPY -O binary "$out/hello-aout.elf64" "$out/hello-aout.bin"
 rm -f "$out/hello-aout.elf"

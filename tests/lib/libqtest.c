@@ -876,6 +876,18 @@ void qtest_qmp_eventwait(QTestState *s, const char *event)
     json_node_unref(qtest_qmp_eventwait_ref(s, event));
 }
 
+void qtest_qmp_eventwait_reason(QTestState *s, const char *event,
+                                const char *reason)
+{
+    JsonNode *ev = qtest_qmp_eventwait_ref(s, event);
+    JsonObject *data = qdict_get_qdict(ev, "data");
+
+    g_assert_nonnull(data);
+    g_assert_cmpstr(json_object_get_string_member(data, "reason"), ==,
+                    reason);
+    json_node_unref(ev);
+}
+
 JsonObject *qdict_get_qdict(JsonNode *node, const char *key)
 {
     JsonObject *obj;

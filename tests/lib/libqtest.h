@@ -103,6 +103,9 @@ JsonNode *qtest_qmp_receive(QTestState *s);
 /* Wait for an event by name (queued or new); returns the whole event. */
 JsonNode *qtest_qmp_eventwait_ref(QTestState *s, const char *event);
 void qtest_qmp_eventwait(QTestState *s, const char *event);
+/* Wait for event and assert that its data's "reason" is reason. */
+void qtest_qmp_eventwait_reason(QTestState *s, const char *event,
+                                const char *reason);
 /* Helpers for reading replies. */
 JsonObject *qdict_get_qdict(JsonNode *node, const char *key);
 bool qtest_qmp_has_error(JsonNode *reply);

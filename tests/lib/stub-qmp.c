@@ -203,6 +203,41 @@ bool qmp_blockdev_snapshot(const q_obj_blockdev_snapshot_arg *args,
     return false;
 }
 
+/* No drives here: every removable-media command finds none. */
+static bool no_drive(const char *device, const char *id, Error **errp)
+{
+    if (!device == !id) {
+        error_setg(errp, "Need exactly one of 'device' and 'id'");
+    } else {
+        error_set(errp, ERROR_CLASS_DEVICE_NOT_FOUND,
+                  "Device '%s' not found", device ? device : id);
+    }
+    return false;
+}
+
+bool qmp_eject(const q_obj_eject_arg *args, JsonNode **ret, Error **errp)
+{
+    return no_drive(args->device, args->id, errp);
+}
+
+bool qmp_blockdev_open_tray(const q_obj_blockdev_open_tray_arg *args,
+                            JsonNode **ret, Error **errp)
+{
+    return no_drive(args->device, args->id, errp);
+}
+
+bool qmp_blockdev_close_tray(const q_obj_blockdev_close_tray_arg *args,
+                             JsonNode **ret, Error **errp)
+{
+    return no_drive(args->device, args->id, errp);
+}
+
+bool qmp_blockdev_change_medium(const q_obj_blockdev_change_medium_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    return no_drive(args->device, args->id, errp);
+}
+
 /*
  * Migration lives in migration/migration.c, which this test does not
  * link; its commands are tested by tests/functional/test-migration.c.

@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "hw/nvram/fw_cfg.h"
+#include "libqfw.h"
 #include "libqtest.h"
 
 /* The DMA address register's low half (FW_CFG_IO_DMA: the high half). */
@@ -65,37 +66,11 @@ static uint64_t fw_cfg_get_u64(QTestState *s, uint16_t key)
  * Find a file in the directory: returns its size and sets *select, or
  * returns -1 when the file is absent.
  */
-static int64_t fw_cfg_find_file(QTestState *s, const char *name,
-                                uint16_t *select)
-{
-    uint32_t count;
-
-    fw_cfg_select(s, FW_CFG_FILE_DIR);
-    fw_cfg_read_data(s, &count, sizeof(count));
-    count = GUINT32_FROM_BE(count);
-    for (uint32_t i = 0; i < count; i++) {
-        struct {
-            uint32_t size;
-            uint16_t select;
-            uint16_t reserved;
-            char name[FW_CFG_MAX_FILE_PATH];
-        } f;
-
-        fw_cfg_read_data(s, &f, sizeof(f));
-        if (!strcmp(f.name, name)) {
-            *select = GUINT16_FROM_BE(f.select);
-            return GUINT32_FROM_BE(f.size);
-        }
-    }
-    return -1;
-}
-
-/* Read up to len bytes of a file; returns the file's size or -1. */
 static int64_t fw_cfg_get_file(QTestState *s, const char *name, void *buf,
                                size_t len)
 {
     uint16_t select;
-    int64_t size = fw_cfg_find_file(s, name, &select);
+    int64_t size = qfw_cfg_find_file(s, name, &select);
 
     if (size >= 0) {
         fw_cfg_get(s, select, buf, MIN((size_t)size, len));
@@ -284,10 +259,10 @@ static void test_fw_cfg_file_dir(void)
     g_assert_cmpuint(qtest_inb(s, FW_CFG_IO_DATA), ==, 0);
 
     /* No bootable device: QEMU's bootorder is present and empty. */
-    g_assert_cmpint(fw_cfg_find_file(s, "bootorder", &select), ==, 0);
-    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
+    g_assert_cmpint(qfw_cfg_find_file(s, "bootorder", &select), ==, 0);
+    g_assert_cmpint(qfw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
                     4);
-    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-menu-wait", &select), ==,
+    g_assert_cmpint(qfw_cfg_find_file(s, "etc/boot-menu-wait", &select), ==,
                     -1);
     qtest_quit(s);
 }
@@ -494,7 +469,7 @@ static void test_fw_cfg_dma_read(void)
     g_assert_true(memcmp(buf, "QEMU\0\0\0\0\xaa", 9) == 0);
 
     /* A file, by the selector found in the directory. */
-    g_assert_cmpint(fw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
+    g_assert_cmpint(qfw_cfg_find_file(s, "etc/boot-fail-wait", &select), ==,
                     4);
     g_assert_cmphex(fw_cfg_dma(s, FW_CFG_DMA_CTL_SELECT | FW_CFG_DMA_CTL_READ |
                                   ((uint32_t)select << 16), 4, DMA_BUF),
@@ -570,6 +545,306 @@ static void test_fw_cfg_dma_errors(void)
     qtest_quit(s);
 }
 
+/* A whole fw_cfg file, g_malloc'ed; NULL when absent. */
+/* What a firmware's linker/loader does with the files, at these places. */
+typedef struct LoadedFile {
+    const char *name;
+    uint8_t *data;
+    size_t len;
+    uint64_t addr;
+} LoadedFile;
+
+static LoadedFile *loaded_find(LoadedFile *f, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(f[i].name, name, 56)) {
+            return &f[i];
+        }
+    }
+    g_assert_not_reached();
+}
+
+static uint32_t le32_at(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64_at(const uint8_t *p)
+{
+    return le32_at(p) | (uint64_t)le32_at(p + 4) << 32;
+}
+
+static uint8_t sum8(const uint8_t *p, size_t len)
+{
+    uint8_t sum = 0;
+
+    while (len--) {
+        sum += *p++;
+    }
+    return sum;
+}
+
+static void run_table_loader(const uint8_t *cmds, size_t len,
+                             LoadedFile *f, size_t n)
+{
+    g_assert_cmpuint(len % 128, ==, 0);
+    g_assert_cmpuint(len, >, 0);
+    for (const uint8_t *c = cmds; c < cmds + len; c += 128) {
+        const char *a = (const char *)c + 4, *b = (const char *)c + 60;
+        LoadedFile *dst = loaded_find(f, n, a), *src;
+        uint32_t off;
+
+        switch (le32_at(c)) {
+        case 1:         /* ALLOCATE: addr chosen by the test, aligned */
+            g_assert_cmpuint(dst->addr % le32_at(c + 60), ==, 0);
+            g_assert_cmpuint(c[64], ==, strcmp(a, "etc/acpi/rsdp") ? 1 : 2);
+            break;
+        case 2: {       /* ADD_POINTER */
+            uint64_t v = 0;
+
+            src = loaded_find(f, n, b);
+            off = le32_at(c + 116);
+            g_assert_true(c[120] == 4 || c[120] == 8);
+            g_assert_cmpuint(off + c[120], <=, dst->len);
+            memcpy(&v, dst->data + off, c[120]);
+            v = GUINT64_FROM_LE(v) + src->addr;
+            v = GUINT64_TO_LE(v);
+            memcpy(dst->data + off, &v, c[120]);
+            break;
+        }
+        case 3:         /* ADD_CHECKSUM */
+            off = le32_at(c + 60);
+            g_assert_cmpuint(le32_at(c + 64) + le32_at(c + 68), <=,
+                             dst->len);
+            dst->data[off] -= sum8(dst->data + le32_at(c + 64),
+                                   le32_at(c + 68));
+            break;
+        default:
+            g_assert_not_reached();
+        }
+    }
+}
+
+/* The table at guest address addr in the tables file, checked. */
+static const uint8_t *acpi_table_at(LoadedFile *t, uint64_t addr,
+                                    const char *sig)
+{
+    const uint8_t *p;
+
+    g_assert_cmpuint(addr, >=, t->addr);
+    g_assert_cmpuint(addr - t->addr + 36, <=, t->len);
+    p = t->data + (addr - t->addr);
+    g_assert_cmpmem(p, 4, sig, 4);
+    if (strcmp(sig, "FACS")) {
+        g_assert_cmpuint(addr - t->addr + le32_at(p + 4), <=, t->len);
+        g_assert_cmpuint(sum8(p, le32_at(p + 4)), ==, 0);
+    }
+    return p;
+}
+
+/*
+ * Without -kernel the firmware gets the ACPI tables as QEMU gives them:
+ * etc/acpi/tables and etc/acpi/rsdp, placed and linked by the commands of
+ * etc/table-loader. Run them as SeaBIOS does and check the result.
+ */
+static void test_fw_cfg_acpi_loader(void)
+{
+    QTestState *s = qtest_init("-machine pc -smp 2");
+    LoadedFile f[2] = {
+        { .name = "etc/acpi/tables", .addr = 0x7fe0000 },
+        { .name = "etc/acpi/rsdp", .addr = 0xf5a40 },
+    };
+    const uint8_t *rsdt, *xsdt, *fadt;
+    size_t cmds_len;
+    uint8_t *cmds = qfw_cfg_load_file(s, "etc/table-loader", &cmds_len);
+
+    g_assert_nonnull(cmds);
+    for (int i = 0; i < 2; i++) {
+        f[i].data = qfw_cfg_load_file(s, f[i].name, &f[i].len);
+        g_assert_nonnull(f[i].data);
+    }
+    g_assert_cmpuint(f[1].len, ==, 36);
+    run_table_loader(cmds, cmds_len, f, 2);
+
+    g_assert_cmpmem(f[1].data, 8, "RSD PTR ", 8);
+    g_assert_cmpuint(sum8(f[1].data, 20), ==, 0);
+    g_assert_cmpuint(sum8(f[1].data, 36), ==, 0);
+    rsdt = acpi_table_at(&f[0], le32_at(f[1].data + 16), "RSDT");
+    xsdt = acpi_table_at(&f[0], le64_at(f[1].data + 24), "XSDT");
+    fadt = acpi_table_at(&f[0], le32_at(rsdt + 36), "FACP");
+    g_assert_true(fadt == acpi_table_at(&f[0], le64_at(xsdt + 36), "FACP"));
+    acpi_table_at(&f[0], le32_at(rsdt + 40), "APIC");
+    acpi_table_at(&f[0], le64_at(xsdt + 44), "APIC");
+    acpi_table_at(&f[0], le32_at(fadt + 36), "FACS");
+    acpi_table_at(&f[0], le32_at(fadt + 40), "DSDT");
+    g_assert_cmpuint(le64_at(fadt + 140), ==, le32_at(fadt + 40));
+    g_free(cmds);
+    g_free(f[0].data);
+    g_free(f[1].data);
+    qtest_quit(s);
+
+    /* -machine acpi=off: no tables for the firmware either. */
+    s = qtest_init("-machine pc,acpi=off");
+    g_assert_null(qfw_cfg_load_file(s, "etc/table-loader", &cmds_len));
+    g_assert_null(qfw_cfg_load_file(s, "etc/acpi/tables", &cmds_len));
+    qtest_quit(s);
+}
+
+/* The firmware's etc/e820 is QEMU's: RAM as it is, no reservations. */
+static void test_fw_cfg_e820_firmware(void)
+{
+    static const struct {
+        const char *args;
+        uint64_t map[2][3];
+        size_t n;
+    } cases[] = {
+        { "-machine pc -m 256M", { { 0, 256 << 20, 1 } }, 1 },
+        { "-machine pc -m 4G", { { 0, 3ULL << 30, 1 },
+                                 { 1ULL << 32, 1ULL << 30, 1 } }, 2 },
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        QTestState *s = qtest_init(cases[i].args);
+        size_t len;
+        uint8_t *e820 = qfw_cfg_load_file(s, "etc/e820", &len);
+
+        g_assert_nonnull(e820);
+        g_assert_cmpuint(len, ==, cases[i].n * 20);
+        for (size_t j = 0; j < cases[i].n; j++) {
+            g_assert_cmphex(le64_at(e820 + j * 20), ==, cases[i].map[j][0]);
+            g_assert_cmphex(le64_at(e820 + j * 20 + 8), ==,
+                            cases[i].map[j][1]);
+            g_assert_cmpuint(le32_at(e820 + j * 20 + 16), ==,
+                             cases[i].map[j][2]);
+        }
+        g_free(e820);
+        qtest_quit(s);
+    }
+}
+
+/* The string number n of the structure at p (1-based), or NULL. */
+static const char *smbios_string(const uint8_t *p, unsigned n)
+{
+    const char *s = (const char *)p + p[1];
+
+    if (!n) {
+        return NULL;
+    }
+    while (--n) {
+        s += strlen(s) + 1;
+    }
+    return s;
+}
+
+/* The structure after p: its formatted area, then its strings. */
+static const uint8_t *smbios_next(const uint8_t *p)
+{
+    const uint8_t *s = p + p[1];
+
+    while (s[0] || s[1]) {
+        s++;
+    }
+    return s + 2;
+}
+
+/*
+ * The firmware's SMBIOS files as QEMU 7.2's: a 2.8 entry point that
+ * counts the structures, then types 1, 3, 4 per socket, 16, 17, 19 per
+ * RAM range, 32 and 127 with QEMU's strings; -smbios type=1 and type=0.
+ */
+static void test_fw_cfg_smbios(void)
+{
+    QTestState *s = qtest_init("-machine pc -m 256M -smp 2,sockets=2 "
+                               "-uuid 4600cb32-38ec-4b2f-8acb-81c6ea54f2d8");
+    size_t alen, tlen;
+    uint8_t *anchor = qfw_cfg_load_file(s, "etc/smbios/smbios-anchor", &alen);
+    uint8_t *tables = qfw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
+    const uint8_t *p, *end;
+    unsigned count = 0, type4 = 0;
+    size_t max = 0;
+    char types[32] = "";
+
+    g_assert_nonnull(anchor);
+    g_assert_nonnull(tables);
+    g_assert_cmpuint(alen, ==, 31);
+    g_assert_cmpmem(anchor, 4, "_SM_", 4);
+    g_assert_cmpmem(anchor + 16, 5, "_DMI_", 5);
+    g_assert_cmpuint(anchor[6], ==, 2);
+    g_assert_cmpuint(anchor[7], ==, 8);
+    g_assert_cmpuint(anchor[22] | anchor[23] << 8, ==, tlen);
+    for (p = tables, end = tables + tlen; p < end; p = smbios_next(p)) {
+        size_t len = smbios_next(p) - p;
+
+        count++;
+        max = MAX(max, len);
+        g_snprintf(types + strlen(types), sizeof(types) - strlen(types),
+                   "%s%u", *types ? "," : "", p[0] == 4 ? 4 : p[0]);
+        switch (p[0]) {
+        case 1:
+            g_assert_cmpstr(smbios_string(p, p[4]), ==, "QEMU");
+            g_assert_cmpstr(smbios_string(p, p[5]), ==,
+                            "Standard PC (i440FX + PIIX, 1996)");
+            g_assert_cmpstr(smbios_string(p, p[6]), ==, "pc-i440fx-7.2");
+            /* SMBIOS's UUID: the first three fields little-endian. */
+            g_assert_cmphex(p[8], ==, 0x32);
+            g_assert_cmphex(p[11], ==, 0x46);
+            g_assert_cmphex(p[16], ==, 0x8a);
+            break;
+        case 4:
+            g_assert_cmpstr(smbios_string(p, p[4]), ==,
+                            type4 ? "CPU 1" : "CPU 0");
+            g_assert_cmphex(p[2] | p[3] << 8, ==, 0x400 + type4);
+            type4++;
+            break;
+        case 17:
+            g_assert_cmpuint(p[12] | p[13] << 8, ==, 256);     /* MiB */
+            g_assert_cmpstr(smbios_string(p, p[16]), ==, "DIMM 0");
+            break;
+        case 19:
+            g_assert_cmphex(le32_at(p + 8), ==, 256 * 1024 - 1);  /* KiB */
+            break;
+        }
+    }
+    g_assert_true(p == end);
+    g_assert_cmpstr(types, ==, "1,3,4,4,16,17,19,32,127");
+    g_assert_cmpuint(anchor[28] | anchor[29] << 8, ==, count);
+    g_assert_cmpuint(anchor[8] | anchor[9] << 8, ==, max);
+    g_free(anchor);
+    g_free(tables);
+    qtest_quit(s);
+
+    s = qtest_init("-machine pc -smbios type=1,manufacturer=ACME,serial=42 "
+                   "-smbios type=0,vendor=V,version=1.2,release=3.4");
+    tables = qfw_cfg_load_file(s, "etc/smbios/smbios-tables", &tlen);
+    g_assert_cmpuint(tables[0], ==, 0);
+    g_assert_cmpstr(smbios_string(tables, tables[4]), ==, "V");
+    g_assert_cmpstr(smbios_string(tables, tables[5]), ==, "1.2");
+    g_assert_cmpuint(tables[20], ==, 3);
+    g_assert_cmpuint(tables[21], ==, 4);
+    p = smbios_next(tables);
+    g_assert_cmpuint(p[0], ==, 1);
+    g_assert_cmpstr(smbios_string(p, p[4]), ==, "ACME");
+    g_assert_cmpstr(smbios_string(p, p[7]), ==, "42");
+    g_free(tables);
+    qtest_quit(s);
+}
+
+static const QTestStartError smbios_errors[] = {
+    { "-smbios type=1,foo=bar",
+      "qemu-system-x86_64: -smbios type=1,foo=bar: Invalid parameter "
+      "'foo'\n" },
+    { "-smbios type=9", "qemu-system-x86_64: -smbios type=9: Don't know "
+      "how to build fields for SMBIOS type 9\n" },
+    { "-smbios foo=1", "qemu-system-x86_64: -smbios foo=1: Must specify "
+      "type= or file=\n" },
+    { "-smbios type=0,release=x", "qemu-system-x86_64: -smbios "
+      "type=0,release=x: Invalid release\n" },
+    { "-smbios type=1,uuid=zz", "qemu-system-x86_64: -smbios "
+      "type=1,uuid=zz: Invalid UUID\n" },
+    { "-smbios type=0,uefi=maybe", "qemu-system-x86_64: -smbios "
+      "type=0,uefi=maybe: Parameter 'uefi' expects 'on' or 'off'\n" },
+};
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -594,6 +869,11 @@ int main(int argc, char **argv)
     qtest_add_func("fw_cfg/dma/skip", test_fw_cfg_dma_skip);
     qtest_add_func("fw_cfg/dma/errors", test_fw_cfg_dma_errors);
     qtest_add_func("fw_cfg/pvpanic-port", test_fw_cfg_pvpanic_port);
+    qtest_add_func("fw_cfg/acpi-table-loader", test_fw_cfg_acpi_loader);
+    qtest_add_func("fw_cfg/e820-firmware", test_fw_cfg_e820_firmware);
+    qtest_add_func("fw_cfg/smbios", test_fw_cfg_smbios);
+    qtest_add_start_errors("fw_cfg/smbios-error", smbios_errors,
+                           G_N_ELEMENTS(smbios_errors));
 
     return g_test_run();
 }

@@ -159,26 +159,138 @@ static void test_keyboard(void)
     qtest_quit(s);
 }
 
+/* A byte for the mouse: controller command 0xd4, then the byte. */
+static void aux(QTestState *s, uint8_t b)
+{
+    qtest_outb(s, CMD, 0xd4);
+    qtest_outb(s, DATA, b);
+}
+
+static void aux_rate(QTestState *s, uint8_t rate)
+{
+    aux(s, 0xf3);
+    EXPECT(s, 0xfa);
+    aux(s, rate);
+    EXPECT(s, 0xfa);
+}
+
 static void test_mouse(void)
 {
     QTestState *s = qtest_init(MACHINE);
 
-    qtest_outb(s, CMD, 0xd4);
-    qtest_outb(s, DATA, 0xf2);              /* identify */
+    aux(s, 0xf2);                           /* identify */
     g_assert_cmphex(status(s) & STAT_AUXOBF, ==, STAT_AUXOBF);
     EXPECT(s, 0xfa, 0x00);
-    qtest_outb(s, CMD, 0xd4);
-    qtest_outb(s, DATA, 0xff);              /* reset */
+    aux(s, 0xff);                           /* reset */
     EXPECT(s, 0xfa, 0xaa, 0x00);
-    qtest_outb(s, CMD, 0xd4);
-    qtest_outb(s, DATA, 0xf3);              /* sample rate 200 */
+    aux_rate(s, 200);
+    aux(s, 0xe8);                           /* resolution 8 counts/mm */
     EXPECT(s, 0xfa);
-    qtest_outb(s, CMD, 0xd4);
-    qtest_outb(s, DATA, 200);
+    aux(s, 0x03);
     EXPECT(s, 0xfa);
-    qtest_outb(s, CMD, 0xd4);
-    qtest_outb(s, DATA, 0xe9);              /* status */
-    EXPECT(s, 0xfa, 0x00, 0x02, 200);
+    aux(s, 0xe9);                           /* status */
+    EXPECT(s, 0xfa, 0x00, 0x03, 200);
+
+    /* Reporting on, remote mode, 2:1 scaling: the status says so. */
+    aux(s, 0xf4);
+    EXPECT(s, 0xfa);
+    aux(s, 0xf0);
+    EXPECT(s, 0xfa);
+    aux(s, 0xe7);
+    EXPECT(s, 0xfa);
+    aux(s, 0xe9);
+    EXPECT(s, 0xfa, 0x70, 0x03, 200);
+    /* Defaults: stream mode, reporting off, 100/s, 4 counts/mm. */
+    aux(s, 0xf6);
+    EXPECT(s, 0xfa);
+    aux(s, 0xe9);
+    EXPECT(s, 0xfa, 0x00, 0x02, 100);
+    aux(s, 0xf5);                           /* reporting off */
+    EXPECT(s, 0xfa);
+    aux(s, 0xeb);                           /* read data: no motion */
+    EXPECT(s, 0xfa, 0x08, 0x00, 0x00);
+
+    /* Wrap mode echoes until 0xec. */
+    aux(s, 0xee);
+    EXPECT(s, 0xfa);
+    aux(s, 0x42);
+    EXPECT(s, 0x42);
+    aux(s, 0xec);
+    EXPECT(s, 0xfa);
+    aux(s, 0xf2);
+    EXPECT(s, 0xfa, 0x00);
+    qtest_quit(s);
+}
+
+/*
+ * The IntelliMouse knocks, as Linux's psmouse sends them: rates 200,
+ * 100, 80 make ID 3 (wheel, 4-byte packets), 200, 200, 80 ID 4; any
+ * other sequence leaves the ID; a reset makes a plain PS/2 mouse again.
+ */
+static void test_mouse_intellimouse(void)
+{
+    QTestState *s = qtest_init(MACHINE);
+
+    aux_rate(s, 200);
+    aux_rate(s, 50);
+    aux_rate(s, 80);
+    aux(s, 0xf2);
+    EXPECT(s, 0xfa, 0x00);
+
+    aux_rate(s, 200);
+    aux_rate(s, 100);
+    aux_rate(s, 80);
+    aux(s, 0xf2);
+    EXPECT(s, 0xfa, 0x03);
+    aux(s, 0xeb);                           /* 4-byte packet now */
+    EXPECT(s, 0xfa, 0x08, 0x00, 0x00, 0x00);
+    aux(s, 0xf6);                           /* defaults keep the ID */
+    EXPECT(s, 0xfa);
+    aux(s, 0xf2);
+    EXPECT(s, 0xfa, 0x03);
+
+    aux_rate(s, 200);
+    aux_rate(s, 200);
+    aux_rate(s, 80);
+    aux(s, 0xf2);
+    EXPECT(s, 0xfa, 0x04);
+
+    aux(s, 0xff);
+    EXPECT(s, 0xfa, 0xaa, 0x00);
+    aux(s, 0xf2);
+    EXPECT(s, 0xfa, 0x00);
+    qtest_quit(s);
+}
+
+/*
+ * The mouse's replies come with the aux bit in the status register and
+ * on IRQ 12, each byte an edge; the keyboard's IRQ 1 stays quiet.
+ */
+static void test_mouse_irq(void)
+{
+    QTestState *s = qtest_init(MACHINE);
+    unsigned raises;
+
+    qtest_irq_intercept_in(s, "ioapic");
+    raises = qtest_get_irq_raises(s, AUX_IRQ);
+    aux(s, 0xff);
+    for (int i = 0; i < 3; i++) {
+        g_assert_cmphex(status(s) & (STAT_OBF | STAT_AUXOBF), ==,
+                        STAT_OBF | STAT_AUXOBF);
+        g_assert_true(qtest_get_irq(s, AUX_IRQ));
+        g_assert_false(qtest_get_irq(s, KBD_IRQ));
+        qtest_inb(s, DATA);
+    }
+    g_assert_false(qtest_get_irq(s, AUX_IRQ));
+    g_assert_cmphex(status(s) & (STAT_OBF | STAT_AUXOBF), ==, 0);
+    g_assert_cmpuint(qtest_get_irq_raises(s, AUX_IRQ) - raises, ==, 3);
+
+    /* Command byte bit 1 off: the bytes come, IRQ 12 does not. */
+    write_command_byte(s, 0x01);
+    aux(s, 0xf2);
+    g_assert_cmphex(status(s) & STAT_AUXOBF, ==, STAT_AUXOBF);
+    g_assert_false(qtest_get_irq(s, AUX_IRQ));
+    EXPECT(s, 0xfa, 0x00);
     qtest_quit(s);
 }
 
@@ -236,14 +348,9 @@ static void test_irq(void)
 /* With -no-reboot a guest reset ends the emulator with status 0. */
 static void expect_reset_exit(QTestState *s)
 {
-    JsonNode *event = qtest_qmp_eventwait_ref(s, "SHUTDOWN");
-    JsonObject *data = qdict_get_qdict(event, "data");
     int wstatus;
 
-    g_assert_nonnull(data);
-    g_assert_cmpstr(json_object_get_string_member(data, "reason"), ==,
-                    "guest-reset");
-    json_node_unref(event);
+    qtest_qmp_eventwait_reason(s, "SHUTDOWN", "guest-reset");
     wstatus = qtest_wait_exit(s);
     g_assert_true(WIFEXITED(wstatus));
     g_assert_cmpint(WEXITSTATUS(wstatus), ==, 0);
@@ -279,18 +386,11 @@ static void test_reset_outport(void)
 static void test_reset_reboot(void)
 {
     QTestState *s = qtest_init(MACHINE);
-    JsonNode *event;
-    JsonObject *data;
 
     write_command_byte(s, 0x20);
     qtest_outb(s, CMD, 0xaa);
     qtest_outb(s, CMD, 0xfe);
-    event = qtest_qmp_eventwait_ref(s, "RESET");
-    data = qdict_get_qdict(event, "data");
-    g_assert_nonnull(data);
-    g_assert_cmpstr(json_object_get_string_member(data, "reason"), ==,
-                    "guest-reset");
-    json_node_unref(event);
+    qtest_qmp_eventwait_reason(s, "RESET", "guest-reset");
     g_assert_cmphex(status(s), ==, STAT_A2 | STAT_UNLOCK);
     g_assert_cmphex(read_command_byte(s), ==, 0x03);
     qtest_quit(s);
@@ -305,6 +405,8 @@ int main(int argc, char **argv)
     qtest_add_func("/i8042/command-byte", test_command_byte);
     qtest_add_func("/i8042/keyboard", test_keyboard);
     qtest_add_func("/i8042/mouse", test_mouse);
+    qtest_add_func("/i8042/mouse/intellimouse", test_mouse_intellimouse);
+    qtest_add_func("/i8042/mouse/irq", test_mouse_irq);
     qtest_add_func("/i8042/irq", test_irq);
     qtest_add_func("/i8042/reset-pulse", test_reset_pulse);
     qtest_add_func("/i8042/reset-outport", test_reset_outport);

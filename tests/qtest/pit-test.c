@@ -535,6 +535,10 @@ static void test_port61(void)
     qtest_outb(qts, PORT_61, P61_GATE2 | P61_SPEAKER);
     g_assert_cmphex(qtest_inb(qts, PORT_61) & 0x0f, ==,
                     P61_GATE2 | P61_SPEAKER);
+    /* Parity and IOCHK enables read 0, as on QEMU's pcspk. */
+    qtest_outb(qts, PORT_61, 0x0f);
+    g_assert_cmphex(qtest_inb(qts, PORT_61) & 0x0f, ==,
+                    P61_GATE2 | P61_SPEAKER);
     qtest_outb(qts, PORT_61, 0xf0);
     g_assert_cmphex(qtest_inb(qts, PORT_61) & 0xcf, ==, 0);
     /* The refresh bit flips every 15.085 us of virtual time. */

@@ -1156,6 +1156,31 @@ static void test_errors_json(void)
     qtest_quit(s);
 }
 
+/*
+ * A lexical error inside a string gets one error naming the token as
+ * QEMU's lexer has it (its raw 0xFF shown as U+FFFD), and the command
+ * after it its own reply; QEMU's single-quoted strings work.
+ */
+static void test_errors_json_recovery(void)
+{
+    static const char bad[] = "{'bad \xff";
+    QTestState *s = qtest_init(MACHINE);
+    JsonNode *err;
+
+    g_assert_cmpint(send_bad_then_sync(s, bad, strlen(bad), &err), ==, 1);
+    assert_error(err, "GenericError",
+                 "JSON parse error, stray ''bad \xef\xbf\xbd'");
+    json_node_unref(err);
+    g_assert_cmpint(send_bad_then_sync(s, "}", 1, &err), ==, 1);
+    assert_error(err, "GenericError", "JSON parse error, expecting value");
+    json_node_unref(err);
+    err = qmp_ok(s, "{'execute': 'query-status', 'id': 'it\\'s \"q\"'}");
+    g_assert_cmpstr(json_object_get_string_member(obj_of(err), "id"), ==,
+                    "it's \"q\"");
+    json_node_unref(err);
+    qtest_quit(s);
+}
+
 static void test_errors_commands(void)
 {
     QTestState *s = qtest_init(MACHINE);
@@ -1378,6 +1403,7 @@ int main(int argc, char **argv)
     qtest_add_func("qmp/hmp", test_hmp);
     qtest_add_func("qmp/qtree-buses", test_qtree_buses);
     qtest_add_func("qmp/errors/json", test_errors_json);
+    qtest_add_func("qmp/errors/json-recovery", test_errors_json_recovery);
     qtest_add_func("qmp/errors/commands", test_errors_commands);
     qtest_add_func("qmp/errors/huge-string", test_errors_huge_string);
     qtest_add_func("qmp/errors/deep-nesting", test_errors_deep_nesting);

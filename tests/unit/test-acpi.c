@@ -93,9 +93,9 @@ static Tables build(unsigned ncpus, const uint32_t *apic_ids, uint64_t base)
 
 /*
  * The pc's PCI root bridge with 128 MiB of RAM (hole64 at 4 GiB), with
- * a pvpanic device at 0x505 if asked.
+ * a pvpanic device at 0x505 and the HPET if asked.
  */
-static Tables build_pci(bool pvpanic)
+static Tables build_pci(bool pvpanic, bool hpet)
 {
     uint32_t id = 0;
     AcpiBuildConfig cfg = {
@@ -113,6 +113,7 @@ static Tables build_pci(bool pvpanic)
         .pirq_irqs = { 10, 10, 11, 11 },
         .has_pvpanic = pvpanic,
         .pvpanic_port = 0x505,
+        .has_hpet = hpet,
     };
     Tables t = { .base = TEST_BASE };
 
@@ -166,8 +167,8 @@ static uint64_t xsdt_addr(const Tables *t)
     return ld64(rsdp(t) + 24);
 }
 
-/* The table with this signature through the XSDT. */
-static const uint8_t *find(const Tables *t, const char *sig, uint8_t rev)
+/* The table with this signature through the XSDT, or NULL. */
+static const uint8_t *find_opt(const Tables *t, const char *sig, uint8_t rev)
 {
     const uint8_t *x = table(t, xsdt_addr(t), "XSDT", 1);
     uint32_t len = ld32(x + 4);
@@ -179,7 +180,15 @@ static const uint8_t *find(const Tables *t, const char *sig, uint8_t rev)
             return table(t, addr, sig, rev);
         }
     }
-    g_assert_not_reached();
+    return NULL;
+}
+
+static const uint8_t *find(const Tables *t, const char *sig, uint8_t rev)
+{
+    const uint8_t *p = find_opt(t, sig, rev);
+
+    g_assert_nonnull(p);
+    return p;
 }
 
 static const uint8_t *fadt(const Tables *t)
@@ -741,13 +750,16 @@ static void test_iasl(const void *data)
     g_byte_array_unref(t.blob);
 }
 
-/* iasl's listing of t's DSDT must hold every line of expect. */
-static void check_dsdt_listing(Tables t, const char *const *expect, size_t n)
+/*
+ * iasl's listing of the table at p (one of t's; the DSDT when p is NULL)
+ * must hold every line of expect.
+ */
+static void check_listing(Tables t, const uint8_t *p,
+                          const char *const *expect, size_t n)
 {
     g_autofree char *iasl = g_find_program_in_path("iasl");
     g_autofree char *dir = NULL, *dsl = NULL;
     GError *err = NULL;
-    const uint8_t *d;
 
     if (!iasl) {
         g_byte_array_unref(t.blob);
@@ -756,26 +768,34 @@ static void check_dsdt_listing(Tables t, const char *const *expect, size_t n)
     }
     dir = g_dir_make_tmp("test-acpi-XXXXXX", &err);
     g_assert_no_error(err);
-    d = dsdt(&t);
-    dump(dir, "dsdt.dat", d, ld32(d + 4));
-    dsl = disassemble(dir, "dsdt.dat");
+    if (!p) {
+        p = dsdt(&t);
+    }
+    dump(dir, "table.dat", p, ld32(p + 4));
+    dsl = disassemble(dir, "table.dat");
     for (size_t i = 0; i < n; i++) {
         if (!strstr(dsl, expect[i])) {
-            g_test_message("missing in the DSDT: %s", expect[i]);
+            g_test_message("missing in the %.4s: %s", (const char *)p,
+                           expect[i]);
             g_test_fail();
         }
     }
     if (g_test_failed()) {
         g_test_message("%s", dsl);
     } else {
-        g_autofree char *dat = g_build_filename(dir, "dsdt.dat", NULL);
-        g_autofree char *dslp = g_build_filename(dir, "dsdt.dsl", NULL);
+        g_autofree char *dat = g_build_filename(dir, "table.dat", NULL);
+        g_autofree char *dslp = g_build_filename(dir, "table.dsl", NULL);
 
         g_unlink(dat);
         g_unlink(dslp);
         g_rmdir(dir);
     }
     g_byte_array_unref(t.blob);
+}
+
+static void check_dsdt_listing(Tables t, const char *const *expect, size_t n)
+{
+    check_listing(t, NULL, expect, n);
 }
 
 /*
@@ -807,7 +827,7 @@ static void test_dsdt_pci(void)
         "Method (_SRS, 1, NotSerialized)",
     };
 
-    check_dsdt_listing(build_pci(false), expect, G_N_ELEMENTS(expect));
+    check_dsdt_listing(build_pci(false, false), expect, G_N_ELEMENTS(expect));
 }
 
 /*
@@ -836,7 +856,93 @@ static void test_dsdt_pvpanic(void)
         "                    PEPT = Arg0",
     };
 
-    check_dsdt_listing(build_pci(true), expect, G_N_ELEMENTS(expect));
+    check_dsdt_listing(build_pci(true, false), expect, G_N_ELEMENTS(expect));
+}
+
+/*
+ * The HPET table as QEMU's: block ID 0x8086a201 (Intel, legacy capable,
+ * 64-bit, 3 timers), the registers at 0xfed00000 in system memory, HPET
+ * number 0; listed after the MADT in both RSDT and XSDT. None without
+ * the HPET.
+ */
+static void test_hpet(void)
+{
+    Tables t = build_pci(false, true);
+    const uint8_t *h = find(&t, "HPET", 1);
+    const uint8_t *x = table(&t, xsdt_addr(&t), "XSDT", 1);
+    const uint8_t *r = table(&t, ld32(rsdp(&t) + 16), "RSDT", 1);
+    uint64_t addr = h - t.blob->data + t.base;
+
+    g_assert_cmpuint(ld32(h + 4), ==, 56);
+    g_assert_cmphex(ld32(h + 36), ==, 0x8086a201);
+    g_assert_cmpuint(h[40], ==, 0);             /* system memory */
+    g_assert_cmpuint(h[41], ==, 0);
+    g_assert_cmpuint(h[42], ==, 0);
+    g_assert_cmpuint(h[43], ==, 0);
+    g_assert_cmphex(ld64(h + 44), ==, 0xfed00000);
+    g_assert_cmpuint(h[52], ==, 0);             /* HPET number */
+    g_assert_cmpuint(ld16(h + 53), ==, 0);      /* minimum tick */
+    g_assert_cmpuint(h[55], ==, 0);             /* page protection */
+    g_assert_cmpuint(ld32(x + 4), ==, HEADER_SIZE + 3 * 8);
+    g_assert_cmphex(ld64(x + HEADER_SIZE + 16), ==, addr);
+    g_assert_cmpuint(ld32(r + 4), ==, HEADER_SIZE + 3 * 4);
+    g_assert_cmphex(ld32(r + HEADER_SIZE + 8), ==, addr);
+    g_byte_array_unref(t.blob);
+
+    t = build_pci(false, false);
+    g_assert_null(find_opt(&t, "HPET", 1));
+    g_byte_array_unref(t.blob);
+}
+
+/*
+ * The i8042's keyboard and mouse under \\_SB.PCI0.ISA, as QEMU's pc has
+ * them: Linux's i8042 driver finds the controller by their _HIDs.
+ */
+static void test_dsdt_i8042(void)
+{
+    static const char *const expect[] = {
+        "Device (ISA)",
+        "Name (_ADR, 0x00010000)",
+        "Device (KBD)",
+        "Name (_HID, EisaId (\"PNP0303\")",
+        "0x0060,             // Range Minimum",
+        "0x0064,             // Range Minimum",
+        "IRQNoFlags ()\n                            {1}",
+        "Device (MOU)",
+        "Name (_HID, EisaId (\"PNP0F13\")",
+        "IRQNoFlags ()\n                            {12}",
+    };
+
+    check_dsdt_listing(build_pci(false, false), expect,
+                       G_N_ELEMENTS(expect));
+}
+
+/* iasl reads the HPET table back as QEMU's. */
+static void test_iasl_hpet(void)
+{
+    static const char *const expect[] = {
+        "Hardware Block ID : 8086A201",
+        "Address : 00000000FED00000",
+    };
+    Tables t = build_pci(false, true);
+
+    check_listing(t, find(&t, "HPET", 1), expect, G_N_ELEMENTS(expect));
+}
+
+/* Device (HPET) in \_SB as iasl reads it back. */
+static void test_dsdt_hpet(void)
+{
+    static const char *const expect[] = {
+        "Device (HPET)",
+        "Name (_HID, EisaId (\"PNP0103\")",
+        "Name (_UID, Zero)",
+        "Name (_STA, 0x0F)",
+        "Memory32Fixed (ReadOnly,\n                    0xFED00000,         "
+        "// Address Base\n                    0x00000400,         "
+        "// Address Length",
+    };
+
+    check_dsdt_listing(build_pci(false, true), expect, G_N_ELEMENTS(expect));
 }
 
 int main(int argc, char **argv)
@@ -859,6 +965,10 @@ int main(int argc, char **argv)
     g_test_add_func("/acpi/unaligned-base", test_unaligned_base);
     g_test_add_func("/acpi/dsdt/pci", test_dsdt_pci);
     g_test_add_func("/acpi/dsdt/pvpanic", test_dsdt_pvpanic);
+    g_test_add_func("/acpi/hpet", test_hpet);
+    g_test_add_func("/acpi/dsdt/hpet", test_dsdt_hpet);
+    g_test_add_func("/acpi/dsdt/i8042", test_dsdt_i8042);
+    g_test_add_func("/acpi/iasl/hpet", test_iasl_hpet);
     g_test_add_data_func("/acpi/iasl/1cpu", GUINT_TO_POINTER(1), test_iasl);
     g_test_add_data_func("/acpi/iasl/4cpu", GUINT_TO_POINTER(4), test_iasl);
     g_test_add_data_func("/acpi/iasl/255cpu", GUINT_TO_POINTER(255),

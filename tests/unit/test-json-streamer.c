@@ -156,10 +156,10 @@ static void test_garbage(void)
     static const char *const want[] = {
         "E:JSON parse error, stray '@'",
         "V:{\"a\": 1}",
-        "E:JSON parse error, stray '}'",
-        "E:JSON parse error, stray ']'",
+        "E:JSON parse error, expecting value",
+        "E:JSON parse error, expecting value",
         "V:[2]",
-        "E:JSON parse error, stray ','",
+        "E:JSON parse error, expecting value",
         "V:{\"b\": 3}",
         NULL,
     };
@@ -172,7 +172,7 @@ static void test_error_inside_value(void)
 {
     static const char *const want[] = {
         "E:JSON parse error, stray '#'",
-        "E:JSON parse error, stray '}'",
+        "E:JSON parse error, expecting value",
         "V:{\"ok\": true}",
         NULL,
     };
@@ -184,14 +184,14 @@ static void test_error_inside_value(void)
 static void test_invalid_bytes(void)
 {
     static const char *const want[] = {
-        "E:JSON parse error, stray '\\xff'",
+        "E:JSON parse error, stray '\"xy\xff'",
         "V:{\"b\": 1}",
-        "E:JSON parse error, stray '\\x01'",
+        "E:JSON parse error, stray '\x01'",
         "V:{\"c\": 2}",
-        "E:JSON parse error, stray '\\x0a'",
-        "E:JSON parse error, stray '}'",
+        "E:JSON parse error, stray '\"line\n'",
+        "E:JSON parse error, expecting value",
         "V:{\"d\": 3}",
-        "E:JSON parse error, stray '\\x80'",
+        "E:JSON parse error, stray '\x80'",
         "V:[4]",
         NULL,
     };
@@ -204,6 +204,65 @@ static void test_invalid_bytes(void)
                 "\x01{\"c\": 2}"
                 "{\"s\": \"line\nbreak\"}\n{\"d\": 3}"
                 "\x80\x81 [4]", want);
+}
+
+/*
+ * QEMU's single-quoted strings come out as JSON strings: '"' escaped,
+ * "\\'" unescaped, the other escapes kept.
+ */
+static void test_single_quotes(void)
+{
+    static const char *const want[] = {
+        "V:{\"execute\":\"query-status\"}",
+        "V:{\"id\": \"a\\\"b\", \"it\": \"it's\"}",
+        "V:[\"\\u00e9\\n\\\\\", \"x\"]",
+        "V:\"dq it's\"",
+        "V:\"}{\"",
+        NULL,
+    };
+
+    check_split("{'execute':'query-status'}"
+                "{'id': 'a\"b', \"it\": 'it\\'s'}"
+                "['\\u00e9\\n\\\\', \"x\"]"
+                "\"dq it\\'s\" '}{'", want);
+}
+
+/*
+ * A lexical error names the token as QEMU's lexer has it, bad byte
+ * included, once; the next value comes through on its own.
+ */
+static void test_error_token(void)
+{
+    static const char *const want[] = {
+        "E:JSON parse error, stray ''bad \xff'",
+        "V:{\"execute\": \"query-status\"}",
+        "E:JSON parse error, stray '\"qu\x01'",
+        "E:JSON parse error, expecting value",
+        "E:JSON parse error, stray ''x\xfe'",
+        "V:[1]",
+        NULL,
+    };
+
+    check_split("{'bad \xff{\"execute\": \"query-status\"}"
+                "{\"execute\":\"qu\x01it\"}\n"
+                "{\"id\": 'x\xfe[1]", want);
+}
+
+/* Escapes are checked when the value is complete: one error instead. */
+static void test_bad_escapes(void)
+{
+    static const char *const want[] = {
+        "E:JSON parse error, invalid escape sequence in string",
+        "E:JSON parse error, invalid escape sequence in string",
+        "E:JSON parse error, \\u00zz is not a valid Unicode character",
+        "E:JSON parse error, \\u0\" is not a valid Unicode character",
+        "E:JSON parse error, \\u12\\n is not a valid Unicode character",
+        "V:[\"\\u00E9\\/\"]",
+        NULL,
+    };
+
+    check_split("{'bad \\q'}{\"bad \\q\"}['\\u00zz!']"
+                "[\"\\u0\"]  [\"\\u12\\n\"] [\"\\u00E9\\/\"]", want);
 }
 
 static void test_pending_literal(void)
@@ -375,6 +434,9 @@ int main(int argc, char **argv)
     g_test_add_func("/json-streamer/error-inside-value",
                     test_error_inside_value);
     g_test_add_func("/json-streamer/invalid-bytes", test_invalid_bytes);
+    g_test_add_func("/json-streamer/single-quotes", test_single_quotes);
+    g_test_add_func("/json-streamer/error-token", test_error_token);
+    g_test_add_func("/json-streamer/bad-escapes", test_bad_escapes);
     g_test_add_func("/json-streamer/pending-literal", test_pending_literal);
     g_test_add_func("/json-streamer/depth-limit", test_depth_limit);
     g_test_add_func("/json-streamer/token-limit", test_token_limit);

@@ -313,6 +313,55 @@ static void test_cpu_models(void)
     g_ptr_array_free(warn, TRUE);
 }
 
+/*
+ * -cpu ...,apic-id=N: kept by the model, used where the board says so
+ * (the none machine), and QEMU's words for an unset or bad value.
+ */
+static void test_given_apic_id(void)
+{
+    GPtrArray *f = g_ptr_array_new();
+    X86CPUIDEntry sup[] = {
+        { 1, 0, 0, { 0x906ea, 0, 0, 0x078bfbff } },
+    };
+    X86CPUIDEntry out[8];
+    X86CPUTopology t = x86_cpu_topology(1, 1, 1);
+    Error *err = NULL;
+    X86CPUDef def;
+    unsigned n;
+
+    g_assert_true(x86_cpu_def_init(&def, "qemu64", NULL, NULL));
+    g_assert_cmphex(def.apic_id, ==, X86_CPU_APIC_ID_UNASSIGNED);
+    g_assert_false(x86_cpu_topology_given_apic_id(&t, &def, &err));
+    g_assert_cmpstr(error_get_pretty(err), ==,
+                    "apic-id property was not initialized properly");
+    g_clear_pointer(&err, error_free);
+    x86_cpu_def_free(&def);
+
+    g_ptr_array_add(f, (char *)"apic-id=0x5");
+    g_assert_true(x86_cpu_def_init(&def, "qemu64", f, NULL));
+    g_assert_cmpuint(x86_cpu_apic_id(&t, 0), ==, 0);
+    g_assert_true(x86_cpu_topology_given_apic_id(&t, &def, NULL));
+    g_assert_cmpuint(x86_cpu_apic_id(&t, 0), ==, 5);
+    n = x86_cpu_build_cpuid(&def, &t, 0, sup, 1, out, 8, NULL);
+    g_assert_cmphex(x86_cpuid_find(out, n, 1, 0)->regs[X86_R_EBX] >> 24, ==,
+                    5);
+    x86_cpu_def_free(&def);
+
+    g_ptr_array_index(f, 0) = (char *)"apic-id=4294967296";
+    g_assert_false(x86_cpu_def_init(&def, "qemu64", f, &err));
+    g_assert_cmpstr(error_get_pretty(err), ==, "can't apply global "
+                    "qemu64-x86_64-cpu.apic-id=4294967296: Parameter "
+                    "'apic-id' expects uint32_t");
+    g_clear_pointer(&err, error_free);
+    g_ptr_array_index(f, 0) = (char *)"apic-id=1x";
+    g_assert_false(x86_cpu_def_init(&def, "qemu64", f, &err));
+    g_assert_cmpstr(error_get_pretty(err), ==, "can't apply global "
+                    "qemu64-x86_64-cpu.apic-id=1x: Parameter 'apic-id' "
+                    "expects uint64");
+    g_clear_pointer(&err, error_free);
+    g_ptr_array_free(f, TRUE);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -324,5 +373,6 @@ int main(int argc, char **argv)
     g_test_add_func("/x86-cpu/apic-ids", test_apic_ids);
     g_test_add_func("/x86-cpu/cpuid-topology", test_cpuid_topology);
     g_test_add_func("/x86-cpu/models", test_cpu_models);
+    g_test_add_func("/x86-cpu/given-apic-id", test_given_apic_id);
     return g_test_run();
 }

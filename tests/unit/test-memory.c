@@ -798,6 +798,71 @@ static void test_mtree(void)
     teardown();
 }
 
+/*
+ * A read-only alias shows RAM that the guest cannot write (the PAM's
+ * "ROM" mode); listeners see the range read-only; changes inside a
+ * transaction reach them once, at commit; memory_region_read_sized()
+ * reads a tree that is mapped nowhere.
+ */
+static void test_readonly_transaction(void)
+{
+    Recorder rec = {
+        .l = { .region_add = rec_add, .region_del = rec_del },
+        .calls = g_string_new(NULL),
+    };
+    MemoryRegion r, ro, c, bar;
+    MemoryRegionSection sec;
+
+    setup();
+    memory_region_init_ram_ptr(&r, "ram", RAM_SIZE, ram);
+    memory_region_init_alias(&ro, "rom-window", &r, 0, 0x1000);
+    memory_region_set_readonly(&ro, true);
+    g_assert_true(address_space_map_region(&address_space_memory, &ro, BASE,
+                                           NULL));
+    ram[0x10] = 0x5a;
+    g_assert_cmphex(rd8(BASE + 0x10), ==, 0x5a);
+    address_space_write_sized(&address_space_memory, BASE + 0x10, 1, 1);
+    g_assert_cmphex(ram[0x10], ==, 0x5a);
+    g_assert_true(address_space_find(&address_space_memory, BASE, &sec));
+    g_assert_true(sec.readonly);
+    memory_region_set_readonly(&ro, false);
+    address_space_write_sized(&address_space_memory, BASE + 0x10, 1, 1);
+    g_assert_cmphex(ram[0x10], ==, 1);
+
+    /* Two changes in a transaction: the listener hears of the result. */
+    memory_listener_register(&rec.l, &address_space_memory);
+    assert_calls(&rec, "add 0-fff ram+0\n");
+    memory_region_transaction_begin();
+    memory_region_set_readonly(&ro, true);
+    memory_region_set_alias_offset(&ro, 0x1000);
+    memory_region_set_alias_offset(&ro, 0x2000);
+    assert_calls(&rec, "");
+    memory_region_transaction_commit();
+    assert_calls(&rec, "del 0-fff ram+0\nadd 0-fff ram+2000\n");
+    g_assert_true(address_space_find(&address_space_memory, BASE, &sec));
+    g_assert_true(sec.readonly);
+    memory_listener_unregister(&rec.l);
+
+    /* A container mapped nowhere, read through the API. */
+    memory_region_init_container(&c, "pci", 0x100000);
+    memory_region_init_io(&bar, "bar", &dev_ops, "bar", 0x1000);
+    g_assert_true(memory_region_add_subregion(&c, 0x3000, &bar, 0, NULL));
+    ram[0x2004] = 0x77;
+    memory_region_finalize(&ro);
+    memory_region_init_alias(&ro, "ram-in-pci", &r, 0x2000, 0x1000);
+    g_assert_true(memory_region_add_subregion(&c, 0x8000, &ro, 0, NULL));
+    g_assert_cmphex(memory_region_read_sized(&c, 0x8004, 1), ==, 0x77);
+    g_assert_cmphex(memory_region_read_sized(&c, 0x0, 4), ==, 0xffffffff);
+    memory_region_read_sized(&c, 0x3008, 4);
+    g_assert_cmpstr(io_log->str, ==, "bar r4@8 ");
+    memory_region_finalize(&ro);
+    memory_region_finalize(&bar);
+    memory_region_finalize(&c);
+    memory_region_finalize(&r);
+    g_string_free(rec.calls, true);
+    teardown();
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -812,5 +877,7 @@ int main(int argc, char **argv)
     g_test_add_func("/memory/access-sizes", test_access_sizes);
     g_test_add_func("/memory/mtree", test_mtree);
     g_test_add_func("/memory/attrs", test_attrs);
+    g_test_add_func("/memory/readonly-transaction",
+                    test_readonly_transaction);
     return g_test_run();
 }

@@ -33,14 +33,15 @@ static void test_mb_find_header(void)
     g_free(img);
 }
 
+/* The information EBX points to, wherever it is. */
 static void check_mb_info_common(Boot *b, uint32_t ram_size)
 {
-    uint64_t mbi = MULTIBOOT_INFO_ADDR;
+    uint64_t mbi = b->st.rbx;
+    uint64_t mmap = ram_l(b, mbi + 48);
     unsigned i;
 
     g_assert_cmpuint(b->st.mode, ==, X86_BOOT_MODE_PROTECTED32);
     g_assert_cmphex(b->st.rax, ==, 0x2BADB002);
-    g_assert_cmphex(b->st.rbx, ==, mbi);
     g_assert_cmphex(b->st.cr0 & (X86_CR0_PE | X86_CR0_PG), ==, X86_CR0_PE);
     g_assert_cmphex(b->st.efer, ==, 0);
     g_assert_cmphex(b->st.rflags, ==, 0x2);
@@ -66,16 +67,24 @@ static void check_mb_info_common(Boot *b, uint32_t ram_size)
     g_assert_cmpstr(ram_str(b, ram_l(b, mbi + 64)), ==, "qemu");
 
     /* The memory map is the e820, 24-byte entries with size 20. */
-    g_assert_cmphex(ram_l(b, mbi + 48), ==, MULTIBOOT_MMAP_ADDR);
     g_assert_cmpuint(ram_l(b, mbi + 44), ==, 4 * 24);
     for (i = 0; i < 4; i++) {
-        uint64_t e = MULTIBOOT_MMAP_ADDR + i * 24;
+        uint64_t e = mmap + i * 24;
 
         g_assert_cmpuint(ram_l(b, e), ==, 20);
         g_assert_cmphex(ram_q(b, e + 4), ==, b->e820[i].addr);
         g_assert_cmphex(ram_q(b, e + 12), ==, b->e820[i].len);
         g_assert_cmpuint(ram_l(b, e + 20), ==, b->e820[i].type);
     }
+}
+
+/* ...at QEMU's addresses, where the kernel leaves them free. */
+static void check_mb_info_qemu(Boot *b, uint32_t ram_size)
+{
+    g_assert_cmphex(b->st.rbx, ==, MULTIBOOT_INFO_ADDR);
+    g_assert_cmphex(ram_l(b, MULTIBOOT_INFO_ADDR + 48), ==,
+                    MULTIBOOT_MMAP_ADDR);
+    check_mb_info_common(b, ram_size);
 }
 
 static void test_mb_elf(void)
@@ -89,7 +98,7 @@ static void test_mb_elf(void)
     boot_init(&b, 32 * MIB);
     b.cfg.kernel_filename = path;
     boot_ok(&b);
-    check_mb_info_common(&b, 32 * MIB);
+    check_mb_info_qemu(&b, 32 * MIB);
     g_assert_cmphex(b.st.rip, ==, ELF_TEXT_PADDR + 0x10);
 
     /* Segments at p_paddr, BSS zeroed, nothing written around them. */
@@ -156,7 +165,7 @@ static void test_mb_aout(void)
     b.cfg.kernel_filename = path;
     b.cfg.kernel_cmdline = "console=ttyS0 smp=2";
     boot_ok(&b);
-    check_mb_info_common(&b, 16 * MIB);
+    check_mb_info_qemu(&b, 16 * MIB);
     g_assert_cmphex(b.st.rip, ==, AOUT_ENTRY);
     /* File offset 0 lands at load_addr: header_addr - load_addr = 0x40. */
     g_assert_cmphex(ram_l(&b, AOUT_LOAD + AOUT_HDR_OFF), ==,
@@ -302,6 +311,203 @@ static void test_mb_fw_cfg(void)
     boot_free(&b);
 }
 
+/*
+ * A kernel linked low, over QEMU's 0x9000-0x95ff: an a.out image loaded
+ * at 0x8000-0xa86b (0x400 bytes of file, then BSS), as in the issue.
+ */
+#define LOW_LOAD        0x8000
+#define LOW_END         0xa86c          /* bss_end_addr */
+
+static AoutSpec low_aout_spec(uint32_t load, uint32_t bss_end)
+{
+    AoutSpec s = aout_spec_default();
+
+    s.load_addr = load;
+    s.header_addr = load + AOUT_HDR_OFF;
+    s.load_end = load + AOUT_LOAD_SIZE;
+    s.bss_end = bss_end;
+    s.entry = load + 0x80;
+    return s;
+}
+
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+/* Every address the information gives lies outside [lo, lo + len). */
+static void check_mb_info_outside(Boot *b, uint64_t lo, uint64_t len)
+{
+    uint64_t mbi = b->st.rbx;
+    uint32_t nmods = ram_l(b, mbi + 20), mods = ram_l(b, mbi + 24);
+    unsigned i;
+
+    g_assert_false(overlaps(mbi, 88, lo, len));
+    g_assert_false(overlaps(ram_l(b, mbi + 48), ram_l(b, mbi + 44), lo,
+                            len));
+    g_assert_false(overlaps(ram_l(b, mbi + 16),
+                            strlen(ram_str(b, ram_l(b, mbi + 16))) + 1,
+                            lo, len));
+    g_assert_false(overlaps(ram_l(b, mbi + 64), 5, lo, len));
+    g_assert_false(overlaps(mods, nmods * 16, lo, len));
+    for (i = 0; i < nmods; i++) {
+        uint32_t str = ram_l(b, mods + i * 16 + 8);
+
+        g_assert_false(overlaps(str, strlen(ram_str(b, str)) + 1, lo, len));
+    }
+}
+
+/* The kernel's bytes as the a.out image and BSS make them. */
+static void check_low_kernel(Boot *b, uint32_t load, uint32_t end)
+{
+    g_assert_true(ram_all(b, load, AOUT_HDR_OFF, 0x5a));
+    g_assert_cmphex(ram_l(b, load + AOUT_HDR_OFF), ==,
+                    MULTIBOOT_HEADER_MAGIC);
+    g_assert_true(ram_all(b, load + AOUT_HDR_OFF + 32,
+                          AOUT_LOAD_SIZE - AOUT_HDR_OFF - 32, 0x5a));
+    g_assert_true(ram_all(b, load + AOUT_LOAD_SIZE,
+                          end - load - AOUT_LOAD_SIZE, 0));
+}
+
+static void test_mb_low_kernel(void)
+{
+    AoutSpec s = low_aout_spec(LOW_LOAD, LOW_END);
+    g_autofree char *path = write_mb_aout("mb-low", &s);
+    g_autofree char *want = g_strdup_printf("%s console=ttyS0", path);
+    const X86BootFwCfgItem *id;
+    uint64_t mbi;
+    Boot b;
+
+    boot_init(&b, 16 * MIB);
+    b.cfg.kernel_filename = path;
+    b.cfg.kernel_cmdline = "console=ttyS0";
+    boot_ok(&b);
+    g_assert_cmphex(b.st.rip, ==, LOW_LOAD + 0x80);
+    /*
+     * The kernel intact, and beside it an intact information structure:
+     * moved with its map and strings to the first free place from
+     * 0x9000 up, here just after the kernel's BSS.
+     */
+    check_low_kernel(&b, LOW_LOAD, LOW_END);
+    check_mb_info_common(&b, 16 * MIB);
+    check_mb_info_outside(&b, LOW_LOAD, LOW_END - LOW_LOAD);
+    mbi = b.st.rbx;
+    g_assert_cmphex(ram_l(&b, mbi + 48), ==, 0xa870);
+    g_assert_cmphex(mbi, ==, 0xa870 + 0x500);
+    g_assert_cmpuint(ram_l(&b, mbi + 20), ==, 0);
+    g_assert_cmphex(ram_l(&b, mbi + 24), ==, mbi + 88);
+    g_assert_cmpstr(ram_str(&b, ram_l(&b, mbi + 16)), ==, want);
+    g_assert_cmpstr(ram_str(&b, ram_l(&b, mbi + 64)), ==, "qemu");
+    /*
+     * fw_cfg: the load area as QEMU's, the structure at its new address
+     * with the module list and strings after it.
+     */
+    g_assert_cmphex(fw_i32(&b, FW_CFG_KERNEL_ADDR), ==, LOW_LOAD);
+    g_assert_cmphex(fw_i32(&b, FW_CFG_INITRD_ADDR), ==, mbi);
+    id = x86_boot_fw_cfg_find(&b.fw, FW_CFG_INITRD_DATA);
+    g_assert_cmpuint(fw_i32(&b, FW_CFG_INITRD_SIZE), ==, id->len);
+    g_assert_cmpuint(id->len, >, 88 + strlen(want));
+    g_assert_cmpmem(id->data, id->len, b.ram.ram + mbi, id->len);
+    boot_free(&b);
+}
+
+static void test_mb_low_kernel_modules(void)
+{
+    AoutSpec s = low_aout_spec(LOW_LOAD, LOW_END);
+    g_autofree char *path = write_mb_aout("mb-low-mods", &s);
+    g_autofree char *m1 = write_pattern_file("lowmod1", 5000, 7);
+    g_autofree char *m2 = write_pattern_file("lowmod2", 300, 8);
+    g_autofree char *spec = g_strdup_printf("%s a=1,%s", m1, m2);
+    g_autofree char *s1 = g_strdup_printf("%s a=1", m1);
+    const char *want_str[2] = { s1, m2 };
+    const char *files[2] = { m1, m2 };
+    uint32_t mods;
+    unsigned i;
+    Boot b;
+
+    boot_init(&b, 16 * MIB);
+    b.cfg.kernel_filename = path;
+    b.cfg.initrd_filename = spec;
+    boot_ok(&b);
+    check_low_kernel(&b, LOW_LOAD, LOW_END);
+    check_mb_info_common(&b, 16 * MIB);
+    check_mb_info_outside(&b, LOW_LOAD, LOW_END - LOW_LOAD);
+    mods = ram_l(&b, b.st.rbx + 24);
+    g_assert_cmpuint(ram_l(&b, b.st.rbx + 20), ==, 2);
+    for (i = 0; i < 2; i++) {
+        uint32_t start = ram_l(&b, mods + i * 16);
+        uint32_t end = ram_l(&b, mods + i * 16 + 4);
+        gchar *data;
+        gsize len;
+
+        /* Modules where QEMU puts them: after the load area's pages. */
+        g_assert_cmphex(start, ==, i == 0 ? 0xc000 : 0xe000);
+        g_assert_true(g_file_get_contents(files[i], &data, &len, NULL));
+        g_assert_cmpuint(end - start, ==, len);
+        g_assert_cmpmem(b.ram.ram + start, len, data, len);
+        g_free(data);
+        g_assert_cmpstr(ram_str(&b, ram_l(&b, mods + i * 16 + 8)), ==,
+                        want_str[i]);
+        check_mb_info_outside(&b, start, end - start);
+    }
+    boot_free(&b);
+}
+
+/*
+ * Only the strings' page collides (the kernel ends below 0x9000, its
+ * next page is QEMU's map): map and structure keep QEMU's addresses and
+ * the strings follow them.
+ */
+static void test_mb_low_kernel_tail(void)
+{
+    AoutSpec s = low_aout_spec(LOW_LOAD, 0x8a6c);
+    g_autofree char *path = write_mb_aout("mb-low-tail", &s);
+    g_autofree char *want = g_strdup_printf("%s ", path);
+    Boot b;
+
+    boot_init(&b, 16 * MIB);
+    b.cfg.kernel_filename = path;
+    boot_ok(&b);
+    check_low_kernel(&b, LOW_LOAD, 0x8a6c);
+    check_mb_info_qemu(&b, 16 * MIB);
+    g_assert_cmphex(ram_l(&b, MULTIBOOT_INFO_ADDR + 24), ==,
+                    MULTIBOOT_INFO_ADDR + 88);
+    g_assert_cmpstr(ram_str(&b, ram_l(&b, MULTIBOOT_INFO_ADDR + 16)), ==,
+                    want);
+    boot_free(&b);
+}
+
+/*
+ * A kernel over all of low memory: the information goes above 1 MiB;
+ * with no RAM there either, the load fails with one line.
+ */
+static void test_mb_low_memory_full(void)
+{
+    AoutSpec s = low_aout_spec(0x1000, 0x9fc00);
+    g_autofree char *path = write_mb_aout("mb-low-full", &s);
+    g_autofree char *want = NULL;
+    Boot b;
+
+    boot_init(&b, 16 * MIB);
+    b.cfg.kernel_filename = path;
+    boot_ok(&b);
+    check_low_kernel(&b, 0x1000, 0x9fc00);
+    check_mb_info_common(&b, 16 * MIB);
+    g_assert_cmphex(b.st.rbx, ==, MIB + 0x500);
+    boot_free(&b);
+
+    boot_init(&b, 16 * MIB);
+    b.cfg.kernel_filename = path;
+    b.cfg.e820_entries = 3;             /* no RAM from 1 MiB */
+    /* Map area, structure, "<path> " and "qemu" with their NULs. */
+    want = g_strdup_printf("PATH: no room in guest RAM for the multiboot "
+                           "information (0x%zx bytes) beside the kernel "
+                           "and its modules",
+                           (size_t)0x500 + 88 + strlen(path) + 2 + 5);
+    boot_fails(&b, want);
+    boot_free(&b);
+}
+
 static void test_mb_vbe_warning(void)
 {
     AoutSpec s = aout_spec_default();
@@ -362,13 +568,13 @@ static void test_mb_errors(void)
     e = elf_spec_default();
     mb_elf_error(&e, 2 * MIB, "kernel at 0x200000-0x2007ff is outside "
                  "guest RAM");
-    /* Over the multiboot structures QEMU keeps at 0x9000. */
+    /* Over the boot GDT, which does not move. */
     e = elf_spec_default();
-    e.text_paddr = 0x8c00;
-    e.text_vaddr = 0x8c00;
-    e.entry = 0x8c00;
-    mb_elf_error(&e, 32 * MIB, "kernel at 0x8c00-0x93ff overlaps "
-                 "multiboot memory map at 0x9000-0x905f");
+    e.text_paddr = 0x400;
+    e.text_vaddr = 0x400;
+    e.entry = 0x400;
+    mb_elf_error(&e, 32 * MIB, "kernel at 0x400-0xbff overlaps boot GDT at "
+                 "0x500-0x517");
     /* Segments overlapping each other. */
     e = elf_spec_default();
     e.data_paddr = ELF_TEXT_PADDR + 0x400;
@@ -461,6 +667,13 @@ int main(int argc, char **argv)
                     test_mb_aout_no_load_end);
     g_test_add_func("/loaders/multiboot/modules", test_mb_modules);
     g_test_add_func("/loaders/multiboot/fw-cfg", test_mb_fw_cfg);
+    g_test_add_func("/loaders/multiboot/low-kernel", test_mb_low_kernel);
+    g_test_add_func("/loaders/multiboot/low-kernel-modules",
+                    test_mb_low_kernel_modules);
+    g_test_add_func("/loaders/multiboot/low-kernel-strings",
+                    test_mb_low_kernel_tail);
+    g_test_add_func("/loaders/multiboot/low-memory-full",
+                    test_mb_low_memory_full);
     g_test_add_func("/loaders/multiboot/vbe-warning", test_mb_vbe_warning);
     g_test_add_func("/loaders/multiboot/errors", test_mb_errors);
     g_test_add_func("/loaders/multiboot/not-elf", test_mb_not_elf);

@@ -32,6 +32,28 @@ typedef struct KVMPITState {
     uint64_t load_age_ns[KVM_PIT_CHANNELS];
 } KVMPITState;
 
+/*
+ * The HPET's "pit-enable" line: legacy replacement routing silences the
+ * PIT, which KVM's does with KVM_PIT_FLAGS_HPET_LEGACY (as QEMU's).
+ */
+static void kvm_pit_irq_control(void *opaque, int n, int enable)
+{
+    struct kvm_pit_state2 pit;
+    Error *err = NULL;
+
+    if (!kvm_pit_get(&pit, &err)) {
+        warn_report_err(err);
+        return;
+    }
+    if (!(pit.flags & KVM_PIT_FLAGS_HPET_LEGACY) == !!enable) {
+        return;
+    }
+    pit.flags ^= KVM_PIT_FLAGS_HPET_LEGACY;
+    if (!kvm_pit_set(&pit, &err)) {
+        warn_report_err(err);
+    }
+}
+
 static bool kvm_pit_realize(DeviceState *dev, Error **errp)
 {
     KVMPITState *s = (KVMPITState *)dev;
@@ -54,7 +76,11 @@ static bool kvm_pit_realize(DeviceState *dev, Error **errp)
         error_setg(errp, "kvm-pit: KVM is not in use");
         return false;
     }
-    return kvm_pit_create(!strcmp(policy, "discard"), errp);
+    if (!kvm_pit_create(!strcmp(policy, "discard"), errp)) {
+        return false;
+    }
+    qdev_init_gpio_in_named(dev, kvm_pit_irq_control, NULL, 1);
+    return true;
 }
 
 static void kvm_pit_dev_reset(DeviceState *dev)

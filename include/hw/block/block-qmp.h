@@ -14,4 +14,10 @@
 void blk_error_action(BlockBackend *blk, BlockErrorAction action,
                       bool is_read, int error);
 
+/*
+ * A removable drive's tray moved (the guest's START STOP UNIT, or QMP):
+ * QEMU's DEVICE_TRAY_MOVED event, the device named by its id or path.
+ */
+void blk_tray_moved_event(BlockBackend *blk, bool open);
+
 #endif

@@ -1,13 +1,13 @@
 /*
  * ACPI tables of the pc machine, built as plain bytes: FACS, DSDT, FADT,
- * MADT, RSDT, XSDT and the RSDP, laid out in one blob that the board
+ * MADT, HPET (when there is one), RSDT, XSDT and the RSDP, laid out in one blob that the board
  * copies to guest-physical `base`. Nothing here touches guest memory or
  * devices, so unit tests check the bytes directly.
  *
  * Blob layout (offsets from base, each table 16-byte aligned):
  *   0x000  FACS (64 bytes; base must be 64-byte aligned, the FACS
  *          belongs in e820 ACPI NVS memory, the rest in ACPI data)
- *   ...    DSDT, FADT, MADT, RSDT, XSDT
+ *   ...    DSDT, FADT, MADT, [HPET], RSDT, XSDT
  *   *rsdp_offset  RSDP (ACPI_RSDP_SIZE bytes, 16-byte aligned): it holds
  *          absolute addresses, so the same bytes may also be copied to a
  *          16-byte boundary in 0xE0000-0xFFFFF for guests that scan there.
@@ -65,6 +65,11 @@ typedef struct AcpiBuildConfig {
      */
     bool has_pvpanic;
     uint16_t pvpanic_port;
+    /*
+     * The HPET at 0xfed00000: its table (after the MADT in the RSDT and
+     * XSDT) and Device (HPET), PNP0103, in \_SB.
+     */
+    bool has_hpet;
 } AcpiBuildConfig;
 
 /*

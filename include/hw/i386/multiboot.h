@@ -11,6 +11,13 @@
  *           module structures, the module strings, the kernel command
  *           line and the boot loader name "qemu"; then each module at
  *           the next page boundary, in -initrd order.
+ *
+ * A kernel or module linked over 0x9000-0x95ff or over the strings' page
+ * (QEMU 7.2 loads it there and its bytes replace the information) gets
+ * the memory map, information structure, module list and strings moved
+ * together, in that order (map, structure 0x500 bytes on, the rest right
+ * after it), to the first free RAM from 0x9000 up to 640 KiB, else from
+ * 0x1000 up, else from 1 MiB up. EBX and the pointers say where.
  */
 #ifndef HW_I386_MULTIBOOT_H
 #define HW_I386_MULTIBOOT_H

@@ -16,6 +16,14 @@
 #define PCI_DEVICE_ID_INTEL_82441   0x1237
 
 PCIBus *i440fx_host_bus(DeviceState *host);
+/* The PCI memory space, where the board maps the firmware ROM. */
+MemoryRegion *i440fx_host_pci_memory(DeviceState *host);
+/*
+ * Guest RAM from address 0 (below 4 GiB): the PAM and SMRAM windows over
+ * 0xa0000-0xfffff switch between it and the PCI space. Once, before the
+ * function 00.0 is created.
+ */
+bool i440fx_host_map_ram(DeviceState *host, MemoryRegion *ram, Error **errp);
 /*
  * The windows the board's ACPI tables declare: [hole_start, hole_end)
  * below 4 GiB and [hole64_start, hole64_end) above.

@@ -126,6 +126,10 @@ struct PCIDevice {
     /* MSI-X (hw/pci/msix.c): the capability's offset and the tables. */
     uint8_t msix_cap;
     struct MSIXState *msix;
+    /* The option ROM (romfile=), behind the ROM BAR unless rombar=0. */
+    uint8_t *rom;
+    size_t rom_len;             /* the file's bytes; the rest reads 0 */
+    MemoryRegion rom_mr;
 };
 
 typedef struct PCIDeviceClass {
@@ -136,6 +140,8 @@ typedef struct PCIDeviceClass {
     uint16_t class_id;
     uint16_t subsystem_vendor_id;   /* 0: QEMU's 1af4:1100 */
     uint16_t subsystem_id;
+    /* The romfile= a device gets by default (QEMU's), or NULL. */
+    const char *romfile;
     /* The device's own part of realize/unrealize/reset; may be NULL. */
     bool (*realize)(PCIDevice *d, Error **errp);
     void (*exit)(PCIDevice *d);
@@ -232,6 +238,13 @@ void pci_bus_config_write(PCIBus *bus, int devfn, uint32_t addr,
 uint32_t pci_default_read_config(PCIDevice *d, uint32_t addr, unsigned len);
 void pci_default_write_config(PCIDevice *d, uint32_t addr, uint32_t val,
                               unsigned len);
+
+/*
+ * The device's option ROM, as its romfile= names it (found through the
+ * firmware search path): its bytes and length, or NULL when it has
+ * none. With rombar=1 it is also behind the expansion ROM BAR.
+ */
+const uint8_t *pci_get_rom(const PCIDevice *d, size_t *len);
 
 /* A BAR over mr (size a power of two), type its low bits. */
 void pci_register_bar(PCIDevice *d, int n, uint8_t type, MemoryRegion *mr);

@@ -48,10 +48,20 @@ typedef struct X86CPUDef {
     const char *name;                   /* static: "host", ... */
     GPtrArray *on, *off;                /* of const X86CPUFeature * */
     char vendor[13];                    /* vendor=, or "" for the model's */
+    uint32_t apic_id;                   /* apic-id=, or ..._UNASSIGNED */
 } X86CPUDef;
+
+/* QEMU's "not set" value of the apic-id property. */
+#define X86_CPU_APIC_ID_UNASSIGNED  UINT32_MAX
 
 typedef struct X86CPUTopology {
     unsigned sockets, cores, threads;   /* each at least 1 */
+    /*
+     * One vCPU whose APIC ID is given, not counted from the topology
+     * (QEMU's none machine: -cpu's apic-id).
+     */
+    bool apic_id_given;
+    uint32_t apic_id;
 } X86CPUTopology;
 
 /* An MSR index and its value. */
@@ -99,6 +109,13 @@ uint32_t x86_cpu_apic_id(const X86CPUTopology *topo, unsigned cpu_index);
 /* -smp's sockets, cores and threads, each at least 1. */
 X86CPUTopology x86_cpu_topology(unsigned sockets, unsigned cores,
                                 unsigned threads);
+/*
+ * For a board whose one vCPU takes its APIC ID from -cpu's apic-id
+ * (QEMU's none machine): that ID into topo, or QEMU's error when
+ * apic-id was not given.
+ */
+bool x86_cpu_topology_given_apic_id(X86CPUTopology *topo,
+                                    const X86CPUDef *def, Error **errp);
 struct CPUState;
 /* A vCPU record's APIC ID and topology IDs from its index. */
 void x86_cpu_state_init(struct CPUState *cs, const X86CPUTopology *topo);

@@ -290,10 +290,16 @@ static uintptr_t op_xsetbv(CPUX86State *env, const Insn *in)
     return x86_next(env, in);
 }
 
+/*
+ * With other vCPUs to run, pause leaves the block at once, as QEMU's
+ * does: a spin loop that releases a lock and pauses before taking it
+ * again (SeaBIOS's SMP start-up) must let the others in between, not
+ * run on to the retake within the same turn.
+ */
 static uintptr_t op_pause(CPUX86State *env, const Insn *in)
 {
     helper_pause(env);
-    return x86_next(env, in);
+    return x86_next_or_stop(env, in, env->cpu->pause_yields);
 }
 
 /* mov Sreg, Ew (aux: segment); mov ss holds interrupts off once. */

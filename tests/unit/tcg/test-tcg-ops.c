@@ -1096,6 +1096,44 @@ static void test_sti_shadow_ends(void)
     }
 }
 
+/*
+ * pause with other vCPUs to run ends the turn right after itself (as
+ * QEMU's): a lock released before a pause is not taken again within the
+ * same turn. Alone, pause is a nop in the middle of its block.
+ */
+static void test_pause_yields(void)
+{
+    static const uint8_t code[] = {
+        0xc7, 0x05, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                        /* movl $0, 0x200000 (release) */
+        0xf3, 0x90,                     /* pause */
+        0xc7, 0x05, 0x00, 0x00, 0x20, 0x00, 0x01, 0x00, 0x00, 0x00,
+                                        /* movl $1, 0x200000 (retake) */
+        0xf4,                           /* hlt */
+    };
+    TcgHarness *h = th_get();
+    CPUX86State *env = h->env;
+
+    for (int yields = 0; yields < 2; yields++) {
+        th_set_mode(h, TH_PROT32);
+        st32(h, TH_DATA, 1);
+        th_write(h, TH_CODE, code, sizeof(code));
+        h->cpu->pause_yields = yields;
+        __atomic_store_n(&env->interrupt_request, 0, __ATOMIC_SEQ_CST);
+        th_run(h, 1000);
+        if (yields) {
+            g_assert_cmphex(env->rip, ==, TH_CODE + 12);
+            g_assert_cmphex(ld64(h, TH_DATA) & 0xffffffff, ==, 0);
+            g_assert_true(env->interrupt_request & CPU_INTERRUPT_EXIT);
+            __atomic_store_n(&env->interrupt_request, 0, __ATOMIC_SEQ_CST);
+            th_run(h, 1000);
+        }
+        g_assert_cmphex(env->rip, ==, TH_CODE + sizeof(code));
+        g_assert_cmphex(ld64(h, TH_DATA) & 0xffffffff, ==, 1);
+    }
+    h->cpu->pause_yields = false;
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1127,5 +1165,6 @@ int main(int argc, char **argv)
     g_test_add_func("/tcg/ops/cpuid-gating", test_cpuid_gating);
     g_test_add_func("/tcg/ops/budget-and-exit", test_budget_and_exit);
     g_test_add_func("/tcg/ops/sti-shadow-ends", test_sti_shadow_ends);
+    g_test_add_func("/tcg/ops/pause-yields", test_pause_yields);
     return g_test_run();
 }
