@@ -10,6 +10,13 @@
  * images clean, and the host's e2fsck -n finds the file system clean
  * in a raw copy of the overlay. Skipped without the fetched guest,
  * qemu-img or e2fsck.
+ *
+ * Through the firmware (linux/tcg/qcow2/firmware): SeaBIOS boots the
+ * guest from an IDE disk that is a qcow2 overlay (found by probing) on
+ * a qcow2 base holding scripts/make-boot-media.sh's disk, and the guest
+ * makes its file system on a qcow2 virtio disk; the base is unchanged,
+ * every image checks clean. Skipped without SeaBIOS or the boot media
+ * tools.
  */
 #include <string.h>
 #include <unistd.h>
@@ -153,9 +160,88 @@ static void test_qcow2(void)
     g_rmdir(dir);
 }
 
+static void test_firmware(void)
+{
+    static const char *const tools[] = { "sfdisk", "mformat", "syslinux" };
+    g_autofree char *bz = NULL, *initramfs = NULL, *modules = NULL;
+    g_autofree char *dir = NULL, *raw = NULL, *base = NULL, *top = NULL;
+    g_autofree char *data = NULL, *cmd = NULL, *initrds = NULL;
+    g_autofree char *base_sum = NULL, *sum = NULL, *drive = NULL;
+    g_autofree char *boot = NULL, *out = NULL, *err = NULL;
+    GPtrArray *args;
+    VmRun run;
+    int status;
+
+    if (!vm_require_accel("tcg")) {
+        return;
+    }
+    bz = vm_require_linux_guest("bzImage");
+    initramfs = bz ? vm_require_linux_guest("initramfs.cpio") : NULL;
+    modules = initramfs ? vm_require_linux_guest("modules.cpio") : NULL;
+    if (!modules) {
+        return;
+    }
+    if (!g_file_test("/usr/share/seabios/bios-256k.bin", G_FILE_TEST_EXISTS)
+        || !qemu_img_available()) {
+        g_test_skip("no SeaBIOS or qemu-img");
+        return;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(tools); i++) {
+        g_autofree char *t = g_find_program_in_path(tools[i]);
+
+        if (!t) {
+            g_test_skip("no sfdisk, mtools or syslinux");
+            return;
+        }
+    }
+    dir = g_dir_make_tmp("linux-qcow2-fw-XXXXXX", NULL);
+    raw = g_build_filename(dir, "boot.img", NULL);
+    base = g_build_filename(dir, "boot.qcow2", NULL);
+    top = g_build_filename(dir, "boot-top.qcow2", NULL);
+    data = g_build_filename(dir, "data.qcow2", NULL);
+    initrds = g_strdup_printf("%s:%s", initramfs, modules);
+    cmd = g_strdup_printf("%s %s %s %s 'console=ttyS0 panic=-1 vda=format'",
+                          BOOT_MEDIA_SCRIPT, raw, bz, initrds);
+    g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+    if (status) {
+        g_test_message("%s: %s%s", cmd, out, err);
+    }
+    g_assert_cmpint(status, ==, 0);
+    g_assert_cmpint(qemu_img("convert -O qcow2 %s %s", raw, base), ==, 0);
+    g_assert_cmpint(qemu_img("create -q -f qcow2 -b boot.qcow2 -F qcow2 %s",
+                             top), ==, 0);
+    g_assert_cmpint(qemu_img("create -q -f qcow2 %s 64M", data), ==, 0);
+    base_sum = file_sha256(base);
+
+    args = vm_args_new("-accel tcg -M pc -m 512M -display none -no-reboot");
+    boot = g_strdup_printf("file=%s,if=ide", top);
+    drive = g_strdup_printf("file=%s,if=none,id=disk0", data);
+    vm_args_add(args, "-drive");
+    vm_args_add(args, boot);
+    vm_args_add(args, "-drive");
+    vm_args_add(args, drive);
+    vm_args_add(args, "-device");
+    vm_args_add(args, "virtio-blk-pci,drive=disk0,serial=" DISK_SERIAL);
+    run = vm_run(args, 0, vm_linux_boot_timeout_s(DEFAULT_TIMEOUT_S));
+    vm_run_expect_lines(&run, formatted);
+    vm_run_free(&run);
+    g_ptr_array_free(args, TRUE);
+
+    sum = file_sha256(base);
+    g_assert_cmpstr(sum, ==, base_sum);
+    g_assert_cmpint(qemu_img("check -q %s", top), ==, 0);
+    g_assert_cmpint(qemu_img("check -q %s", data), ==, 0);
+    g_unlink(data);
+    g_unlink(top);
+    g_unlink(base);
+    g_unlink(raw);
+    g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/linux/tcg/qcow2", test_qcow2);
+    g_test_add_func("/linux/tcg/qcow2/firmware", test_firmware);
     return g_test_run();
 }
