@@ -348,17 +348,19 @@ qemu-system-x86_64 -cdrom debian.iso -boot d
 ENDDOC
 
 DEF("drive", HAS_ARG, QEMU_OPTION_drive,
-    "-drive file=file[,format=raw][,if=ide|none|virtio][,id=name]\n"
+    "-drive file=file[,format=raw|qcow2][,if=ide|none|virtio][,id=name]\n"
     "       [,index=i][,bus=b,unit=u][,media=disk|cdrom]\n"
     "       [,cache=writeback|none|writethrough|directsync|unsafe]\n"
     "       [,readonly=on|off][,aio=threads|io_uring|native]\n"
     "       [,file.locking=auto|on|off]\n"
     "       [,discard=ignore|unmap][,detect-zeroes=off|on|unmap]\n"
     "       [,werror=enospc|stop|report|ignore][,rerror=report|stop|ignore]\n"
-    "                add a disk image: a raw node over a file node\n")
+    "       [,snapshot=on|off][,l2-cache-size=size][,refcount-cache-size=size]\n"
+    "       [,cache-size=size][,cache-clean-interval=seconds]\n"
+    "                add a disk image: a raw or qcow2 node over a file node\n")
 DOC
-Add a drive: a `raw` format node over a `file` node for the host file
-`file`, known to devices as `id` (default `none0`, `virtio0`, ... by
+Add a drive: a `raw` or `qcow2` format node over a `file` node for the
+host file `file`, known to devices as `id` (default `none0`, `virtio0`, ... by
 interface). `if=ide` (the default interface, as on QEMU's `pc`) puts the
 drive on the PIIX3's IDE controller: `index=0..3` (or `bus=0|1,unit=0|1`;
 without either, the first free slot) picks the channel and master or
@@ -371,7 +373,30 @@ it. `if=virtio` also adds a `virtio-blk-pci` device for it;
 chooses O_DIRECT (`none`, `directsync`), a flush after every write
 (`writethrough`, `directsync`) or no flushes (`unsafe`). A missing or
 unreadable image, a directory or an unknown format is one error line
-and exit status 1; `format=qcow2` is refused until qcow2 exists.
+and exit status 1.
+
+Without `format=`, the format is probed as QEMU probes it: a qcow2 image
+is found by its magic; anything else is raw, with QEMU's warning, and
+the guest may not write a first sector that would probe as qcow2 (the
+write fails, as in QEMU; `format=raw` lifts it). A
+qcow2 image (version 2 or 3, as `qemu-img` makes them) may have a
+backing file (qcow2 or raw, its `backing_fmt` or probed), opened
+read-only below it, a name that is not absolute being relative to the
+folder of the image naming it; a chain that loops is refused. Its L2
+table cache is QEMU's by default (enough to map the whole disk, at most
+32 MiB; `l2-cache-size`, `refcount-cache-size` or `cache-size` set it)
+and `cache-clean-interval` (600 s by default) frees tables unused that
+long. Allocating writes copy the rest of a cluster from the backing
+file (or a compressed cluster); `write-zeroes` makes zero clusters;
+with `discard=unmap` a discard frees clusters and punches holes in the
+file. An image marked corrupt opens only with `readonly=on`; damaged
+metadata found at run time marks it so (QEMU's message) and fails the
+request. Compressed clusters (zlib or zstd) are read.
+
+`snapshot=on` (or `-snapshot` for every drive) opens the image
+read-only under a temporary qcow2 overlay that takes the guest's
+writes: a file in `$TMPDIR` unlinked at once and emptied before it is
+closed, so nothing reaches the image and nothing is written back.
 
 Images are locked as QEMU locks them (`file.locking=auto|on`, the
 default; `off` takes no lock): the device using a drive publishes what
@@ -413,16 +438,29 @@ qemu-system-x86_64 -drive file=disk.img,format=raw,if=virtio
 ```
 ENDDOC
 
+DEF("snapshot", 0, QEMU_OPTION_snapshot,
+    "-snapshot        write to temporary files instead of disk image files\n")
+DOC
+Every `-drive` gets `snapshot=on` (unless it says otherwise): the guest's
+writes go to a temporary overlay discarded at exit, and the images are
+left as they were.
+ENDDOC
+
 DEF("blockdev", HAS_ARG, QEMU_OPTION_blockdev,
     "-blockdev driver=file|host_device,filename=path,node-name=name\n"
     "       [,read-only=on|off][,cache.direct=on|off][,cache.no-flush=on|off]\n"
     "       [,locking=auto|on|off][,aio=threads|io_uring|native]\n"
     "-blockdev driver=raw,file=node,node-name=name[,read-only=on|off]\n"
+    "-blockdev driver=qcow2,file=node,node-name=name[,backing=node|null]\n"
+    "       [,read-only=on|off][,l2-cache-size=size][,cache-clean-interval=s]\n"
     "                add a block node\n")
 DOC
 Add a block node: a protocol node (`file`: a regular file,
-`host_device`: a block device) or a `raw` format node over one (`file=`
-names it, or `file.driver=...,file.filename=...` makes it). Devices take
+`host_device`: a block device) or a `raw` or `qcow2` format node over
+one (`file=` names it, or `file.driver=...,file.filename=...` makes it).
+A qcow2 node's `backing` names the node below it (JSON `null`: none, as
+libvirt gives it); without it the image's own backing file is opened,
+as with `-drive`. Devices take
 a node by its `node-name` (`-device virtio-blk-pci,drive=NAME`).
 `locking=` is `-drive`'s `file.locking=`. QMP `blockdev-add` takes the
 same options as JSON (a nested `"file": {...}` object is `file.*`) and
@@ -1087,8 +1125,6 @@ DEF("fda", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fda,
 DEF("fdb", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fdb, "")
 DEF("option-rom", HAS_ARG | UNSUPPORTED, QEMU_OPTION_option_rom,
     "-option-rom rom load a file, rom, into the option ROM space\n")
-DEF("snapshot", 0 | UNSUPPORTED, QEMU_OPTION_snapshot,
-    "-snapshot        write to temporary files instead of the disk images\n")
 DEF("fsdev", HAS_ARG | UNSUPPORTED, QEMU_OPTION_fsdev,
     "-fsdev local|synth,id=id,...\n"
     "                a host directory for 9p file sharing\n")

@@ -8,11 +8,13 @@
  * 7.2).
  *
  *   blk-bench IMAGE randread|randwrite|read|write BS DEPTH SECONDS AIO
+ *             [FORMAT]
  *   -> "requests N bytes B seconds S cpu C"
  *
  * C is the emulator's user + system time over the measured interval,
  * in seconds (/proc/PID/stat). AIO is the -drive aio= value (threads,
- * io_uring); the drive has cache=none. Request i always uses
+ * io_uring); the drive has cache=none. FORMAT is raw (the default) or
+ * qcow2 (the disk's size is then the header's). Request i always uses
  * descriptors 3i..3i+2 (header, data, status); the driver polls the
  * used index and per round re-publishes what completed (random: at a
  * new offset; sequential: at the next one) with one avail write and
@@ -131,11 +133,11 @@ int main(int argc, char **argv)
     uint64_t requests = 0, img_size;
     double seconds, cpu0, cpu1;
     gint64 t0, t1;
-    const char *mode;
+    const char *mode, *format = argc > 7 ? argv[7] : "raw";
 
-    if (argc != 7) {
+    if (argc != 7 && argc != 8) {
         fprintf(stderr, "usage: blk-bench IMAGE randread|randwrite|read|"
-                "write BS DEPTH SECONDS AIO\n");
+                "write BS DEPTH SECONDS AIO [raw|qcow2]\n");
         return 2;
     }
     mode = argv[2];
@@ -156,16 +158,25 @@ int main(int argc, char **argv)
         g_autoptr(GMappedFile) f = g_mapped_file_new(argv[1], FALSE, NULL);
 
         img_size = f ? g_mapped_file_get_length(f) : 0;
+        if (f && !strcmp(format, "qcow2") && img_size >= 32) {
+            /* The virtual size: bytes 24-31 of the header, big-endian. */
+            const uint8_t *h = (const uint8_t *)g_mapped_file_get_contents(f);
+
+            img_size = 0;
+            for (int i = 24; i < 32; i++) {
+                img_size = img_size << 8 | h[i];
+            }
+        }
     }
     b.sectors = img_size / 512;
     if (b.sectors < (uint64_t)b.bs / 512) {
         fprintf(stderr, "blk-bench: the image is smaller than BS\n");
         return 2;
     }
-    args = g_strdup_printf("-nodefaults -m 512 -drive file=%s,format=raw,"
+    args = g_strdup_printf("-nodefaults -m 512 -drive file=%s,format=%s,"
                            "if=none,id=d0,cache=none,aio=%s -device "
                            "virtio-blk-pci,drive=d0,disable-legacy=on,"
-                           "num-queues=1", argv[1], argv[6]);
+                           "num-queues=1", argv[1], format, argv[6]);
     b.s = qtest_init(args);
     qalloc_init(&b.alloc, 0x100000, 0x1f000000);
     g_assert_true(qvirtio_pci_find(b.s, BLK_DEVICE_ID, &b.dev));

@@ -45,6 +45,7 @@ static void bdrv_free(BlockDriverState *bs)
     }
     g_free(bs->node_name);
     g_free(bs->filename);
+    g_free(bs->backing_file);
     g_free(bs);
 }
 
@@ -82,6 +83,9 @@ bool bdrv_add(BlockDriverState *bs, Error **errp)
     }
     if (bs->file) {
         bs->file->parents++;
+    }
+    if (bs->backing) {
+        bs->backing->parents++;
     }
     if (!nodes) {
         nodes = g_ptr_array_new();
@@ -148,13 +152,17 @@ BlockBackend *blk_find_for_device(const char *name)
 
 void bdrv_remove(BlockDriverState *bs)
 {
-    BlockDriverState *file = bs->file;
+    BlockDriverState *children[] = { bs->file, bs->backing };
 
     g_ptr_array_remove(nodes, bs);
     bdrv_free(bs);
     /* A child made for bs alone goes with it. */
-    if (file && !--file->parents && !file->monitor_owned) {
-        bdrv_remove(file);
+    for (size_t i = 0; i < G_N_ELEMENTS(children); i++) {
+        BlockDriverState *c = children[i];
+
+        if (c && !--c->parents && !c->monitor_owned) {
+            bdrv_remove(c);
+        }
     }
 }
 
@@ -622,6 +630,17 @@ static BlockDriverState *protocol_node(BlockDriverState *bs)
     return bs;
 }
 
+/* Do requests reach the protocol node unchanged (raw over file)? */
+static bool passthrough(const BlockDriverState *bs)
+{
+    for (; bs->file; bs = bs->file) {
+        if (!bs->drv->passthrough) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The engine of each aio= mode; aio=threads has none. */
 static const BlockAioEngine *const aio_engines[] = {
     [BLOCK_AIO_IO_URING] = &block_aio_io_uring,
@@ -663,7 +682,12 @@ static bool engine_submit(BlockRequest *r)
     BlockDriverState *proto = protocol_node(r->bs);
     const BlockAioEngine *e = block_aio_engine(proto->aio);
 
-    if (!e) {
+    /*
+     * A format that maps offsets (qcow2) runs in the thread pool, and
+     * so does a write of a probed raw image's first sector (checked).
+     */
+    if (!e || !passthrough(r->bs) ||
+        (r->bs->probed && r->type == BLOCK_WRITE && r->offset < 512)) {
         return false;
     }
     switch (r->type) {
@@ -810,8 +834,10 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
             return false;
         }
     }
-    if (!proto->drv->truncate) {
-        error_setg(errp, "Cannot resize a '%s' node", proto->drv->name);
+    if (!proto->drv->truncate || !passthrough(blk->root)) {
+        error_setg(errp, "Cannot resize a '%s' node",
+                   passthrough(blk->root) ? proto->drv->name
+                                          : blk->root->drv->name);
         return false;
     }
     /* Requests in flight were checked against the old size. */
@@ -827,6 +853,32 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp)
     if (blk->resized) {
         blk->resized(blk->resized_opaque);
     }
+    return true;
+}
+
+bool blk_insert_overlay(BlockBackend *blk, BlockDriverState *overlay,
+                        Error **errp)
+{
+    BlockDriverState *top = blk->root;
+
+    /* Requests in flight went to the old top; new ones go above it. */
+    blk_drain_all();
+    if (blk->dev && !images_inactive &&
+        !bdrv_set_perm(overlay, blk->perm, blk->shared, errp)) {
+        return false;
+    }
+    if (blk->dev && !images_inactive) {
+        /* A backing file is read, and not written by anyone else. */
+        bdrv_set_perm(top, BLK_PERM_CONSISTENT_READ,
+                      BLK_PERM_ALL & ~(BLK_PERM_WRITE | BLK_PERM_RESIZE),
+                      NULL);
+    }
+    overlay->discard_unmap = top->discard_unmap;
+    overlay->detect_zeroes = top->detect_zeroes;
+    overlay->writethrough = top->writethrough;
+    overlay->no_flush = top->no_flush;
+    top->read_only = true;
+    blk->root = overlay;
     return true;
 }
 

@@ -2,14 +2,18 @@
  * -drive and -blockdev: parsed options into block nodes and backends,
  * with QEMU's messages.
  *
- *   -drive file=PATH[,format=raw][,if=ide|none|virtio][,id=ID]
+ *   -drive file=PATH[,format=raw|qcow2][,if=ide|none|virtio][,id=ID]
  *          [,index=N][,bus=B,unit=U][,media=disk|cdrom]
  *          [,cache=writeback|none|writethrough|directsync|unsafe]
  *          [,readonly=on][,aio=threads|io_uring|native][,discard=..]
  *          [,detect-zeroes=off][,werror=enospc|stop|report|ignore]
  *          [,rerror=report|stop|ignore]
- *          [,file.locking=auto|on|off]
- *     a raw node over a file node, and a backend named ID (default
+ *          [,file.locking=auto|on|off][,snapshot=on|off]
+ *          [,l2-cache-size=N][,refcount-cache-size=N][,cache-size=N]
+ *          [,cache-clean-interval=SECONDS]
+ *     a format node (given, or probed) over a file node, with a qcow2
+ *     image's backing chain below it (block/image.c); snapshot=on puts
+ *     a temporary overlay on top. A backend named ID (default
  *     IF + index: "none0", "virtio0"; if=ide: "ide0-hd0", "ide1-cd0");
  *     if=virtio also asks for a virtio-blk-pci device on it, if=ide
  *     tells the board its slot (an empty one for media=cdrom without
@@ -47,8 +51,46 @@ static const struct {
 static const char *const drive_keys[] = {
     "file", "format", "if", "id", "cache", "readonly", "aio", "discard",
     "detect-zeroes", "index", "media", "file.locking", "werror", "rerror",
-    "bus", "unit", NULL,
+    "snapshot", "l2-cache-size", "refcount-cache-size", "cache-size",
+    "cache-clean-interval", "bus", "unit",
+    NULL,
 };
+
+/* qcow2's run-time options, from -drive's or -blockdev's keys. */
+static const char *const qcow2_size_keys[] = {
+    "l2-cache-size", "refcount-cache-size", "cache-size",
+    "cache-clean-interval",
+};
+
+static bool parse_qcow2_options(const QemuOpts *opts, const char *format,
+                                BlockQcow2Options *q, Error **errp)
+{
+    int64_t *fields[] = {
+        &q->l2_cache_size, &q->refcount_cache_size, &q->cache_size,
+        &q->cache_clean_interval,
+    };
+
+    for (size_t i = 0; i < G_N_ELEMENTS(qcow2_size_keys); i++) {
+        uint64_t n = UINT64_MAX;
+
+        *fields[i] = -1;
+        if (!qemu_opt_get(opts, qcow2_size_keys[i])) {
+            continue;
+        }
+        if (format && strcmp(format, "qcow2")) {
+            error_setg(errp, "Block format '%s' does not support the option "
+                       "'%s'", format, qcow2_size_keys[i]);
+            return false;
+        }
+        if (!(i < 3 ? qemu_opt_get_size(opts, qcow2_size_keys[i], &n, errp)
+                    : qemu_opt_get_number(opts, qcow2_size_keys[i], &n,
+                                          errp))) {
+            return false;
+        }
+        *fields[i] = MIN(n, INT64_MAX);
+    }
+    return true;
+}
 
 static bool key_known(const char *const *keys, const char *name)
 {
@@ -194,15 +236,10 @@ static void set_discard(BlockDriverState *bs, const DiscardOpts *d)
 
 static bool check_format(const char *format, Error **errp)
 {
-    if (!strcmp(format, "raw")) {
+    if (!strcmp(format, "raw") || !strcmp(format, "qcow2")) {
         return true;
     }
-    if (!strcmp(format, "qcow2")) {
-        error_setg(errp, "format=qcow2 is not supported yet; the image may "
-                   "be used as format=raw (its bytes as they are)");
-    } else {
-        error_setg(errp, "Unknown driver '%s'", format);
-    }
+    error_setg(errp, "Unknown driver '%s'", format);
     return false;
 }
 
@@ -288,8 +325,9 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
     const char *cache = qemu_opt_get(opts, "cache");
     const char *id = qemu_opt_get(opts, "id");
     g_autofree char *auto_id = NULL;
-    BlockDriverState *proto, *fmt;
-    bool readonly = false, locking, cdrom = false;
+    BlockImageOptions img = { 0 };
+    BlockDriverState *fmt;
+    bool readonly = false, locking, snapshot = false, cdrom = false;
     int bus = -1, unit = -1;
     BlockdevOnError rerror, werror;
     DiscardOpts discard;
@@ -351,7 +389,12 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         !parse_locking(qemu_opt_get(opts, "file.locking"), &locking, false,
                        errp) ||
         !parse_discard(opts, "", &discard, false, errp) ||
-        (format && !check_format(format, errp))) {
+        (format && !check_format(format, errp)) ||
+        !parse_qcow2_options(opts, format, &img.qcow2, errp)) {
+        return false;
+    }
+    if (!qemu_opt_get_bool(opts, "snapshot", &snapshot, NULL)) {
+        error_setg(errp, "Parameter 'snapshot' expects 'on' or 'off'");
         return false;
     }
     if ((!file || !*file) && !cdrom) {
@@ -381,29 +424,28 @@ bool drive_new(const QemuOpts *opts, unsigned *index, char **virtio_id,
         }
         return blk != NULL;
     }
-    proto = bdrv_file_open("file", file, NULL, readonly,
-                           cache_modes[c].direct, locking, errp);
-    if (!proto) {
-        return false;
-    }
+    img.filename = file;
+    img.format = format;
+    /* snapshot=on: the image itself is only read. */
+    img.read_only = readonly || snapshot;
+    img.direct = cache_modes[c].direct;
+    img.locking = locking;
+    img.aio = aio;
     /* As QEMU: the probe (and its warning) follows a successful open. */
-    if (!format) {
-        warn_report("Image format was not specified for '%s' and probing "
-                    "guessed raw.\n         Automatically detecting the "
-                    "format is dangerous for raw images, write operations "
-                    "on block 0 will be restricted.\n         Specify the "
-                    "'raw' format explicitly to remove the restrictions.",
-                    file);
-    }
-    proto->aio = aio;
-    if (!bdrv_add(proto, errp)) {
+    fmt = bdrv_open_image(&img, errp);
+    if (!fmt) {
         return false;
     }
-    fmt = bdrv_raw_open(proto, NULL, errp);
+    if (snapshot && !readonly) {
+        fmt = bdrv_temp_overlay(fmt, errp);
+        if (!fmt) {
+            return false;
+        }
+    }
     set_discard(fmt, &discard);
     fmt->writethrough = cache_modes[c].writethrough;
     fmt->no_flush = cache_modes[c].no_flush;
-    if (!bdrv_add(fmt, errp) || !blk_new(id, fmt, errp)) {
+    if (!blk_new(id, fmt, errp)) {
         return false;
     }
     blk_set_on_error(blk_find(id), rerror, werror);
@@ -497,11 +539,52 @@ static bool blockdev_check_keys(const QemuOpts *opts, Error **errp)
     return true;
 }
 
+/*
+ * -blockdev driver=qcow2: backing=NODE puts that node below it,
+ * backing= (JSON null) nothing; without it, the image's backing file
+ * is opened as -drive would.
+ */
+static BlockDriverState *blockdev_qcow2(const QemuOpts *opts,
+                                        BlockDriverState *file,
+                                        const char *node_name,
+                                        const BlockQcow2Options *qcow2,
+                                        Error **errp)
+{
+    const char *backing = qemu_opt_get(opts, "backing");
+    g_autofree char *name = NULL, *fmt = NULL;
+    BlockDriverState *bs, *below = NULL;
+
+    if (backing && *backing) {
+        below = bdrv_find_node(backing);
+        if (!below) {
+            error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                       backing, backing);
+            return NULL;
+        }
+    }
+    bs = bdrv_qcow2_open(file, qcow2, node_name, &name, &fmt, errp);
+    if (!bs) {
+        return NULL;
+    }
+    if (below) {
+        bs->backing = below;
+    } else if (!backing && name && *name &&
+               !bdrv_open_backing_chain(bs, name, fmt, errp)) {
+        bs->drv->close(bs);
+        g_free(bs->filename);
+        g_free(bs->node_name);
+        g_free(bs);
+        return NULL;
+    }
+    return bs;
+}
+
 bool blockdev_new(const QemuOpts *opts, Error **errp)
 {
     const char *driver = qemu_opt_get(opts, "driver");
     const char *node_name = qemu_opt_get(opts, "node-name");
     bool read_only = false;
+    BlockQcow2Options qcow2;
     BlockDriverState *file, *bs;
     const char *file_ref;
     DiscardOpts discard;
@@ -527,10 +610,11 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
         }
         return bs != NULL;
     }
-    if (strcmp(driver, "raw")) {
+    if (strcmp(driver, "raw") && strcmp(driver, "qcow2")) {
         return check_format(driver, errp);
     }
-    if (!parse_discard(opts, "", &discard, true, errp)) {
+    if (!parse_discard(opts, "", &discard, true, errp) ||
+        !parse_qcow2_options(opts, driver, &qcow2, errp)) {
         return false;
     }
     file_ref = qemu_opt_get(opts, "file");
@@ -560,11 +644,15 @@ bool blockdev_new(const QemuOpts *opts, Error **errp)
         /* QEMU reopens; here the node stays writable underneath. */
         file->read_only = false;
     }
-    bs = bdrv_raw_open(file, node_name, errp);
-    bs->read_only = read_only || file->read_only;
-    set_discard(bs, &discard);
-    if (!bdrv_add(bs, errp)) {
-        if (!file->monitor_owned) {
+    bs = strcmp(driver, "qcow2") ? bdrv_raw_open(file, node_name, errp)
+                                 : blockdev_qcow2(opts, file, node_name,
+                                                  &qcow2, errp);
+    if (bs) {
+        bs->read_only = read_only || file->read_only;
+        set_discard(bs, &discard);
+    }
+    if (!bs || !bdrv_add(bs, errp)) {
+        if (!file->monitor_owned && !file->parents) {
             /* The nested file node was made for this one. */
             bdrv_remove(file);
         }

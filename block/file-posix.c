@@ -205,6 +205,10 @@ static int file_truncate(BlockDriverState *bs, uint64_t size)
 
 static void file_close(BlockDriverState *bs)
 {
+    if (bs->fd >= 0 && bs->temporary &&
+        ftruncate(bs->fd, 0) < 0) {
+        /* Unlinked anyway: its pages go when the last fd does. */
+    }
     if (bs->fd >= 0) {
         close(bs->fd);
         bs->fd = -1;

@@ -42,4 +42,5 @@ fi
 exec $dir/tests/fuzz/fuzz-"$target" -max_total_time="$seconds" \
     -timeout=20 -print_final_stats=1 -create_missing_dirs=1 \
     -dict=tests/fuzz/"$target".dict \
-    -artifact_prefix="$PWD/$dir/fuzz-artifacts/$target/" "$corpus"
+    -artifact_prefix="$PWD/$dir/fuzz-artifacts/$target/" "$corpus" \
+    $([ -d tests/fuzz/"$target"-seeds ] && echo tests/fuzz/"$target"-seeds)

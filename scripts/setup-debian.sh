@@ -10,12 +10,14 @@ set -eu
 # for -netdev user; libvirt for
 # tests/functional/test-libvirt.py;
 # qemu-system-x86 (Debian's QEMU 7.2), the peer some tests and bench/ use;
+# zlib1g-dev and libzstd-dev for qcow2's compressed clusters; qemu-utils
+# (qemu-img) makes and checks the qcow2 images of the tests.
 # seabios for the pc machine's firmware (bios-256k.bin); fdisk, mtools,
 # syslinux and syslinux-common for scripts/make-boot-media.sh's disk
 # images, isolinux and xorriso for its CD images (--iso); ipxe-qemu
 # for the NICs' option ROMs (efi-e1000.rom, the default e1000's).
 PACKAGES="meson ninja-build gcc binutils pkg-config python3 libglib2.0-dev
-libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
+zlib1g-dev libzstd-dev qemu-utils libjson-glib-dev linux-libc-dev libc6-dev acpica-tools clang libclang-rt-14-dev
 libcapstone-dev libseccomp-dev liburing-dev libvirt-daemon-system libvirt-clients
 qemu-system-x86 libslirp-dev seabios fdisk mtools syslinux syslinux-common
 isolinux xorriso ipxe-qemu"

@@ -961,6 +961,9 @@ static bool handle_option(const QEMUOption *popt, const char *optarg,
     case QEMU_OPTION_nodefaults:
         cfg->nodefaults = true;
         return true;
+    case QEMU_OPTION_snapshot:
+        cfg->snapshot = true;
+        return true;
     case QEMU_OPTION_readconfig:
         return read_config_file(optarg, false, errp);
     case QEMU_OPTION_no_user_config:

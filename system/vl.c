@@ -424,6 +424,9 @@ static bool create_block_devices(Error **errp)
         CmdlineItem *dev;
 
         loc_restore(&it->loc);
+        if (config.snapshot && !qemu_opt_get(it->opts, "snapshot")) {
+            qemu_opts_set(it->opts, "snapshot", "on");
+        }
         if (!drive_new(it->opts, &index, &virtio_id, errp)) {
             return false;
         }

@@ -757,6 +757,10 @@ static bool opts_add_json(QemuOpts *opts, const char *prefix,
             ok = opts_add_json(opts, sub, json_node_get_object(v), errp);
             continue;
         }
+        /* null (-blockdev's "backing": null) is the empty value. */
+        if (JSON_NODE_HOLDS_NULL(v)) {
+            text = g_strdup("");
+        }
         if (!text) {
             error_setg(errp, "Parameter '%s' expects a string, number or "
                        "boolean", key);
@@ -775,7 +779,7 @@ static bool opts_add_json(QemuOpts *opts, const char *prefix,
  * "share": true}) as the QemuOpts its key=value form would give: strings
  * as they are, numbers in decimal, booleans as on/off, and a nested
  * object's members under dotted keys (-blockdev's {"file": {"driver":
- * ...}} is file.driver=...). Arrays are refused.
+ * ...}} is file.driver=...), null as an empty value. Arrays are refused.
  */
 QemuOpts *qemu_opts_from_json_object(JsonObject *obj, Error **errp)
 {

@@ -43,14 +43,40 @@ static JsonObject *image_info(const BlockDriverState *bs)
     json_object_set_int_member(o, "virtual-size", bs->size);
     json_object_set_int_member(o, "actual-size", actual);
     json_object_set_boolean_member(o, "dirty-flag", false);
+    if (bs->drv->image_info) {
+        bs->drv->image_info((BlockDriverState *)bs, o);
+    }
+    if (bs->backing) {
+        if (bs->backing_file) {
+            json_object_set_string_member(o, "backing-filename",
+                                          bs->backing_file);
+        }
+        json_object_set_string_member(o, "full-backing-filename",
+                                      bs->backing->filename);
+        json_object_set_string_member(o, "backing-filename-format",
+                                      bs->backing->drv->name);
+        json_object_set_object_member(o, "backing-image",
+                                      image_info(bs->backing));
+    }
     return o;
+}
+
+/* How many images lie below bs. */
+static int backing_depth(const BlockDriverState *bs)
+{
+    int n = 0;
+
+    for (bs = bs->backing; bs; bs = bs->backing) {
+        n++;
+    }
+    return n;
 }
 
 static JsonObject *inserted_info(const BlockDriverState *bs)
 {
     static const char *const zero_limits[] = {
         "bps", "bps_rd", "bps_wr", "iops", "iops_rd", "iops_wr",
-        "write_threshold", "backing_file_depth",
+        "write_threshold",
     };
     JsonObject *o = json_object_new(), *cache = json_object_new();
     bool no_flush = false, direct = protocol_of(bs)->direct;
@@ -69,6 +95,11 @@ static JsonObject *inserted_info(const BlockDriverState *bs)
                                                              : "off");
     for (size_t i = 0; i < G_N_ELEMENTS(zero_limits); i++) {
         json_object_set_int_member(o, zero_limits[i], 0);
+    }
+    json_object_set_int_member(o, "backing_file_depth", backing_depth(bs));
+    if (bs->backing) {
+        json_object_set_string_member(o, "backing_file",
+                                      bs->backing->filename);
     }
     json_object_set_boolean_member(cache, "writeback", !bs->writethrough);
     json_object_set_boolean_member(cache, "direct", direct);
@@ -345,6 +376,106 @@ bool qmp_blockdev_add(const BlockdevOptions *args, JsonNode **ret,
     return ok;
 }
 
+/* The backend a device uses whose top node is name (or named name). */
+static BlockBackend *backend_of_top(const char *device, const char *node,
+                                    Error **errp)
+{
+    BlockBackend *blk = NULL;
+
+    if (device) {
+        FindUser f = { NULL, NULL, device };
+
+        blk_foreach(find_named, &f);
+        blk = f.blk;
+    } else if (node && bdrv_find_node(node)) {
+        blk = blk_by_root(bdrv_find_node(node));
+    }
+    if (!blk) {
+        error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                   device ? device : "", node ? node : "");
+    }
+    return blk;
+}
+
+bool qmp_blockdev_snapshot_sync(const q_obj_blockdev_snapshot_sync_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    BlockBackend *blk = backend_of_top(args->device, args->node_name, errp);
+    BlockDriverState *overlay;
+    bool existing = args->mode && !strcmp(args->mode, "existing");
+
+    if (!blk) {
+        return false;
+    }
+    if (args->format && strcmp(args->format, "qcow2")) {
+        error_setg(errp, "Unknown driver '%s'", args->format);
+        return false;
+    }
+    if (args->mode && !existing && strcmp(args->mode, "absolute-paths")) {
+        error_setg(errp, "Parameter 'mode' does not accept value '%s'",
+                   args->mode);
+        return false;
+    }
+    if (args->snapshot_node_name &&
+        bdrv_find_node(args->snapshot_node_name)) {
+        error_setg(errp, "New overlay node-name already in use");
+        return false;
+    }
+    if (blk_is_read_only(blk)) {
+        error_setg(errp, "Device '%s' is read only", blk_name(blk));
+        return false;
+    }
+    overlay = bdrv_snapshot_overlay(blk_root(blk), args->snapshot_file,
+                                    args->snapshot_node_name, existing,
+                                    errp);
+    if (!overlay) {
+        return false;
+    }
+    if (!blk_insert_overlay(blk, overlay, errp)) {
+        bdrv_remove(overlay);
+        return false;
+    }
+    *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    return true;
+}
+
+bool qmp_blockdev_snapshot(const q_obj_blockdev_snapshot_arg *args,
+                           JsonNode **ret, Error **errp)
+{
+    BlockBackend *blk = backend_of_top(NULL, args->node, NULL);
+    BlockDriverState *overlay = bdrv_find_node(args->overlay);
+
+    if (!blk) {
+        blk = backend_of_top(args->node, NULL, errp);
+        if (!blk) {
+            return false;
+        }
+    }
+    if (!overlay) {
+        error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+                   args->overlay, args->overlay);
+        return false;
+    }
+    if (blk_by_root(overlay)) {
+        error_setg(errp, "The overlay is already in use");
+        return false;
+    }
+    if (!blk_root(blk)) {
+        error_setg(errp, "Device '%s' has no medium", blk_name(blk));
+        return false;
+    }
+    if (!bdrv_set_backing(overlay, blk_root(blk), errp)) {
+        return false;
+    }
+    if (!blk_insert_overlay(blk, overlay, errp)) {
+        overlay->backing->parents--;
+        overlay->backing = NULL;
+        return false;
+    }
+    *ret = json_node_init_object(json_node_alloc(), json_object_new());
+    return true;
+}
+
 bool qmp_blockdev_del(const q_obj_blockdev_del_arg *args, JsonNode **ret,
                       Error **errp)
 {
@@ -556,27 +687,20 @@ bool qmp_blockdev_close_tray(const q_obj_blockdev_close_tray_arg *args,
     return true;
 }
 
-/* The new medium: a raw node over a file node, as -drive makes them. */
+/* The new medium: its format given or probed, as -drive opens images. */
 static BlockDriverState *open_medium(const char *filename, const char *fmt,
                                      bool read_only, Error **errp)
 {
-    BlockDriverState *proto, *bs;
+    BlockImageOptions o = {
+        .filename = filename, .format = fmt, .read_only = read_only,
+        .locking = true, .qcow2 = BLOCK_QCOW2_OPTIONS_DEFAULT,
+    };
 
-    if (fmt && strcmp(fmt, "raw")) {
+    if (fmt && strcmp(fmt, "raw") && strcmp(fmt, "qcow2")) {
         error_setg(errp, "Unknown driver '%s'", fmt);
         return NULL;
     }
-    proto = bdrv_file_open("file", filename, NULL, read_only, false, true,
-                           errp);
-    if (!proto || !bdrv_add(proto, errp)) {
-        return NULL;
-    }
-    bs = bdrv_raw_open(proto, NULL, errp);
-    if (!bs || !bdrv_add(bs, errp)) {
-        bdrv_remove(proto);
-        return NULL;
-    }
-    return bs;
+    return bdrv_open_image(&o, errp);
 }
 
 bool qmp_blockdev_change_medium(const q_obj_blockdev_change_medium_arg *args,

@@ -1,6 +1,7 @@
 /*
- * The block layer: a graph of nodes (a format node, "raw", over a
- * protocol node, "file" or "host_device") and named backends that
+ * The block layer: a graph of nodes (a format node, "raw" or "qcow2",
+ * over a protocol node, "file" or "host_device"; a qcow2 node may have
+ * a backing node, opened read-only) and named backends that
  * devices attach to (the -drive id, or a -blockdev node-name). Requests
  * are bounds-checked against the node's size, run in the thread pool
  * and complete in the main loop.
@@ -16,6 +17,7 @@
 #include "qemu/error.h"
 
 typedef struct BlockDriverState BlockDriverState;
+typedef struct _JsonObject JsonObject;
 
 /*
  * What a user of a node does with it (perm) and lets others do
@@ -37,7 +39,12 @@ typedef enum BlockRequestType {
 
 /* A driver's operations; the I/O ones run in a worker thread. */
 typedef struct BlockDriver {
-    const char *name;               /* "file", "host_device", "raw" */
+    const char *name;               /* "file", "host_device", "raw", "qcow2" */
+    /*
+     * Requests reach the node below at the same offsets (raw), so the
+     * aio= engines may carry them to the protocol node directly.
+     */
+    bool passthrough;
     int (*preadv)(BlockDriverState *bs, uint64_t offset,
                   const struct iovec *iov, int niov);
     int (*pwritev)(BlockDriverState *bs, uint64_t offset,
@@ -52,12 +59,20 @@ typedef struct BlockDriver {
     /* Publish perm and shared (image locking); NULL: nothing to do. */
     bool (*set_perm)(BlockDriverState *bs, unsigned perm, unsigned shared,
                      Error **errp);
+    /*
+     * query-block's image members of the format (cluster-size,
+     * format-specific, dirty-flag); NULL: none.
+     */
+    void (*image_info)(BlockDriverState *bs, JsonObject *image);
 } BlockDriver;
 
 struct BlockDriverState {
     char *node_name;
     const BlockDriver *drv;
     BlockDriverState *file;         /* a format node's child */
+    BlockDriverState *backing;      /* qcow2: the image below, or NULL */
+    char *backing_file;             /* its name as the image gives it */
+    void *opaque;                   /* the driver's state */
     char *filename;
     int fd;                         /* protocol nodes */
     uint64_t size;
@@ -71,7 +86,14 @@ struct BlockDriverState {
     bool discard_unmap;             /* discard=unmap: else ignored */
     int detect_zeroes;              /* BDRV_DETECT_ZEROES_* */
     bool monitor_owned;             /* a -blockdev/blockdev-add root */
-    unsigned parents;               /* nodes that have it as their file */
+    unsigned parents;               /* nodes that have it as file or backing */
+    /*
+     * An unlinked temporary file (snapshot=on): emptied before it is
+     * closed, so its dirty page cache is dropped, never written back.
+     */
+    bool temporary;
+    /* raw found by probing: sector 0 may not become another format's. */
+    bool probed;
 };
 
 /*
@@ -97,6 +119,70 @@ BlockDriverState *bdrv_file_open(const char *driver, const char *filename,
 /* The raw format over file. */
 BlockDriverState *bdrv_raw_open(BlockDriverState *file,
                                 const char *node_name, Error **errp);
+
+/*
+ * The qcow2 format's run-time options (-1: QEMU's default): the L2 and
+ * refcount caches in bytes, cache-clean-interval in seconds.
+ */
+typedef struct BlockQcow2Options {
+    int64_t l2_cache_size;
+    int64_t refcount_cache_size;
+    int64_t cache_size;
+    int64_t cache_clean_interval;
+} BlockQcow2Options;
+
+#define BLOCK_QCOW2_OPTIONS_DEFAULT { -1, -1, -1, -1 }
+
+/*
+ * The qcow2 format over file (block/qcow2.c), without its backing file:
+ * *backing_name and *backing_fmt (NULL if none; g_free them) say what
+ * bdrv_open_image() opens below it.
+ */
+BlockDriverState *bdrv_qcow2_open(BlockDriverState *file,
+                                  const BlockQcow2Options *opts,
+                                  const char *node_name, char **backing_name,
+                                  char **backing_fmt, Error **errp);
+/* Does the image start with the qcow2 magic (probing)? */
+bool bdrv_qcow2_probe(const uint8_t *buf, size_t len);
+/*
+ * Write an empty qcow2 v3 image of size bytes into the empty file fd,
+ * with backing (and backing_fmt) as its backing file if not NULL.
+ */
+bool bdrv_qcow2_create(int fd, uint64_t size, const char *backing,
+                       const char *backing_fmt, Error **errp);
+
+/*
+ * Open an image as -drive does (block/image.c): a protocol node, the
+ * format node on it (format NULL: probed, qcow2 by its magic, else raw
+ * with QEMU's warning) and, for qcow2, its backing chain read-only
+ * below it (relative names from the overlay's directory, loops
+ * refused). Every node is entered in the graph; returns the top.
+ */
+typedef struct BlockImageOptions {
+    const char *filename;
+    const char *format;             /* NULL: probe */
+    const char *node_name;          /* of the format node; NULL: generated */
+    bool read_only;
+    bool direct;
+    bool locking;
+    int aio;
+    BlockQcow2Options qcow2;
+} BlockImageOptions;
+
+BlockDriverState *bdrv_open_image(const BlockImageOptions *o, Error **errp);
+/*
+ * The backing chain of the format node bs (not yet in the graph), from
+ * the name (and format, NULL: probed) its image gives: -blockdev's
+ * qcow2 without "backing".
+ */
+bool bdrv_open_backing_chain(BlockDriverState *bs, const char *name,
+                             const char *fmt, Error **errp);
+/*
+ * snapshot=on, -snapshot: a temporary qcow2 overlay above bs (whose
+ * writes it takes from now on), in an unlinked file of $TMPDIR whose
+ * page cache is dropped, not written back, when it closes.
+ */
+BlockDriverState *bdrv_temp_overlay(BlockDriverState *bs, Error **errp);
 /*
  * Enter a node in the graph under its node-name (NULL: a generated
  * "#blockNNN"), with QEMU's checks; on failure the node is closed.
@@ -254,6 +340,21 @@ bool blk_truncate(BlockBackend *blk, uint64_t size, Error **errp);
 void blk_set_resize_cb(BlockBackend *blk, void (*resized)(void *opaque),
                        void *opaque);
 BlockBackend *blk_by_root(const BlockDriverState *bs);
+/*
+ * External snapshots: a qcow2 image in file (made over top with top's
+ * absolute name as its backing file, unless existing) opened as a new
+ * node, top below it as backing; then blk_insert_overlay() moves the
+ * backend (and its device's permissions) to it, top becoming
+ * read-only. bdrv_set_backing() is blockdev-snapshot's half.
+ */
+BlockDriverState *bdrv_snapshot_overlay(BlockDriverState *top,
+                                        const char *file,
+                                        const char *node_name, bool existing,
+                                        Error **errp);
+bool bdrv_set_backing(BlockDriverState *overlay, BlockDriverState *top,
+                      Error **errp);
+bool blk_insert_overlay(BlockBackend *blk, BlockDriverState *overlay,
+                        Error **errp);
 void bdrv_foreach(void (*fn)(BlockDriverState *bs, void *opaque),
                   void *opaque);
 

@@ -126,6 +126,7 @@ typedef struct VmConfig {
     RtcOptions rtc;
     bool nographic;
     bool nodefaults;
+    bool snapshot;                  /* -snapshot: every -drive snapshot=on */
     DefaultDevices defaults;    /* final once cmdline_parse() returns */
     bool display_none;
     bool daemonize;

@@ -197,7 +197,7 @@ static const struct {
     { "-foo", "-foo: invalid option" },
     /* Known to QEMU 7.2, not built yet: one generic refusal. */
     { "-M none -numa node", "-numa node: not supported yet" },
-    { "-M none -snapshot", "-snapshot: not supported yet" },
+    { "-M none -loadvm s1", "-loadvm s1: not supported yet" },
     { "-M none -s", "-s: not supported yet" },
     /* QEMU 7.2 has them for other targets only, and says so. */
     { "-M none -g 800x600", "-g 800x600: Option not supported for this "

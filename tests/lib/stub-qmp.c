@@ -186,6 +186,23 @@ bool qmp_blockdev_del(const q_obj_blockdev_del_arg *args, JsonNode **ret,
     return false;
 }
 
+bool qmp_blockdev_snapshot_sync(const q_obj_blockdev_snapshot_sync_arg *args,
+                                JsonNode **ret, Error **errp)
+{
+    error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+               args->device ? args->device : "",
+               args->node_name ? args->node_name : "");
+    return false;
+}
+
+bool qmp_blockdev_snapshot(const q_obj_blockdev_snapshot_arg *args,
+                           JsonNode **ret, Error **errp)
+{
+    error_setg(errp, "Cannot find device='%s' nor node-name='%s'",
+               args->node, args->node);
+    return false;
+}
+
 /* No drives here: every removable-media command finds none. */
 static bool no_drive(const char *device, const char *id, Error **errp)
 {

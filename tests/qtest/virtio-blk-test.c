@@ -1263,10 +1263,9 @@ static const BadImage bad_images[] = {
     { "-drive file=/dev/null,format=foo,if=none,id=d",
       "qemu-system-x86_64: -drive file=/dev/null,format=foo,if=none,id=d: "
       "Unknown driver 'foo'\n" },
-    { "-drive file=/dev/null,format=qcow2,if=none,id=d",
-      "qemu-system-x86_64: -drive file=/dev/null,format=qcow2,if=none,id=d: "
-      "format=qcow2 is not supported yet; the image may be used as "
-      "format=raw (its bytes as they are)\n" },
+    { "-drive file=/etc/os-release,format=qcow2,if=none,id=d,readonly=on",
+      "qemu-system-x86_64: -drive file=/etc/os-release,format=qcow2,if=none,"
+      "id=d,readonly=on: Image is not in qcow2 format\n" },
     { "-drive file=/dev/null,format=raw,if=none,id=d,cache=bogus",
       "qemu-system-x86_64: -drive file=/dev/null,format=raw,if=none,id=d,"
       "cache=bogus: invalid cache option\n" },
