@@ -23,6 +23,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 field() { awk -v k="$1:" '$1 == k { print $2 " kB" }' "/proc/$2/status" 2>/dev/null; }
 
+# Until the guest's /init says "init: holding" on $tmp/console, the
+# emulator PID $1 ends, or 300 s pass (then the emulator is stopped).
+wait_holding() {
+    waited=0
+    while ! grep -q "init: holding" "$tmp/console" 2>/dev/null; do
+        kill -0 "$1" 2>/dev/null || break
+        waited=$((waited + 1))
+        if [ "$waited" -gt 3000 ]; then
+            echo "main-job.sh: no 'init: holding' after 300 s" >&2
+            kill -TERM "$1"
+            break
+        fi
+        sleep 0.1
+    done
+}
+
 LINUX=build/guest-linux
 initrd="$tmp/initrd.cpio"
 cat "$LINUX/initramfs.cpio" build/tests/guest/fpmath.cpio > "$initrd"
@@ -35,18 +51,7 @@ for mode in on-fault on off; do
         -overcommit mem-lock=$mode -kernel "$LINUX/bzImage" \
         -initrd "$initrd" -append "console=ttyS0 panic=-1 hold=2" &
     qemu=$!
-    # Bounded: a guest that never gets there is stopped after 300 s.
-    waited=0
-    while ! grep -q "init: holding" "$tmp/console" 2>/dev/null; do
-        kill -0 "$qemu" 2>/dev/null || break
-        waited=$((waited + 1))
-        if [ "$waited" -gt 3000 ]; then
-            echo "main-job.sh: no 'init: holding' after 300 s" >&2
-            kill -TERM "$qemu"
-            break
-        fi
-        sleep 0.1
-    done
+    wait_holding "$qemu"
     rss=$(field VmRSS "$qemu" || true)
     lck=$(field VmLck "$qemu" || true)
     status=0
@@ -72,17 +77,7 @@ sh scripts/make-boot-media.sh "$tmp/disk.img" "$LINUX/bzImage" \
     -serial "file:$tmp/console" -no-reboot -overcommit mem-lock=on-fault \
     -drive "file=$tmp/disk.img,format=raw" &
 qemu=$!
-waited=0
-while ! grep -q "init: holding" "$tmp/console" 2>/dev/null; do
-    kill -0 "$qemu" 2>/dev/null || break
-    waited=$((waited + 1))
-    if [ "$waited" -gt 3000 ]; then
-        echo "main-job.sh: no 'init: holding' after 300 s" >&2
-        kill -TERM "$qemu"
-        break
-    fi
-    sleep 0.1
-done
+wait_holding "$qemu"
 rss=$(field VmRSS "$qemu" || true)
 lck=$(field VmLck "$qemu" || true)
 status=0
